@@ -167,7 +167,7 @@ mod tests {
         assert_eq!(choose_gap(&occupied, 5, 1, Fit::Best), 20);
         assert_eq!(choose_gap(&occupied, 5, 1, Fit::First), 20);
         assert_eq!(choose_gap(&occupied, 30, 1, Fit::Best), 50);
-        assert_eq!(choose_gap(&occupied, 4, 16, Fit::Best), 16);
+        assert_eq!(choose_gap(&occupied, 4, 16, Fit::Best), 32);
     }
 
     #[test]

@@ -138,16 +138,31 @@ impl Planner {
             .collect();
         let mut groups = groups;
         let mut budget = self.step_budget;
-        loop {
-            // The arena is the largest group's; only improving that one helps.
+        // First every group above the target tries to reach it, each with a fair share: half
+        // the budget when a smaller arena is still worth having, all of it otherwise.
+        let mut phase_one = match self.goal {
+            Goal::Smallest => budget / 2,
+            Goal::FitCapacity => budget,
+        };
+        budget -= phase_one;
+        let above: Vec<usize> = (0..groups.len())
+            .filter(|&g| groups[g].arena > target)
+            .collect();
+        for (done, &g) in above.iter().enumerate() {
+            let mut share = phase_one / (above.len() - done) as u64;
+            phase_one -= share;
+            groups[g].attempt(&items, target, &mut share);
+            phase_one += share;
+        }
+        budget += phase_one;
+        // Then, while the goal is the smallest arena, bisect on the group that sets it.
+        while self.goal == Goal::Smallest && budget > 0 {
             let Some(worst) = (0..groups.len()).max_by_key(|&g| (groups[g].arena, Reverse(g)))
             else {
                 break;
             };
-            if groups[worst].arena <= target || budget == 0 {
-                break;
-            }
-            if !groups[worst].improve(&items, target, &mut budget) {
+            if groups[worst].arena <= target || !groups[worst].bisect(&items, target, &mut budget)
+            {
                 break;
             }
         }
@@ -215,38 +230,33 @@ impl Group {
         }
     }
 
-    /// Searches for a smaller placement, down to `target` (or the group's own bound). Returns
-    /// whether the arena went down.
-    fn improve(&mut self, items: &[Item], target: u64, budget: &mut u64) -> bool {
+    /// Searches for a placement within `capacity`; keeps it if found. Returns whether found.
+    fn attempt(&mut self, items: &[Item], capacity: u64, budget: &mut u64) -> bool {
+        let local: Vec<Item> = self.members.iter().map(|&i| items[i]).collect();
+        match search(&local, capacity, budget) {
+            Outcome::Found(offsets) => {
+                self.arena = arena_of(&local, &offsets);
+                self.offsets = offsets;
+                true
+            }
+            Outcome::Exhausted | Outcome::OutOfBudget | Outcome::TooLarge => false,
+        }
+    }
+
+    /// Bisects between `target` (or the group's own bound) and the current arena, each
+    /// attempt with half the budget left. Returns whether the arena went down.
+    fn bisect(&mut self, items: &[Item], target: u64, budget: &mut u64) -> bool {
         let local: Vec<Item> = self.members.iter().map(|&i| items[i]).collect();
         let before = self.arena;
-        // Bisection between what must be tried (the bound) and what is known to work. The
-        // first attempt, at the bound, gets half the budget; each later one half the rest.
-        let mut low = target.max(items_lower_bound(&local));
-        let mut high = self.arena.saturating_sub(1);
-        let mut first = true;
-        while low <= high && *budget > 0 {
-            let capacity = if first {
-                low
-            } else {
-                low + (high - low) / 2
-            };
-            first = false;
+        let mut low = target.max(items_lower_bound(&local)) + 1;
+        while low < self.arena && *budget > 0 {
+            let capacity = low + (self.arena - 1 - low) / 2;
             let mut slice = (*budget / 2).max(1);
-            let granted = slice;
-            let outcome = search(&local, capacity, &mut slice);
-            *budget -= granted - slice;
-            match outcome {
-                Outcome::Found(offsets) => {
-                    self.arena = arena_of(&local, &offsets);
-                    self.offsets = offsets;
-                    match self.arena.checked_sub(1) {
-                        Some(h) => high = h,
-                        None => break,
-                    }
-                }
-                Outcome::Exhausted | Outcome::OutOfBudget => low = capacity + 1,
-                Outcome::TooLarge => break,
+            *budget -= slice;
+            let found = self.attempt(items, capacity, &mut slice);
+            *budget += slice;
+            if !found {
+                low = capacity + 1;
             }
         }
         self.arena < before

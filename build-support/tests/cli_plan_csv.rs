@@ -1,0 +1,101 @@
+//! `arenaplan plan-csv` as a user runs it: outputs, summary line, exit codes, errors.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn arenaplan(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arenaplan"))
+        .args(args)
+        .output()
+        .expect("the arenaplan binary runs")
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("arenaplan-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+const EXAMPLE: &str = "id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n";
+
+#[test]
+fn plans_to_stdout_with_a_summary_on_stderr() {
+    let dir = temp_dir("stdout");
+    let input = dir.join("in.csv");
+    std::fs::write(&input, EXAMPLE).unwrap();
+    let out = arenaplan(&["plan-csv", input.to_str().unwrap(), "--capacity", "12"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.starts_with("id,lower,upper,size,offset\nb1,0,3,4,"));
+    assert_eq!(stdout.lines().count(), 6);
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "buffers=5 lower_bound=12 arena=12 gap=0.00%\n"
+    );
+}
+
+#[test]
+fn output_file_is_identical_across_runs() {
+    let dir = temp_dir("output");
+    let input = dir.join("in.csv");
+    std::fs::write(&input, EXAMPLE).unwrap();
+    let (a, b) = (dir.join("a.csv"), dir.join("b.csv"));
+    for path in [&a, &b] {
+        let out = arenaplan(&["plan-csv", input.to_str().unwrap(), "-o", path.to_str().unwrap()]);
+        assert!(out.status.success());
+        assert!(out.stdout.is_empty());
+    }
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+}
+
+#[test]
+fn over_capacity_exits_1_says_how_far_and_writes_nothing() {
+    let dir = temp_dir("capacity");
+    let input = dir.join("in.csv");
+    std::fs::write(&input, EXAMPLE).unwrap();
+    let output = dir.join("out.csv");
+    let out = arenaplan(&[
+        "plan-csv",
+        input.to_str().unwrap(),
+        "--capacity",
+        "10",
+        "--output",
+        output.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("no plan fits the capacity of 10 bytes"), "{stderr}");
+    assert!(stderr.contains("over; the lower bound is 12"), "{stderr}");
+    assert!(!output.exists());
+}
+
+#[test]
+fn bad_input_exits_2_naming_file_and_line() {
+    let dir = temp_dir("bad");
+    let input = dir.join("bad.csv");
+    std::fs::write(&input, "id,lower,upper,size\na,0,2,4\nb,5,3,4\n").unwrap();
+    let out = arenaplan(&["plan-csv", input.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("bad.csv: line 3: upper (3) must be greater than lower (5)"), "{stderr}");
+    assert!(out.stdout.is_empty());
+
+    let missing = dir.join("missing.csv");
+    let out = arenaplan(&["plan-csv", missing.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("missing.csv"));
+}
+
+#[test]
+fn alignment_pads_sizes() {
+    let dir = temp_dir("align");
+    let input = dir.join("in.csv");
+    std::fs::write(&input, "id,lower,upper,size\na,0,2,10\nb,1,3,10\n").unwrap();
+    let out = arenaplan(&["plan-csv", input.to_str().unwrap(), "--alignment", "16"]);
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        "buffers=2 lower_bound=32 arena=32 gap=0.00%\n"
+    );
+}

@@ -53,7 +53,12 @@ pub fn tflm_greedy(problem: &Problem) -> Vec<u64> {
         let mut overlapping: Vec<(u64, u64)> = placed
             .iter()
             .filter(|&&j| problem.buffers[j].overlaps_in_time(b))
-            .map(|&j| (offsets[j], offsets[j] + padded(problem, &problem.buffers[j])))
+            .map(|&j| {
+                (
+                    offsets[j],
+                    offsets[j] + padded(problem, &problem.buffers[j]),
+                )
+            })
             .collect();
         overlapping.sort_unstable();
         let alignment = b.effective_alignment(problem.alignment);

@@ -282,8 +282,9 @@ mod tests {
 
     #[test]
     fn reads_extra_columns_and_alignment() {
-        let t = LifetimeTable::parse("size,id,note,upper,lower,alignment\n8,a,x,3,1,4\n".as_bytes())
-            .unwrap();
+        let t =
+            LifetimeTable::parse("size,id,note,upper,lower,alignment\n8,a,x,3,1,4\n".as_bytes())
+                .unwrap();
         assert_eq!(t.rows[0].buffer, Buffer::new(8, 1, 3).with_alignment(4));
         let mut out = Vec::new();
         t.write_with_offsets(&[12], &mut out).unwrap();

@@ -25,7 +25,11 @@ fn plans_to_stdout_with_a_summary_on_stderr() {
     let input = dir.join("in.csv");
     std::fs::write(&input, EXAMPLE).unwrap();
     let out = arenaplan(&["plan-csv", input.to_str().unwrap(), "--capacity", "12"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(stdout.starts_with("id,lower,upper,size,offset\nb1,0,3,4,"));
     assert_eq!(stdout.lines().count(), 6);
@@ -42,7 +46,12 @@ fn output_file_is_identical_across_runs() {
     std::fs::write(&input, EXAMPLE).unwrap();
     let (a, b) = (dir.join("a.csv"), dir.join("b.csv"));
     for path in [&a, &b] {
-        let out = arenaplan(&["plan-csv", input.to_str().unwrap(), "-o", path.to_str().unwrap()]);
+        let out = arenaplan(&[
+            "plan-csv",
+            input.to_str().unwrap(),
+            "-o",
+            path.to_str().unwrap(),
+        ]);
         assert!(out.status.success());
         assert!(out.stdout.is_empty());
     }
@@ -65,7 +74,10 @@ fn over_capacity_exits_1_says_how_far_and_writes_nothing() {
     ]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.contains("no plan fits the capacity of 10 bytes"), "{stderr}");
+    assert!(
+        stderr.contains("no plan fits the capacity of 10 bytes"),
+        "{stderr}"
+    );
     assert!(stderr.contains("over; the lower bound is 12"), "{stderr}");
     assert!(!output.exists());
 }
@@ -78,13 +90,18 @@ fn bad_input_exits_2_naming_file_and_line() {
     let out = arenaplan(&["plan-csv", input.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.contains("bad.csv: line 3: upper (3) must be greater than lower (5)"), "{stderr}");
+    assert!(
+        stderr.contains("bad.csv: line 3: upper (3) must be greater than lower (5)"),
+        "{stderr}"
+    );
     assert!(out.stdout.is_empty());
 
     let missing = dir.join("missing.csv");
     let out = arenaplan(&["plan-csv", missing.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8(out.stderr).unwrap().contains("missing.csv"));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("missing.csv"));
 }
 
 #[test]

@@ -5,12 +5,22 @@ use arenaplan_build::verify::{verify, VerifyError};
 use proptest::prelude::*;
 
 fn buffer() -> impl Strategy<Value = Buffer> {
-    (1u64..200, 0u64..30, 1u64..10, prop::sample::select(vec![1u64, 1, 4, 16]))
-        .prop_map(|(size, lower, len, align)| Buffer::new(size, lower, lower + len).with_alignment(align))
+    (
+        1u64..200,
+        0u64..30,
+        1u64..10,
+        prop::sample::select(vec![1u64, 1, 4, 16]),
+    )
+        .prop_map(|(size, lower, len, align)| {
+            Buffer::new(size, lower, lower + len).with_alignment(align)
+        })
 }
 
 fn problem() -> impl Strategy<Value = Problem> {
-    (prop::collection::vec(buffer(), 1..40), prop::sample::select(vec![1u64, 8, 16]))
+    (
+        prop::collection::vec(buffer(), 1..40),
+        prop::sample::select(vec![1u64, 8, 16]),
+    )
         .prop_map(|(buffers, alignment)| Problem::new(buffers).with_alignment(alignment))
 }
 
@@ -87,12 +97,25 @@ proptest! {
 
 #[test]
 fn checker_rejects_wrong_counts_capacity_and_moved_pins() {
-    let p = Problem::new(vec![Buffer::new(8, 0, 2), Buffer::new(8, 1, 3).pinned_at(16)]).with_capacity(24);
+    let p = Problem::new(vec![
+        Buffer::new(8, 0, 2),
+        Buffer::new(8, 1, 3).pinned_at(16),
+    ])
+    .with_capacity(24);
     assert!(verify(&p, &[0, 16]).is_ok());
-    assert!(matches!(verify(&p, &[0]), Err(VerifyError::WrongCount { .. })));
-    assert!(matches!(verify(&p, &[0, 8]), Err(VerifyError::MovedPinned { .. })));
+    assert!(matches!(
+        verify(&p, &[0]),
+        Err(VerifyError::WrongCount { .. })
+    ));
+    assert!(matches!(
+        verify(&p, &[0, 8]),
+        Err(VerifyError::MovedPinned { .. })
+    ));
     let tight = p.clone().with_capacity(20);
-    assert!(matches!(verify(&tight, &[0, 16]), Err(VerifyError::OverCapacity { .. })));
+    assert!(matches!(
+        verify(&tight, &[0, 16]),
+        Err(VerifyError::OverCapacity { .. })
+    ));
 }
 
 #[test]

@@ -145,9 +145,11 @@ impl Planner {
             Goal::FitCapacity => budget,
         };
         budget -= phase_one;
-        let above: Vec<usize> = (0..groups.len())
+        // Smaller groups first: they tend to finish early and leave their share to the rest.
+        let mut above: Vec<usize> = (0..groups.len())
             .filter(|&g| groups[g].arena > target)
             .collect();
+        above.sort_by_key(|&g| (groups[g].members.len(), g));
         for (done, &g) in above.iter().enumerate() {
             let mut share = phase_one / (above.len() - done) as u64;
             phase_one -= share;
@@ -161,8 +163,7 @@ impl Planner {
             else {
                 break;
             };
-            if groups[worst].arena <= target || !groups[worst].bisect(&items, target, &mut budget)
-            {
+            if groups[worst].arena <= target || !groups[worst].bisect(&items, target, &mut budget) {
                 break;
             }
         }

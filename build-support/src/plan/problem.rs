@@ -132,7 +132,9 @@ pub enum ProblemError {
         value: u64,
     },
     /// A pinned offset that breaks the buffer's alignment.
-    #[error("buffer {index}: fixed offset {offset} is not a multiple of its alignment {alignment}")]
+    #[error(
+        "buffer {index}: fixed offset {offset} is not a multiple of its alignment {alignment}"
+    )]
     MisalignedFixedOffset {
         /// Index of the buffer.
         index: usize,

@@ -1,33 +1,30 @@
-//! Exact search: does a placement within `capacity` exist? Branch and bound over settled
-//! placements, in the spirit of Moffitt's MiniMalloc (ASPLOS 2023, "canonical solutions");
-//! the formulation below and its code are our own.
+//! Exact search: does a placement within `capacity` exist? Branch and bound over canonical
+//! placements, following the method of Moffitt's MiniMalloc (ASPLOS 2023): canonical
+//! solutions, section inference, dominance, and restarts over several buffer orders. The
+//! formulation notes below and the code are our own.
 //!
-//! **Settled placements.** Push every buffer of a valid placement down until it rests at
-//! offset 0 or on a buffer alive at the same time: still valid, no larger. So it suffices to
-//! search placements where every buffer rests on something.
+//! **Canonical placements.** Push every buffer of a valid placement down until it rests at
+//! offset 0 or on a buffer alive at the same time: still valid, no larger. Such a placement
+//! comes out of placing buffers in increasing (offset, rank) order, each at its *minimum
+//! offset* (the highest top among placed buffers alive with it, aligned). The search
+//! enumerates exactly those orders.
 //!
-//! **The skyline.** Time is cut into *sections* between consecutive lifetime endpoints. Each
-//! section has a *floor*: everything below it is decided (occupied, or given up as unusable).
-//! The search always works on the lowest floor among sections that still need memory, the
-//! *hole*, and branches on what occupies its bottom byte: one of the unplaced buffers alive
-//! there whose whole lifetime sits on that same floor level (it goes exactly there), or
-//! nothing (the hole is given up up to the next level where anything could rest). Each settled
-//! placement is reached along exactly one path, so the search is complete: when it runs out of
-//! branches, nothing fits the capacity (for one alignment and no pinned buffers).
+//! **Pruning.** Offsets never go down, so memory below the last offset that is still free is
+//! lost. Time is cut into *sections* between lifetime endpoints; a branch dies when some
+//! section needs more than the capacity (the lowest offset any buffer still to come there can
+//! take, plus their sizes), or a buffer cannot fit at all. A buffer whose minimum offset is at
+//! or above the top of another unplaced buffer is not tried next (that one fits underneath:
+//! the placement would be dominated). A buffer with no unplaced buffer alive alongside it
+//! affects nobody: when the rest fails after it, its siblings are not tried.
 //!
-//! **Pruning.** A branch dies when a buffer can no longer fit below the capacity, or when some
-//! section needs more than the capacity: the lowest offset any buffer still to come there can
-//! take, plus all their sizes.
+//! **Restarts.** Depth-first search commits early. Several buffer orders (by lifetime, area and
+//! the busiest section a buffer lives in) take turns with node limits that double each round,
+//! until one succeeds, one proves that nothing fits, or the step budget runs out.
 //!
-//! **Memory of failures.** Different orders of decisions reach the same state (same buffers
-//! placed, same floors where memory is still needed). A state whose subtree failed is
-//! remembered by a 128-bit fingerprint and not searched again.
-//!
-//! **Budget.** Every unit of work (a buffer or section looked at) costs one step; the search
-//! gives up when its budget is spent. Step counts, not time, make it deterministic.
+//! **Budget.** Every unit of work (a buffer or section looked at) costs one step. Step counts,
+//! not time, make the search deterministic.
 
 use std::cmp::Reverse;
-use std::collections::HashSet;
 
 use super::item::Item;
 use super::problem::round_up;
@@ -45,10 +42,27 @@ pub(crate) enum Outcome {
     TooLarge,
 }
 
-/// Most (item, section) or (item, item) incidences the search will index: bounds its memory.
-const MAX_INCIDENCES: usize = 16_000_000;
-/// Most failed states remembered (16 bytes each plus table overhead).
-const MAX_REMEMBERED: usize = 2_000_000;
+/// Deepest nesting of independent parts solved separately (bounds recursion).
+const MAX_NESTING: usize = 2_000;
+
+/// Most (item, item) overlaps, or (item, section) incidences, the search will index: bounds
+/// its memory.
+const MAX_OVERLAPS: usize = 8_000_000;
+
+/// The buffer orders that take turns: each letter a key, descending (W lifetime, A lifetime
+/// times size, T the largest section total the buffer lives in), ties by index.
+const ORDERS: [[Key; 3]; 3] = [
+    [Key::Width, Key::Area, Key::Total],
+    [Key::Total, Key::Area, Key::Width],
+    [Key::Total, Key::Width, Key::Area],
+];
+
+#[derive(Clone, Copy)]
+enum Key {
+    Width,
+    Area,
+    Total,
+}
 
 /// Searches for offsets of `items` (one independent group) with every end `<= capacity`.
 /// `budget` is decreased by the steps used.
@@ -56,7 +70,32 @@ pub(crate) fn search(items: &[Item], capacity: u64, budget: &mut u64) -> Outcome
     let Some(mut state) = State::new(items, capacity) else {
         return Outcome::TooLarge;
     };
-    state.run(budget)
+    if items
+        .iter()
+        .any(|it| it.fixed.is_some_and(|o| o + it.size > capacity))
+    {
+        return Outcome::Exhausted;
+    }
+    let mut node_limit = 2 * state.free.len() as u64 + 2;
+    loop {
+        for order in &ORDERS {
+            state.set_order(order);
+            match state.run(budget, node_limit) {
+                Run::Found => return Outcome::Found(state.result()),
+                Run::Exhausted => return Outcome::Exhausted,
+                Run::OutOfBudget => return Outcome::OutOfBudget,
+                Run::NodeLimit => {}
+            }
+        }
+        node_limit = node_limit.saturating_mul(2);
+    }
+}
+
+enum Run {
+    Found,
+    Exhausted,
+    OutOfBudget,
+    NodeLimit,
 }
 
 /// A pinned buffer, as an obstacle the searched buffers must go around.
@@ -66,27 +105,27 @@ struct Obstacle {
     end: u64,
 }
 
-/// One decision at a hole.
-#[derive(Clone, Copy, Debug)]
-enum Choice {
-    /// Free item `k` goes at `at` (the hole's floor).
-    Place { k: u32, at: u64 },
-    /// Nothing occupies the hole's bottom: its floor rises to `level`.
-    GiveUp { section: u32, level: u64 },
-}
-
-/// One decision taken, with what is needed to take it back.
+/// One placement, with what is needed to take it back.
 struct Undo {
-    choice: Choice,
+    item: u32,
+    last_offset: u64,
+    last_rank: u32,
+    placed_any: bool,
     floor_log_len: usize,
     height_log_len: usize,
+    /// No unplaced buffer was alive alongside it.
+    hatless: bool,
 }
 
-/// The choices of one search node, the next one to try, and the node's fingerprint.
+/// The candidates of one search node.
 struct Frame {
-    choices: Vec<Choice>,
+    /// (minimum offset, item), by offset then rank.
+    candidates: Vec<(u64, u32)>,
     next: usize,
-    fingerprint: u128,
+    /// Lowest top among the candidates: nothing at or above it goes next.
+    min_top: u64,
+    /// Stop trying candidates (a hatless child failed).
+    done: bool,
 }
 
 struct State<'a> {
@@ -98,32 +137,34 @@ struct State<'a> {
     span: Vec<(u32, u32)>,
     /// Free items alive at the same time as each free item.
     overlaps: Vec<Vec<u32>>,
-    /// Free items alive in each section.
-    covers: Vec<Vec<u32>>,
     /// Pinned items alive at the same time as each free item, by start.
     obstacles: Vec<Vec<Obstacle>>,
-    /// Preference among buffers that can fill the same hole (0 first): longer lifetime, then
-    /// larger size, then index.
+    /// Position of each free item in the current buffer order.
     rank: Vec<u32>,
-    /// Random keys for fingerprints, one per free item (fixed seed: deterministic).
-    item_key: Vec<u64>,
+    /// Sort keys of each free item: lifetime, area, busiest section total.
+    keys: Vec<(u64, u128, u64)>,
     floor: Vec<u64>,
     /// Per section: bytes of unplaced free items alive there.
     demand: Vec<u64>,
-    /// Per free item: highest floor under its span (kept up to date for unplaced items).
+    /// Per pair of neighbouring sections `(s, s + 1)`: unplaced free items alive in both.
+    bridges: Vec<u32>,
+    /// Per free item: highest top among placed items alive alongside it.
     height: Vec<u64>,
     placed: Vec<bool>,
     offset: Vec<u64>,
     remaining: usize,
-    placed_key: u64,
+    last_offset: u64,
+    /// Rank of the last item placed (`u32::MAX` below the root's first placement is never
+    /// compared: the root has no last item).
+    last_rank: u32,
+    placed_any: bool,
     floor_log: Vec<(u32, u64)>,
     height_log: Vec<(u32, u64)>,
     undo: Vec<Undo>,
-    failed: HashSet<u128>,
-    /// Reused working memory of `expand`.
-    scratch_lowest: Vec<(u64, u32)>,
-    scratch_base: Vec<u64>,
-    scratch_next: Vec<u32>,
+    /// Free items alive in each section.
+    covers: Vec<Vec<u32>>,
+    /// Working memory of `feasible`: lowest offset each unplaced item can still take.
+    lowest: Vec<u64>,
 }
 
 impl<'a> State<'a> {
@@ -143,109 +184,247 @@ impl<'a> State<'a> {
             .map(|&i| (section_of(items[i].lower), section_of(items[i].upper)))
             .collect();
         let sections = points.len().saturating_sub(1);
+        let overlaps = overlapping_pairs(items, &free)?;
+        let obstacles = obstacles_of(items, &free);
+        let demand = demand_per_section(items, &free, &span, sections);
         let incidences: usize = span.iter().map(|&(lo, hi)| (hi - lo) as usize).sum();
-        if incidences > MAX_INCIDENCES {
+        if incidences > MAX_OVERLAPS {
             return None;
         }
         let mut covers = vec![Vec::new(); sections];
+        let mut bridges = vec![0u32; sections.saturating_sub(1)];
         for (k, &(lo, hi)) in span.iter().enumerate() {
             for s in lo..hi {
                 covers[s as usize].push(k as u32);
             }
-        }
-        let overlaps = overlapping_pairs(items, &free)?;
-        let obstacles = obstacles_of(items, &free);
-        let mut demand = vec![0u64; sections];
-        for (k, &(lo, hi)) in span.iter().enumerate() {
-            for d in &mut demand[lo as usize..hi as usize] {
-                *d += items[free[k]].size;
+            for c in &mut bridges[lo as usize..(hi - 1) as usize] {
+                *c += 1;
             }
         }
+        let keys = free
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| {
+                let it = &items[i];
+                let width = it.upper - it.lower;
+                let (lo, hi) = span[k];
+                let total = demand[lo as usize..hi as usize]
+                    .iter()
+                    .copied()
+                    .max()
+                    .unwrap_or(0);
+                (width, u128::from(width) * u128::from(it.size), total)
+            })
+            .collect();
         let n = free.len();
-        let mut by_preference: Vec<usize> = (0..n).collect();
-        by_preference
-            .sort_by_key(|&k| (Reverse(span[k].1 - span[k].0), Reverse(items[free[k]].size), k));
-        let mut rank = vec![0u32; n];
-        for (r, &k) in by_preference.iter().enumerate() {
-            rank[k] = r as u32;
-        }
-        let mut seed = 0x5eed_a7e7_a9a1_u64;
-        let item_key = (0..n).map(|_| splitmix(&mut seed)).collect();
         Some(State {
             items,
             capacity,
             free,
             span,
             overlaps,
-            covers,
             obstacles,
-            rank,
-            item_key,
+            rank: (0..n as u32).collect(),
+            keys,
             floor: vec![0; sections],
+            bridges,
             demand,
             height: vec![0; n],
             placed: vec![false; n],
             offset: vec![0; n],
             remaining: n,
-            placed_key: 0,
+            last_offset: 0,
+            last_rank: 0,
+            placed_any: false,
             floor_log: Vec::new(),
             height_log: Vec::new(),
             undo: Vec::new(),
-            failed: HashSet::new(),
-            scratch_lowest: Vec::new(),
-            scratch_base: Vec::new(),
-            scratch_next: Vec::new(),
+            covers,
+            lowest: vec![0; n],
         })
     }
 
-    fn run(&mut self, budget: &mut u64) -> Outcome {
-        // Pinned buffers must fit too; the search cannot move them.
-        if self
-            .items
-            .iter()
-            .any(|it| it.fixed.is_some_and(|o| o + it.size > self.capacity))
-        {
-            return Outcome::Exhausted;
+    /// Ranks the free items by `order` (descending keys, ties by index).
+    fn set_order(&mut self, order: &[Key; 3]) {
+        let key = |k: usize, which: Key| -> u128 {
+            let (w, a, t) = self.keys[k];
+            match which {
+                Key::Width => u128::from(w),
+                Key::Area => a,
+                Key::Total => u128::from(t),
+            }
+        };
+        let mut by: Vec<usize> = (0..self.free.len()).collect();
+        by.sort_by_key(|&k| (Reverse(order.map(|which| key(k, which))), k));
+        for (r, &k) in by.iter().enumerate() {
+            self.rank[k] = r as u32;
         }
-        if self.remaining == 0 {
-            return Outcome::Found(self.result());
+    }
+
+    /// Depth-first search from the empty placement, at most `node_limit` nodes. Leaves the
+    /// state empty again unless it finds a placement.
+    fn run(&mut self, budget: &mut u64, node_limit: u64) -> Run {
+        let all: Vec<u32> = (0..self.free.len() as u32).collect();
+        let mut nodes = 0u64;
+        let outcome = self.solve(&all, budget, &mut nodes, node_limit, 0);
+        if !matches!(outcome, Run::Found) {
+            while !self.undo.is_empty() {
+                self.retract();
+            }
         }
-        let mut stack: Vec<Frame> = Vec::new();
-        match self.expand(budget) {
-            Some(frame) => stack.push(frame),
-            None => return Outcome::Exhausted,
-        }
-        let mut nodes = 0u64; let mut best_rem = usize::MAX;
-        loop {
-            nodes += 1; best_rem = best_rem.min(self.remaining);
+        outcome
+    }
+
+    /// Places the unplaced items of `part` (a set of items whose sections no other unplaced
+    /// item shares) on top of the current state. On success the placements stay applied;
+    /// on `Exhausted` the state is as it was.
+    fn solve(
+        &mut self,
+        part: &[u32],
+        budget: &mut u64,
+        nodes: &mut u64,
+        node_limit: u64,
+        depth: usize,
+    ) -> Run {
+        let saved = (self.last_offset, self.last_rank, self.placed_any);
+        // Canonical order is per independent part: its offsets start over.
+        self.last_offset = 0;
+        self.placed_any = false;
+        let base = self.undo.len();
+        let range = self.section_range(part);
+        let mut stack = vec![self.expand(part, budget)];
+        let outcome = loop {
             if *budget == 0 {
-                if std::env::var_os("AP_DEBUG").is_some() { eprintln!("cap {} nodes {nodes} best_remaining {best_rem} of {} failed {}", self.capacity, self.free.len(), self.failed.len()); }
-                return Outcome::OutOfBudget;
+                break Run::OutOfBudget;
+            }
+            if *nodes >= node_limit {
+                break Run::NodeLimit;
             }
             let Some(top) = stack.last_mut() else {
-                return Outcome::Exhausted;
+                break Run::Exhausted;
             };
-            if top.next == top.choices.len() {
-                if self.failed.len() < MAX_REMEMBERED {
-                    self.failed.insert(top.fingerprint);
-                }
+            if top.done || top.next == top.candidates.len() {
                 stack.pop();
-                if !stack.is_empty() {
-                    self.retract();
+                if !stack.is_empty() && self.retract() {
+                    if let Some(parent) = stack.last_mut() {
+                        parent.done = true;
+                    }
                 }
                 continue;
             }
-            let choice = top.choices[top.next];
+            let (at, k) = top.candidates[top.next];
             top.next += 1;
-            self.apply(choice);
-            if self.remaining == 0 {
-                return Outcome::Found(self.result());
+            let rank = self.rank[k as usize];
+            if self.placed_any
+                && (at < self.last_offset || (at == self.last_offset && rank < self.last_rank))
+            {
+                continue; // not canonical: this order is tried the other way round
             }
-            match self.expand(budget) {
-                Some(frame) => stack.push(frame),
-                None => self.retract(),
+            if at >= top.min_top {
+                top.done = true; // dominated, and so is every later candidate
+                continue;
+            }
+            *nodes += 1;
+            let split = self.apply(k, at);
+            let mut alive = self.feasible(part, range, budget);
+            if alive && self.undo.len() - base == part.len() {
+                break Run::Found;
+            }
+            if alive && split && depth < MAX_NESTING {
+                let pieces = self.pieces(part);
+                if pieces.len() > 1 {
+                    match self.solve_pieces(&pieces, budget, nodes, node_limit, depth) {
+                        Run::Found => break Run::Found,
+                        Run::Exhausted => alive = false,
+                        other => break other,
+                    }
+                }
+            }
+            if !alive {
+                if self.retract() {
+                    if let Some(top) = stack.last_mut() {
+                        top.done = true;
+                    }
+                }
+                continue;
+            }
+            stack.push(self.expand(part, budget));
+        };
+        (self.last_offset, self.last_rank, self.placed_any) = saved;
+        debug_assert!(
+            matches!(outcome, Run::Found)
+                || !matches!(outcome, Run::Exhausted)
+                || self.undo.len() == base
+        );
+        outcome
+    }
+
+    /// Solves independent pieces one after the other; if one fails, takes back what the
+    /// others placed.
+    fn solve_pieces(
+        &mut self,
+        pieces: &[Vec<u32>],
+        budget: &mut u64,
+        nodes: &mut u64,
+        node_limit: u64,
+        depth: usize,
+    ) -> Run {
+        let mark = self.undo.len();
+        let saved = (self.last_offset, self.last_rank, self.placed_any);
+        for piece in pieces {
+            match self.solve(piece, budget, nodes, node_limit, depth + 1) {
+                Run::Found => {}
+                other => {
+                    while self.undo.len() > mark {
+                        self.retract();
+                    }
+                    (self.last_offset, self.last_rank, self.placed_any) = saved;
+                    return other;
+                }
             }
         }
+        Run::Found
+    }
+
+    /// Sections `[lo, hi)` spanned by the items of `part`.
+    fn section_range(&self, part: &[u32]) -> (u32, u32) {
+        let lo = part
+            .iter()
+            .map(|&k| self.span[k as usize].0)
+            .min()
+            .unwrap_or(0);
+        let hi = part
+            .iter()
+            .map(|&k| self.span[k as usize].1)
+            .max()
+            .unwrap_or(0);
+        (lo, hi)
+    }
+
+    /// The unplaced items of `part`, grouped into parts that share no section.
+    fn pieces(&self, part: &[u32]) -> Vec<Vec<u32>> {
+        let mut open: Vec<u32> = part
+            .iter()
+            .copied()
+            .filter(|&k| !self.placed[k as usize])
+            .collect();
+        open.sort_by_key(|&k| (self.span[k as usize].0, k));
+        let mut pieces: Vec<Vec<u32>> = Vec::new();
+        let mut reach = 0u32;
+        for k in open {
+            let (lo, hi) = self.span[k as usize];
+            match pieces.last_mut() {
+                Some(piece) if lo < reach => {
+                    piece.push(k);
+                    reach = reach.max(hi);
+                }
+                _ => {
+                    pieces.push(vec![k]);
+                    reach = hi;
+                }
+            }
+        }
+        pieces
     }
 
     fn result(&self) -> Vec<u64> {
@@ -256,7 +435,7 @@ impl<'a> State<'a> {
         offsets
     }
 
-    /// Lowest offset free item `k` can take now: on its floors, aligned, above obstacles.
+    /// Lowest offset free item `k` can take at or above `from`: aligned, above obstacles.
     fn position(&self, k: usize, from: u64) -> u64 {
         let item = &self.items[self.free[k]];
         let mut at = round_up(from, item.align);
@@ -274,229 +453,190 @@ impl<'a> State<'a> {
         }
     }
 
-    /// The fingerprint of the state: placed items, and floors where memory is still needed.
-    fn fingerprint(&self) -> u128 {
-        let (mut a, mut b) = (self.placed_key, !self.placed_key);
-        for (s, (&f, &d)) in self.floor.iter().zip(&self.demand).enumerate() {
-            if d > 0 {
-                let mut x = (s as u64) << 48 ^ f;
-                a = a.rotate_left(5) ^ splitmix(&mut x);
-                b = b.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ splitmix(&mut x);
-            }
-        }
-        (u128::from(a) << 64) | u128::from(b)
-    }
-
-    /// Checks the node and lists its choices, best first; `None` when the node is dead.
-    fn expand(&mut self, budget: &mut u64) -> Option<Frame> {
-        let cost = (self.free.len() + self.floor.len()) as u64;
-        *budget = budget.saturating_sub(cost.max(1));
-        let fingerprint = self.fingerprint();
-        if self.failed.contains(&fingerprint) {
-            return None;
-        }
-        let mut lowest = std::mem::take(&mut self.scratch_lowest);
-        lowest.clear();
-        let mut fits = true;
-        for k in 0..self.free.len() {
+    /// The candidates of the current node worth trying, by (minimum offset, rank): those the
+    /// canonical order allows next and that are not dominated.
+    fn expand(&mut self, part: &[u32], budget: &mut u64) -> Frame {
+        *budget = budget.saturating_sub(part.len() as u64 + 1);
+        let mut min_top = u64::MAX;
+        for &k in part {
+            let k = k as usize;
             if !self.placed[k] {
                 let at = self.position(k, self.height[k]);
-                fits &= at + self.items[self.free[k]].size <= self.capacity;
-                lowest.push((at, k as u32));
+                min_top = min_top.min(at + self.items[self.free[k]].size);
             }
         }
-        fits = fits && self.sections_fit(&mut lowest);
-        self.scratch_lowest = lowest;
-        if !fits {
-            return None;
-        }
-        let hole = self.hole()?;
-        let choices = self.choices_at(hole);
-        Some(Frame {
-            choices,
-            next: 0,
-            fingerprint,
-        })
-    }
-
-    /// The section to decide next: lowest floor among those still needing memory, leftmost.
-    fn hole(&self) -> Option<u32> {
-        (0..self.floor.len())
-            .filter(|&s| self.demand[s] > 0)
-            .min_by_key(|&s| (self.floor[s], s))
-            .map(|s| s as u32)
-    }
-
-    fn choices_at(&self, hole: u32) -> Vec<Choice> {
-        let f = self.floor[hole as usize];
-        let mut fill: Vec<u32> = Vec::new();
-        let mut level = u64::MAX;
-        for &k in &self.covers[hole as usize] {
+        let mut candidates = Vec::new();
+        for &k in part {
             let ku = k as usize;
             if self.placed[ku] {
                 continue;
             }
             let at = self.position(ku, self.height[ku]);
-            if at == f {
-                fill.push(k);
-                level = level.min(self.next_rest(ku, f));
+            let canonical = !self.placed_any
+                || at > self.last_offset
+                || (at == self.last_offset && self.rank[ku] > self.last_rank);
+            if canonical && at < min_top {
+                candidates.push((at, k));
+            }
+        }
+        candidates.sort_unstable_by_key(|&(at, k)| (at, self.rank[k as usize]));
+        Frame {
+            candidates,
+            next: 0,
+            min_top,
+            done: false,
+        }
+    }
+
+    /// Whether the current partial placement can still be completed, as far as the bounds
+    /// can tell: every unplaced buffer fits, and every section holds what is still to come.
+    fn feasible(&mut self, part: &[u32], (from, to): (u32, u32), budget: &mut u64) -> bool {
+        *budget = budget.saturating_sub((part.len() + (to - from) as usize) as u64 + 1);
+        let last = self.last_offset;
+        let last_rank = self.last_rank;
+        for &k in part {
+            let k = k as usize;
+            if self.placed[k] {
+                continue;
+            }
+            let item = &self.items[self.free[k]];
+            let at = self.position(k, self.height[k]);
+            let can_go_next = at > last || (at == last && self.rank[k] > last_rank);
+            // Otherwise it must rest on something placed later, strictly above `last`.
+            let low = if can_go_next {
+                at
             } else {
-                level = level.min(at);
+                self.position(k, last + 1)
+            };
+            if low + item.size > self.capacity {
+                return false;
+            }
+            self.lowest[k] = low;
+        }
+        // Each section: the unplaced buffers alive there stack up from the lowest offset any
+        // of them can take; that plus their total size must fit.
+        for s in from as usize..to as usize {
+            let demand = self.demand[s];
+            if demand == 0 {
+                continue;
+            }
+            *budget = budget.saturating_sub(self.covers[s].len() as u64 / 8);
+            let base = self.covers[s]
+                .iter()
+                .filter(|&&k| !self.placed[k as usize])
+                .map(|&k| self.lowest[k as usize])
+                .min()
+                .unwrap_or(u64::MAX);
+            if base + demand > self.capacity {
+                return false;
             }
         }
-        fill.sort_by_key(|&k| self.rank[k as usize]);
-        let mut choices: Vec<Choice> = fill.iter().map(|&k| Choice::Place { k, at: f }).collect();
-        if level != u64::MAX && level <= self.capacity {
-            choices.push(Choice::GiveUp {
-                section: hole,
-                level,
-            });
-        }
-        choices
+        true
     }
 
-    /// Lowest offset above `f` where free item `k` (now able to sit at `f`) could rest if the
-    /// hole at `f` is given up: a higher floor in its span, or the top of another unplaced
-    /// buffer alive with it, which itself cannot sit below `f`.
-    fn next_rest(&self, k: usize, f: u64) -> u64 {
-        let (lo, hi) = self.span[k];
-        let mut rest = self.floor[lo as usize..hi as usize]
-            .iter()
-            .copied()
-            .filter(|&x| x > f)
-            .min()
-            .unwrap_or(u64::MAX);
-        for &j in &self.overlaps[k] {
-            let ju = j as usize;
-            if !self.placed[ju] {
-                let top = self.height[ju].max(f) + self.items[self.free[ju]].size;
-                rest = rest.min(top);
-            }
-        }
-        if rest == u64::MAX {
-            rest
-        } else {
-            self.position(k, rest)
-        }
-    }
-
-    /// Whether every section can still hold what is to come: the unplaced buffers alive there
-    /// stack up from the lowest offset any of them can take, so that offset plus their total
-    /// size must stay within the capacity. `lowest` holds (lowest offset, item) per unplaced
-    /// item.
-    fn sections_fit(&mut self, lowest: &mut [(u64, u32)]) -> bool {
-        // Paint each section with the smallest `lowest` among the items covering it: items in
-        // increasing order, each painting only still-unpainted sections (skip pointers).
-        lowest.sort_unstable();
-        let sections = self.floor.len();
-        let base = &mut self.scratch_base;
-        base.clear();
-        base.resize(sections, u64::MAX);
-        let next = &mut self.scratch_next;
-        next.clear();
-        next.extend(0..=sections as u32);
-        for &(low, k) in lowest.iter() {
-            let (lo, hi) = self.span[k as usize];
-            let mut s = find_unpainted(next, lo);
-            while s < hi {
-                base[s as usize] = low;
-                next[s as usize] = s + 1;
-                s = find_unpainted(next, s + 1);
-            }
-        }
-        base.iter()
-            .zip(&self.demand)
-            .all(|(&b, &d)| d == 0 || b + d <= self.capacity)
-    }
-
-    fn set_floor(&mut self, s: u32, value: u64) {
-        self.floor_log.push((s, self.floor[s as usize]));
-        self.floor[s as usize] = value;
-    }
-
-    fn raise_height(&mut self, k: u32, value: u64) {
+    /// Places free item `k` at `at`; returns whether some pair of neighbouring sections is no
+    /// longer bridged by any unplaced item (the problem may have split).
+    fn apply(&mut self, k: u32, at: u64) -> bool {
         let ku = k as usize;
-        if !self.placed[ku] && self.height[ku] < value {
-            self.height_log.push((k, self.height[ku]));
-            self.height[ku] = value;
-        }
-    }
-
-    fn apply(&mut self, choice: Choice) {
-        self.undo.push(Undo {
-            choice,
+        let size = self.items[self.free[ku]].size;
+        let top = at + size;
+        let undo = Undo {
+            item: k,
+            last_offset: self.last_offset,
+            last_rank: self.last_rank,
+            placed_any: self.placed_any,
             floor_log_len: self.floor_log.len(),
             height_log_len: self.height_log.len(),
-        });
-        match choice {
-            Choice::Place { k, at } => {
-                let ku = k as usize;
-                self.placed[ku] = true;
-                self.offset[ku] = at;
-                self.remaining -= 1;
-                self.placed_key ^= self.item_key[ku];
-                let size = self.items[self.free[ku]].size;
-                let (lo, hi) = self.span[ku];
-                for s in lo..hi {
-                    self.set_floor(s, at + size);
-                    self.demand[s as usize] -= size;
-                }
-                for j in 0..self.overlaps[ku].len() {
-                    let j = self.overlaps[ku][j];
-                    self.raise_height(j, at + size);
-                }
-            }
-            Choice::GiveUp { section, level } => {
-                self.set_floor(section, level);
-                for j in 0..self.covers[section as usize].len() {
-                    let j = self.covers[section as usize][j];
-                    self.raise_height(j, level);
+            hatless: true,
+        };
+        self.undo.push(undo);
+        self.last_offset = at;
+        self.last_rank = self.rank[ku];
+        self.placed_any = true;
+        self.placed[ku] = true;
+        self.offset[ku] = at;
+        self.remaining -= 1;
+        let (lo, hi) = self.span[ku];
+        for s in lo..hi {
+            self.floor_log.push((s, self.floor[s as usize]));
+            self.floor[s as usize] = top;
+            self.demand[s as usize] -= size;
+        }
+        let mut hatless = true;
+        for &j in &self.overlaps[ku] {
+            let ju = j as usize;
+            if !self.placed[ju] {
+                hatless = false;
+                if self.height[ju] < top {
+                    self.height_log.push((j, self.height[ju]));
+                    self.height[ju] = top;
                 }
             }
         }
+        if let Some(u) = self.undo.last_mut() {
+            u.hatless = hatless;
+        }
+        let mut split = false;
+        for c in &mut self.bridges[lo as usize..(hi - 1) as usize] {
+            *c -= 1;
+            split |= *c == 0;
+        }
+        split
     }
 
-    fn retract(&mut self) {
-        let Some(u) = self.undo.pop() else { return };
+    /// Takes back the last placement; returns whether it was hatless.
+    fn retract(&mut self) -> bool {
+        let Some(u) = self.undo.pop() else {
+            return false;
+        };
+        let ku = u.item as usize;
+        let size = self.items[self.free[ku]].size;
         while self.floor_log.len() > u.floor_log_len {
-            let Some((s, old)) = self.floor_log.pop() else { break };
+            let Some((s, old)) = self.floor_log.pop() else {
+                break;
+            };
             self.floor[s as usize] = old;
+            self.demand[s as usize] += size;
         }
         while self.height_log.len() > u.height_log_len {
-            let Some((j, old)) = self.height_log.pop() else { break };
+            let Some((j, old)) = self.height_log.pop() else {
+                break;
+            };
             self.height[j as usize] = old;
         }
-        if let Choice::Place { k, .. } = u.choice {
-            let ku = k as usize;
-            let size = self.items[self.free[ku]].size;
-            let (lo, hi) = self.span[ku];
-            for d in &mut self.demand[lo as usize..hi as usize] {
-                *d += size;
-            }
-            self.placed[ku] = false;
-            self.placed_key ^= self.item_key[ku];
-            self.remaining += 1;
+        let (lo, hi) = self.span[ku];
+        for c in &mut self.bridges[lo as usize..(hi - 1) as usize] {
+            *c += 1;
         }
+        self.placed[ku] = false;
+        self.remaining += 1;
+        self.last_offset = u.last_offset;
+        self.last_rank = u.last_rank;
+        self.placed_any = u.placed_any;
+        u.hatless
     }
 }
 
-/// SplitMix64: a small, well-mixed deterministic generator.
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-/// The first unpainted section at or after `s` (path-halving skip pointers).
-fn find_unpainted(next: &mut [u32], mut s: u32) -> u32 {
-    while next[s as usize] != s {
-        let skip = next[next[s as usize] as usize];
-        next[s as usize] = skip;
-        s = skip;
+/// Bytes of free items alive in each section: O(items + sections) with a difference array.
+fn demand_per_section(
+    items: &[Item],
+    free: &[usize],
+    span: &[(u32, u32)],
+    sections: usize,
+) -> Vec<u64> {
+    let mut diff = vec![0i128; sections + 1];
+    for (k, &(lo, hi)) in span.iter().enumerate() {
+        diff[lo as usize] += i128::from(items[free[k]].size);
+        diff[hi as usize] -= i128::from(items[free[k]].size);
     }
-    s
+    let mut running = 0i128;
+    diff.iter()
+        .take(sections)
+        .map(|d| {
+            running += d;
+            running as u64
+        })
+        .collect()
 }
 
 /// Pinned items alive at the same time as each free item, sorted by start.
@@ -537,7 +677,7 @@ fn overlapping_pairs(items: &[Item], free: &[usize]) -> Option<Vec<Vec<u32>>> {
             .iter()
             .take_while(|&&j| item(j).lower < upper)
             .count();
-        if pairs > MAX_INCIDENCES / 2 {
+        if pairs > MAX_OVERLAPS {
             return None;
         }
     }
@@ -595,7 +735,13 @@ mod tests {
         let mut budget = 1_000_000;
         assert_eq!(search(&items, 11, &mut budget), Outcome::Exhausted);
         // Bound 8, but the pair alive at instant 1 cannot also sit around the long buffer.
-        let items = [item(4, 0, 2), item(4, 2, 4), item(4, 1, 3), item(2, 0, 1), item(2, 3, 4)];
+        let items = [
+            item(4, 0, 2),
+            item(4, 2, 4),
+            item(4, 1, 3),
+            item(2, 0, 1),
+            item(2, 3, 4),
+        ];
         let mut budget = 1_000_000;
         assert!(matches!(search(&items, 12, &mut budget), Outcome::Found(_)));
     }

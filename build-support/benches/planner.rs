@@ -153,5 +153,9 @@ fn scaling_table(wanted: &dyn Fn(&str) -> bool) {
 }
 
 fn ms(d: Duration) -> String {
-    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+    if d < Duration::from_millis(1) {
+        format!("{} µs", d.as_micros())
+    } else {
+        format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+    }
 }

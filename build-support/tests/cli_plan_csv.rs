@@ -116,3 +116,53 @@ fn alignment_pads_sizes() {
         "buffers=2 lower_bound=32 arena=32 gap=0.00%\n"
     );
 }
+
+#[test]
+fn sizes_beyond_the_limit_are_refused_with_the_line() {
+    let dir = temp_dir("huge");
+    let input = dir.join("huge.csv");
+    std::fs::write(
+        &input,
+        "id,lower,upper,size\na,0,2,4\nb,0,2,18446744073709551615\n",
+    )
+    .unwrap();
+    let out = arenaplan(&["plan-csv", input.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("huge.csv: line 3: buffer 1: size 18446744073709551615 exceeds"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn empty_input_says_what_the_header_needs() {
+    let dir = temp_dir("empty");
+    let input = dir.join("empty.csv");
+    std::fs::write(&input, "").unwrap();
+    let out = arenaplan(&["plan-csv", input.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("missing column `id`"), "{stderr}");
+}
+
+#[test]
+fn reads_standard_input() {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arenaplan"))
+        .args(["plan-csv", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(EXAMPLE.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 6);
+}

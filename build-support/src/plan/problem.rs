@@ -121,6 +121,12 @@ pub enum ProblemError {
     /// The pool's alignment is zero.
     #[error("pool alignment must be at least 1")]
     ZeroPoolAlignment,
+    /// The pool's alignment is beyond what the planner handles.
+    #[error("pool alignment {value} exceeds the supported maximum of {MAX_BYTES} bytes")]
+    PoolAlignmentTooLarge {
+        /// The alignment given.
+        value: u64,
+    },
     /// A size, alignment or offset beyond what the planner handles.
     #[error("buffer {index}: {what} {value} exceeds the supported maximum of {MAX_BYTES} bytes")]
     TooLarge {
@@ -156,6 +162,28 @@ pub enum ProblemError {
     },
 }
 
+impl ProblemError {
+    /// The index of the buffer the error is about, if it is about one (the first of a pair).
+    ///
+    /// ```
+    /// use arenaplan_build::plan::{Buffer, Problem};
+    /// let p = Problem::new(vec![Buffer::new(4, 0, 1), Buffer::new(4, 3, 3)]);
+    /// assert_eq!(p.validate().unwrap_err().buffer_index(), Some(1));
+    /// ```
+    pub fn buffer_index(&self) -> Option<usize> {
+        match self {
+            ProblemError::EmptyLifetime { index, .. }
+            | ProblemError::ZeroAlignment { index }
+            | ProblemError::TooLarge { index, .. }
+            | ProblemError::MisalignedFixedOffset { index, .. } => Some(*index),
+            ProblemError::FixedOverlap { first, .. } => Some(*first),
+            ProblemError::ZeroPoolAlignment
+            | ProblemError::PoolAlignmentTooLarge { .. }
+            | ProblemError::TotalTooLarge => None,
+        }
+    }
+}
+
 impl Problem {
     /// A problem with alignment 1 and no capacity.
     pub fn new(buffers: Vec<Buffer>) -> Self {
@@ -185,9 +213,7 @@ impl Problem {
             return Err(ProblemError::ZeroPoolAlignment);
         }
         if self.alignment > MAX_BYTES {
-            return Err(ProblemError::TooLarge {
-                index: 0,
-                what: "pool alignment",
+            return Err(ProblemError::PoolAlignmentTooLarge {
                 value: self.alignment,
             });
         }

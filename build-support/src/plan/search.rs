@@ -527,7 +527,7 @@ impl<'a> State<'a> {
                 .map(|&k| self.lowest[k as usize])
                 .min()
                 .unwrap_or(u64::MAX);
-            if base + demand > self.capacity {
+            if base.saturating_add(demand) > self.capacity {
                 return false;
             }
         }

@@ -50,8 +50,11 @@ pub(crate) fn run(args: &Args) -> ExitCode {
             eprintln!("error: {name}: {e}");
             return ExitCode::from(EXIT_DOES_NOT_FIT);
         }
-        Err(e @ PlanError::Invalid(_)) => {
-            eprintln!("error: {name}: {e}");
+        Err(PlanError::Invalid(e)) => {
+            match e.buffer_index().and_then(|i| table.rows.get(i)) {
+                Some(row) => eprintln!("error: {name}: line {}: {e}", row.line),
+                None => eprintln!("error: {name}: {e}"),
+            }
             return ExitCode::from(EXIT_BAD_INPUT);
         }
         Err(e) => {

@@ -14,7 +14,11 @@
 #![deny(missing_docs)]
 
 pub mod baseline;
+pub mod diagnostic;
 pub mod lifetime_csv;
+pub mod model;
 pub mod output;
+pub mod pipeline;
 pub mod plan;
+pub mod targets;
 pub mod verify;

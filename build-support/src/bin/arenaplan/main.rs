@@ -2,6 +2,7 @@
 //! for planner experiments.
 
 mod plan_csv;
+mod plan_model;
 
 use std::process::ExitCode;
 
@@ -17,6 +18,10 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Plan a model for a target: writes NAME.plan.json and NAME.report.txt.
+    Plan(plan_model::PlanArgs),
+    /// List a model: tensors, delegates with their scratch, instructions.
+    Inspect(plan_model::InspectArgs),
     /// Plan a lifetime CSV (MiniMalloc/idealloc format: id,lower,upper,size[,alignment]).
     PlanCsv(plan_csv::Args),
 }
@@ -29,6 +34,8 @@ pub(crate) const EXIT_DOES_NOT_FIT: u8 = 1;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Plan(args) => plan_model::plan(&args),
+        Command::Inspect(args) => plan_model::inspect(&args),
         Command::PlanCsv(args) => plan_csv::run(&args),
     }
 }

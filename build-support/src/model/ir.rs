@@ -1,0 +1,369 @@
+//! The model IR every importer produces: values, a linear instruction list with nested
+//! control flow, and delegates with their scratch declarations.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+
+/// Index into [`Program::values`].
+pub type ValueId = usize;
+/// Index into [`Program::delegates`].
+pub type DelegateId = usize;
+
+/// A model: what the planner and the emitters work on.
+///
+/// ```
+/// use arenaplan_build::model::{DType, Instruction, KernelCall, Program, Value};
+/// let mut p = Program::new("tiny");
+/// let x = p.add_value(Value::planned("x", DType::Int8, vec![1, 16]));
+/// let y = p.add_value(Value::planned("y", DType::Int8, vec![1, 16]));
+/// p.inputs = vec![x];
+/// p.outputs = vec![y];
+/// p.body.push(Instruction::Kernel(KernelCall { op: "relu".into(), inputs: vec![x], outputs: vec![y] }));
+/// assert_eq!(p.values[y].bytes, 16);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Program {
+    /// The model's name (used for generated file names unless overridden).
+    pub name: String,
+    /// Every tensor.
+    pub values: Vec<Value>,
+    /// Delegated partitions.
+    pub delegates: Vec<Delegate>,
+    /// The instructions, in execution order.
+    pub body: Vec<Instruction>,
+    /// Values the caller provides.
+    pub inputs: Vec<ValueId>,
+    /// Values the caller reads back.
+    pub outputs: Vec<ValueId>,
+}
+
+/// A tensor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Value {
+    /// Its name (unique in the program).
+    pub name: String,
+    /// Element type.
+    pub dtype: DType,
+    /// Dimensions.
+    pub shape: Vec<u64>,
+    /// Size in bytes.
+    pub bytes: u64,
+    /// Where its memory comes from.
+    pub kind: ValueKind,
+    /// The pool it must live in, when the model says so (else the target's default pool).
+    pub pool: Option<PoolChoice>,
+}
+
+/// Where a value's memory comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ValueKind {
+    /// Data in the program (weights): not planned.
+    Constant,
+    /// A tensor the planner places.
+    Planned,
+    /// A delegate call's scratch buffer, inserted by the scratch pass.
+    Scratch {
+        /// Flat index of the delegate call it belongs to.
+        call: usize,
+        /// Which of the delegate's scratch declarations (declaration order).
+        slot: usize,
+    },
+}
+
+/// A pool named the way a model or a declaration names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PoolChoice {
+    /// Through a compile spec of the target (the normal way).
+    Spec(String),
+    /// By raw `mem_id` (models imported from programs that carry one).
+    MemId(i64),
+}
+
+impl fmt::Display for PoolChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PoolChoice::Spec(s) => write!(f, "spec `{s}`"),
+            PoolChoice::MemId(id) => write!(f, "mem_id {id}"),
+        }
+    }
+}
+
+/// Element types and their sizes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DType {
+    /// 8-bit signed integer.
+    Int8,
+    /// 8-bit unsigned integer.
+    UInt8,
+    /// 16-bit signed integer.
+    Int16,
+    /// 32-bit signed integer.
+    Int32,
+    /// 64-bit signed integer.
+    Int64,
+    /// IEEE half precision.
+    Float16,
+    /// bfloat16.
+    BFloat16,
+    /// IEEE single precision.
+    Float32,
+    /// IEEE double precision.
+    Float64,
+    /// Boolean, one byte.
+    Bool,
+    /// Untyped bytes (scratch, opaque data).
+    Bytes,
+}
+
+impl DType {
+    /// Every type, with its name in model files.
+    pub const ALL: [(DType, &'static str); 11] = [
+        (DType::Int8, "int8"),
+        (DType::UInt8, "uint8"),
+        (DType::Int16, "int16"),
+        (DType::Int32, "int32"),
+        (DType::Int64, "int64"),
+        (DType::Float16, "float16"),
+        (DType::BFloat16, "bfloat16"),
+        (DType::Float32, "float32"),
+        (DType::Float64, "float64"),
+        (DType::Bool, "bool"),
+        (DType::Bytes, "bytes"),
+    ];
+
+    /// Bytes per element.
+    pub fn size(self) -> u64 {
+        match self {
+            DType::Int8 | DType::UInt8 | DType::Bool | DType::Bytes => 1,
+            DType::Int16 | DType::Float16 | DType::BFloat16 => 2,
+            DType::Int32 | DType::Float32 => 4,
+            DType::Int64 | DType::Float64 => 8,
+        }
+    }
+
+    /// The type called `name` in model files.
+    pub fn from_name(name: &str) -> Option<DType> {
+        DType::ALL.iter().find(|(_, n)| *n == name).map(|&(t, _)| t)
+    }
+
+    /// Its name in model files.
+    pub fn name(self) -> &'static str {
+        DType::ALL
+            .iter()
+            .find(|(t, _)| *t == self)
+            .map_or("bytes", |&(_, n)| n)
+    }
+}
+
+impl Value {
+    /// A planned tensor; `bytes` from dtype and shape (saturating).
+    pub fn planned(name: impl Into<String>, dtype: DType, shape: Vec<u64>) -> Self {
+        let bytes = shape
+            .iter()
+            .try_fold(dtype.size(), |acc, &d| acc.checked_mul(d))
+            .unwrap_or(u64::MAX);
+        Value {
+            name: name.into(),
+            dtype,
+            shape,
+            bytes,
+            kind: ValueKind::Planned,
+            pool: None,
+        }
+    }
+
+    /// Whether the planner places it.
+    pub fn is_planned(&self) -> bool {
+        !matches!(self.kind, ValueKind::Constant)
+    }
+}
+
+/// One step of the program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Instruction {
+    /// A CPU kernel.
+    Kernel(KernelCall),
+    /// A call into a delegate's compiled partition.
+    Delegate(DelegateCall),
+    /// Control flow: exactly one arm runs, chosen by `predicate`.
+    Branch(Branch),
+}
+
+/// A CPU kernel call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelCall {
+    /// The operator, e.g. `aten::add.out`.
+    pub op: String,
+    /// Values read.
+    pub inputs: Vec<ValueId>,
+    /// Values written.
+    pub outputs: Vec<ValueId>,
+}
+
+/// A delegate call. Its argument list is `inputs ++ outputs ++ scratch`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DelegateCall {
+    /// The delegate it runs.
+    pub delegate: DelegateId,
+    /// Values read.
+    pub inputs: Vec<ValueId>,
+    /// Values written.
+    pub outputs: Vec<ValueId>,
+    /// Scratch buffers appended by the scratch pass, in declaration order.
+    pub scratch: Vec<ValueId>,
+}
+
+impl DelegateCall {
+    /// The flat argument list the runtime hands the backend.
+    pub fn args(&self) -> impl Iterator<Item = ValueId> + '_ {
+        self.inputs
+            .iter()
+            .chain(&self.outputs)
+            .chain(&self.scratch)
+            .copied()
+    }
+}
+
+/// Control flow with nested sub-graphs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Branch {
+    /// The value that selects the arm.
+    pub predicate: ValueId,
+    /// The arms; exactly one runs.
+    pub arms: Vec<Vec<Instruction>>,
+}
+
+/// A delegated partition: a backend, its compiled blob and its compile specs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Delegate {
+    /// Its name in the program.
+    pub name: String,
+    /// The backend id, e.g. `EthosUBackend`.
+    pub backend: String,
+    /// The compiled partition, if the model carries one.
+    pub blob: Option<Vec<u8>>,
+    /// Compile specs as key → value.
+    pub compile_specs: BTreeMap<String, String>,
+    /// The scratch buffers each call of it needs, in argument order.
+    pub scratch: Vec<ScratchSpec>,
+}
+
+/// One scratch buffer a delegate declares: size and pool.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScratchSpec {
+    /// Size in bytes as declared (validated to be positive before planning).
+    pub size: i64,
+    /// The pool, normally through a compile spec.
+    pub pool: PoolChoice,
+    /// A name for reports and generated `#define`s.
+    pub label: Option<String>,
+    /// Where it was declared, for error messages.
+    pub origin: Origin,
+}
+
+/// Where a declaration came from.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum Origin {
+    /// Nowhere in particular (built in code).
+    #[default]
+    Unknown,
+    /// A line of a file.
+    File {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+    },
+    /// Read from the delegate's compiled blob by a backend plugin.
+    Blob {
+        /// The backend plugin.
+        backend: String,
+    },
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Unknown => f.write_str("(no location)"),
+            Origin::File { path, line, column } => write!(f, "{}:{line}:{column}", path.display()),
+            Origin::Blob { backend } => write!(f, "the {backend} blob"),
+        }
+    }
+}
+
+impl Program {
+    /// An empty program.
+    pub fn new(name: impl Into<String>) -> Self {
+        Program {
+            name: name.into(),
+            values: Vec::new(),
+            delegates: Vec::new(),
+            body: Vec::new(),
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+        }
+    }
+
+    /// Adds a value and returns its id.
+    pub fn add_value(&mut self, value: Value) -> ValueId {
+        self.values.push(value);
+        self.values.len() - 1
+    }
+
+    /// Every instruction with its flat index, in execution order (an arm's instructions follow
+    /// the branch that runs them).
+    pub fn flat_instructions(&self) -> Vec<(usize, &Instruction)> {
+        fn walk<'a>(body: &'a [Instruction], out: &mut Vec<(usize, &'a Instruction)>) {
+            for instruction in body {
+                out.push((out.len(), instruction));
+                if let Instruction::Branch(b) = instruction {
+                    for arm in &b.arms {
+                        walk(arm, out);
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.body, &mut out);
+        out
+    }
+
+    /// Applies `f` to every delegate call with its flat index, in execution order.
+    pub fn for_each_delegate_call_mut(&mut self, mut f: impl FnMut(usize, &mut DelegateCall)) {
+        fn walk(
+            body: &mut [Instruction],
+            next: &mut usize,
+            f: &mut dyn FnMut(usize, &mut DelegateCall),
+        ) {
+            for instruction in body {
+                let index = *next;
+                *next += 1;
+                match instruction {
+                    Instruction::Delegate(call) => f(index, call),
+                    Instruction::Branch(b) => {
+                        for arm in &mut b.arms {
+                            walk(arm, next, f);
+                        }
+                    }
+                    Instruction::Kernel(_) => {}
+                }
+            }
+        }
+        walk(&mut self.body, &mut 0, &mut f);
+    }
+}
+
+impl Instruction {
+    /// Values this instruction itself reads or writes (not those of nested arms).
+    pub fn touched(&self) -> Vec<ValueId> {
+        match self {
+            Instruction::Kernel(k) => k.inputs.iter().chain(&k.outputs).copied().collect(),
+            Instruction::Delegate(d) => d.args().collect(),
+            Instruction::Branch(b) => vec![b.predicate],
+        }
+    }
+}

@@ -1,0 +1,45 @@
+//! Lifetimes from the linear instruction order.
+
+use crate::model::{Program, ValueId};
+
+/// When a value is alive: inclusive flat instruction indices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lifetime {
+    /// First instruction that needs it.
+    pub first: usize,
+    /// Last instruction that needs it.
+    pub last: usize,
+}
+
+/// The lifetime of every value an instruction touches, or that the program takes or returns
+/// (`None` for the rest).
+///
+/// Instructions are numbered in execution order, an arm's instructions right after the branch
+/// that runs them and the arms one after another. A value used only inside an arm is alive only
+/// there, so arms share memory with each other and with what the parent no longer needs. Program
+/// inputs are alive from the start, outputs to the end.
+pub fn lifetimes(program: &Program) -> Vec<Option<Lifetime>> {
+    let mut life: Vec<Option<Lifetime>> = vec![None; program.values.len()];
+    let flat = program.flat_instructions();
+    let end = flat.len().saturating_sub(1);
+    let mut touch = |id: ValueId, at: usize| {
+        let l = life[id].get_or_insert(Lifetime {
+            first: at,
+            last: at,
+        });
+        l.first = l.first.min(at);
+        l.last = l.last.max(at);
+    };
+    for (index, instruction) in &flat {
+        for id in instruction.touched() {
+            touch(id, *index);
+        }
+    }
+    for &id in &program.inputs {
+        touch(id, 0);
+    }
+    for &id in &program.outputs {
+        touch(id, end);
+    }
+    life
+}

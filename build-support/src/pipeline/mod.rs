@@ -1,0 +1,335 @@
+//! Planning a whole model for a target: bind scratch → scratch pass → lifetimes → pools →
+//! plan each pool → verify. Each step is a module of its own; data flows one way.
+//!
+//! ```
+//! use arenaplan_build::diagnostic::SourceText;
+//! use arenaplan_build::model::parse_toml_model;
+//! use arenaplan_build::pipeline::Pipeline;
+//! use arenaplan_build::targets::Catalogue;
+//!
+//! let model = parse_toml_model(&SourceText::new("m.toml", r#"
+//!     name = "one_call"
+//!     inputs = ["x"]
+//!     outputs = ["y"]
+//!     [[tensor]]
+//!     name = "x"
+//!     dtype = "int8"
+//!     shape = [1024]
+//!     [[tensor]]
+//!     name = "y"
+//!     dtype = "int8"
+//!     shape = [1024]
+//!     [[delegate]]
+//!     name = "npu"
+//!     backend = "EthosUBackend"
+//!     scratch = [ { size = 1536, pool = "npu_scratch" } ]
+//!     [[instruction]]
+//!     kind = "delegate"
+//!     delegate = "npu"
+//!     inputs = ["x"]
+//!     outputs = ["y"]
+//! "#), None)?;
+//! let catalogue = Catalogue::builtin();
+//! let plan = Pipeline::new(catalogue.target("corstone-300")?).plan(model)?;
+//! assert_eq!(plan.calls[0].scratch, 1);
+//! assert_eq!(plan.pools[0].size, 1024 + 1024 + 1536);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod bind;
+mod lifetimes;
+mod pools;
+mod report;
+mod scratch_pass;
+mod tables;
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::model::{Instruction, Program, ValueKind};
+use crate::plan::Planner;
+use crate::targets::Target;
+
+pub use bind::{bind_scratch, BackendScratch, BoundScratch, ScratchError, ScratchProblem};
+pub use lifetimes::{lifetimes, Lifetime};
+pub use pools::{PeakBuffer, PoolAssignmentError, PoolOverflow};
+pub use report::report;
+pub use scratch_pass::{insert_scratch, strip_scratch};
+pub use tables::{argument_tables, CallArgs, MissingScratch};
+
+/// A model's memory plan: every planned buffer's place, and every call's argument list.
+///
+/// Its JSON form (`NAME.plan.json`, see [`ModelPlan::to_json`]) is a fixed format other tools
+/// read: field names as here, `kind` as `"tensor"`/`"scratch"` and `"delegate"`/`"kernel"`,
+/// `call` and `backend` present only where they apply, `first`/`last` inclusive instruction
+/// indices, `args` value ids (constants have no buffer).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelPlan {
+    /// The target it was planned for.
+    pub target: String,
+    /// One entry per pool that holds something, by `mem_id`.
+    pub pools: Vec<PoolPlan>,
+    /// Every planned buffer, by value id.
+    pub buffers: Vec<BufferPlan>,
+    /// Every kernel and delegate call, in execution order.
+    pub calls: Vec<CallPlan>,
+}
+
+/// The arena of one pool.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PoolPlan {
+    /// The pool's id.
+    pub mem_id: u32,
+    /// The pool's name.
+    pub name: String,
+    /// Bytes of the arena.
+    pub size: u64,
+    /// Bytes the pool has.
+    pub capacity: u64,
+    /// No arena for these buffers can be smaller.
+    pub lower_bound: u64,
+}
+
+/// Where one buffer lives.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BufferPlan {
+    /// The value's id in the program (also its id in argument lists).
+    pub id: usize,
+    /// A tensor or a delegate call's scratch.
+    pub kind: BufferKind,
+    /// Its pool.
+    pub mem_id: u32,
+    /// Offset in the pool's arena.
+    pub offset: u64,
+    /// Bytes.
+    pub size: u64,
+    /// First instruction alive (inclusive).
+    pub first: usize,
+    /// Last instruction alive (inclusive).
+    pub last: usize,
+    /// For scratch: the flat index of the delegate call it belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<usize>,
+}
+
+/// What a buffer is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BufferKind {
+    /// A tensor of the model.
+    Tensor,
+    /// A delegate call's scratch.
+    Scratch,
+}
+
+/// A call and its flat argument list.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallPlan {
+    /// Flat instruction index.
+    pub index: usize,
+    /// Kernel or delegate.
+    pub kind: CallKind,
+    /// For delegate calls: the backend id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backend: Option<String>,
+    /// Value ids: inputs, outputs, then scratch.
+    pub args: Vec<usize>,
+    /// How many of `args` are inputs.
+    pub inputs: usize,
+    /// How many are outputs.
+    pub outputs: usize,
+    /// How many are scratch.
+    pub scratch: usize,
+}
+
+/// What a call runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CallKind {
+    /// A CPU kernel.
+    Kernel,
+    /// A delegate.
+    Delegate,
+}
+
+impl ModelPlan {
+    /// The plan as `plan.json` text: pretty-printed, keys in a fixed order, ending in a newline.
+    /// The same plan always gives the same bytes.
+    pub fn to_json(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).expect("plans serialize");
+        text.push('\n');
+        text
+    }
+
+    /// Reads `plan.json` text.
+    pub fn from_json(text: &str) -> Result<ModelPlan, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+
+    /// The pool plan with this `mem_id`.
+    pub fn pool(&self, mem_id: u32) -> Option<&PoolPlan> {
+        self.pools.iter().find(|p| p.mem_id == mem_id)
+    }
+
+    /// The buffer of value `id`, if it is planned.
+    pub fn buffer(&self, id: usize) -> Option<&BufferPlan> {
+        self.buffers.iter().find(|b| b.id == id)
+    }
+}
+
+/// Why a model could not be planned.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum PipelineError {
+    /// Scratch declarations the target cannot satisfy (all of them, not just the first).
+    #[error("{}", list(.0))]
+    Scratch(Vec<ScratchError>),
+    /// A tensor's pool is unusable.
+    #[error(transparent)]
+    Pool(#[from] PoolAssignmentError),
+    /// A pool's buffers do not fit its capacity.
+    #[error(transparent)]
+    Overflow(#[from] PoolOverflow),
+    /// A call's argument table cannot be built.
+    #[error(transparent)]
+    Tables(#[from] MissingScratch),
+    /// The planner failed otherwise (an invalid problem or a planner bug).
+    #[error("pool `{pool}`: {source}")]
+    Plan {
+        /// The pool.
+        pool: String,
+        /// What the planner said.
+        source: crate::plan::PlanError,
+    },
+}
+
+fn list(errors: &[impl fmt::Display]) -> String {
+    errors
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Plans models for one target. Settings change through `&mut self` methods.
+#[derive(Clone, Debug)]
+pub struct Pipeline<'t> {
+    target: &'t Target,
+    planner: Planner,
+    external: Vec<BackendScratch>,
+}
+
+impl<'t> Pipeline<'t> {
+    /// A pipeline for `target` with the default planner.
+    pub fn new(target: &'t Target) -> Self {
+        Pipeline {
+            target,
+            planner: Planner::new(),
+            external: Vec::new(),
+        }
+    }
+
+    /// Uses `planner` for every pool.
+    pub fn planner(&mut self, planner: Planner) -> &mut Self {
+        self.planner = planner;
+        self
+    }
+
+    /// Adds scratch declarations for a backend (used by delegates that declare none).
+    pub fn declare(&mut self, declaration: BackendScratch) -> &mut Self {
+        self.external.push(declaration);
+        self
+    }
+
+    /// Runs every step on `program` and returns the program as planned (scratch inserted)
+    /// with its plan.
+    pub fn run(&self, mut program: Program) -> Result<(Program, ModelPlan), PipelineError> {
+        let bound =
+            bind_scratch(&program, self.target, &self.external).map_err(PipelineError::Scratch)?;
+        insert_scratch(&mut program, &bound);
+        let tables = argument_tables(&program, &bound)?;
+        let life = lifetimes(&program);
+        let mem_ids = pools::assign(&program, self.target, &life)?;
+        let mut pool_plans = Vec::new();
+        let mut buffers = Vec::new();
+        for pool in &self.target.pools {
+            let members: Vec<usize> = (0..program.values.len())
+                .filter(|&v| mem_ids[v] == Some(pool.mem_id))
+                .collect();
+            if members.is_empty() {
+                continue;
+            }
+            let (plan, offsets) = pools::plan_pool(&program, pool, &members, &life, &self.planner)?;
+            pool_plans.push(plan);
+            for (&v, offset) in members.iter().zip(offsets) {
+                let l = life[v].expect("pool members have lifetimes");
+                let (kind, call) = match program.values[v].kind {
+                    ValueKind::Scratch { call, .. } => (BufferKind::Scratch, Some(call)),
+                    _ => (BufferKind::Tensor, None),
+                };
+                buffers.push(BufferPlan {
+                    id: v,
+                    kind,
+                    mem_id: pool.mem_id,
+                    offset,
+                    size: program.values[v].bytes,
+                    first: l.first,
+                    last: l.last,
+                    call,
+                });
+            }
+        }
+        buffers.sort_by_key(|b| b.id);
+        let calls = call_plans(&program, &tables);
+        let plan = ModelPlan {
+            target: self.target.name.clone(),
+            pools: pool_plans,
+            buffers,
+            calls,
+        };
+        Ok((program, plan))
+    }
+
+    /// [`Pipeline::run`], keeping only the plan.
+    pub fn plan(&self, program: Program) -> Result<ModelPlan, PipelineError> {
+        self.run(program).map(|(_, plan)| plan)
+    }
+}
+
+fn call_plans(program: &Program, tables: &[CallArgs]) -> Vec<CallPlan> {
+    let mut calls = Vec::new();
+    for (index, instruction) in program.flat_instructions() {
+        match instruction {
+            Instruction::Kernel(k) => calls.push(CallPlan {
+                index,
+                kind: CallKind::Kernel,
+                backend: None,
+                args: k.inputs.iter().chain(&k.outputs).copied().collect(),
+                inputs: k.inputs.len(),
+                outputs: k.outputs.len(),
+                scratch: 0,
+            }),
+            Instruction::Delegate(_) => {
+                if let Some(t) = tables.iter().find(|t| t.call == index) {
+                    calls.push(CallPlan {
+                        index,
+                        kind: CallKind::Delegate,
+                        backend: Some(t.backend.clone()),
+                        args: t.args.clone(),
+                        inputs: t.inputs,
+                        outputs: t.outputs,
+                        scratch: t.scratch,
+                    });
+                }
+            }
+            Instruction::Branch(_) => {}
+        }
+    }
+    calls
+}

@@ -1,0 +1,234 @@
+//! Choosing each buffer's pool, checking pool rules, and planning one pool.
+
+use std::fmt;
+
+use thiserror::Error;
+
+use crate::model::{Instruction, PoolChoice, Program, ValueKind};
+use crate::plan::{Buffer, PlanError, Planner, Problem};
+use crate::targets::{Pool, SpecError, Target};
+
+use super::lifetimes::Lifetime;
+use super::{PipelineError, PoolPlan};
+
+/// A tensor whose pool cannot hold it.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PoolAssignmentError {
+    /// The pool the model names cannot be used.
+    #[error("tensor `{tensor}`: {source}")]
+    Unusable {
+        /// The tensor.
+        tensor: String,
+        /// Why.
+        source: SpecError,
+    },
+    /// A CPU kernel touches a tensor in a pool the CPU cannot reach.
+    #[error("tensor `{tensor}` is in pool `{pool}` (mem_id {mem_id}), which the CPU cannot reach, but CPU kernel `{op}` (instruction {instruction}) uses it; put it in a pool with cpu_access = true")]
+    NotCpuReachable {
+        /// The tensor.
+        tensor: String,
+        /// Its pool.
+        pool: String,
+        /// The pool's id.
+        mem_id: u32,
+        /// The kernel.
+        op: String,
+        /// Its flat index.
+        instruction: usize,
+    },
+}
+
+/// A pool whose buffers do not fit, with the largest buffers alive at the peak.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[error("pool `{pool}` (mem_id {mem_id}) needs {arena} bytes but has {capacity} ({} over; lower bound {lower_bound}); largest buffers alive at instruction {peak_at}: {}",
+    arena - capacity, .largest.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "))]
+pub struct PoolOverflow {
+    /// The pool.
+    pub pool: String,
+    /// Its id.
+    pub mem_id: u32,
+    /// Its capacity.
+    pub capacity: u64,
+    /// The best arena found.
+    pub arena: u64,
+    /// The lower bound (if above the capacity, no plan can fit).
+    pub lower_bound: u64,
+    /// The instruction where the most bytes are alive.
+    pub peak_at: usize,
+    /// The largest buffers alive there, largest first (at most five).
+    pub largest: Vec<PeakBuffer>,
+}
+
+/// A buffer named in an overflow report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PeakBuffer {
+    /// The value's name.
+    pub name: String,
+    /// Bytes.
+    pub size: u64,
+    /// For scratch: the delegate and the call it belongs to.
+    pub scratch_of: Option<(String, usize)>,
+}
+
+impl fmt::Display for PeakBuffer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.scratch_of {
+            Some((delegate, call)) => write!(
+                f,
+                "scratch of delegate `{delegate}` at call {call} ({} bytes)",
+                self.size
+            ),
+            None => write!(f, "tensor `{}` ({} bytes)", self.name, self.size),
+        }
+    }
+}
+
+/// The pool of every value that needs one (`None`: constant, or never used).
+pub(super) fn assign(
+    program: &Program,
+    target: &Target,
+    life: &[Option<Lifetime>],
+) -> Result<Vec<Option<u32>>, PoolAssignmentError> {
+    let mut mem_ids = vec![None; program.values.len()];
+    for (v, value) in program.values.iter().enumerate() {
+        if !value.is_planned() || life[v].is_none() {
+            continue;
+        }
+        let pool = match &value.pool {
+            None => target.enabled_pool(i64::from(target.default_mem_id)),
+            Some(PoolChoice::Spec(spec)) => target.resolve_spec(spec),
+            Some(PoolChoice::MemId(id)) => target.enabled_pool(*id),
+        }
+        .map_err(|source| PoolAssignmentError::Unusable {
+            tensor: value.name.clone(),
+            source,
+        })?;
+        mem_ids[v] = Some(pool.mem_id);
+    }
+    for (index, instruction) in program.flat_instructions() {
+        let (op, touched) = match instruction {
+            Instruction::Kernel(k) => (k.op.as_str(), instruction.touched()),
+            Instruction::Branch(_) => ("branch predicate", instruction.touched()),
+            Instruction::Delegate(_) => continue,
+        };
+        for v in touched {
+            if let Some(pool) = mem_ids[v].and_then(|id| target.pool(id)) {
+                if !pool.cpu_access {
+                    return Err(PoolAssignmentError::NotCpuReachable {
+                        tensor: program.values[v].name.clone(),
+                        pool: pool.name.clone(),
+                        mem_id: pool.mem_id,
+                        op: op.to_owned(),
+                        instruction: index,
+                    });
+                }
+            }
+        }
+    }
+    Ok(mem_ids)
+}
+
+/// Plans the `members` (value ids) of one pool; offsets in the order of `members`.
+pub(super) fn plan_pool(
+    program: &Program,
+    pool: &Pool,
+    members: &[usize],
+    life: &[Option<Lifetime>],
+    planner: &Planner,
+) -> Result<(PoolPlan, Vec<u64>), PipelineError> {
+    let buffers: Vec<Buffer> = members
+        .iter()
+        .map(|&v| {
+            let l = life[v].expect("planned values have lifetimes");
+            Buffer::new(program.values[v].bytes, l.first as u64, l.last as u64 + 1)
+        })
+        .collect();
+    let problem = Problem::new(buffers)
+        .with_alignment(pool.alignment)
+        .with_capacity(pool.capacity);
+    match planner.plan(&problem) {
+        Ok(plan) => Ok((
+            PoolPlan {
+                mem_id: pool.mem_id,
+                name: pool.name.clone(),
+                size: plan.arena,
+                capacity: pool.capacity,
+                lower_bound: plan.lower_bound,
+            },
+            plan.offsets,
+        )),
+        Err(PlanError::DoesNotFit {
+            arena, lower_bound, ..
+        }) => Err(overflow(program, pool, members, &problem, arena, lower_bound).into()),
+        Err(source) => Err(PipelineError::Plan {
+            pool: pool.name.clone(),
+            source,
+        }),
+    }
+}
+
+fn overflow(
+    program: &Program,
+    pool: &Pool,
+    members: &[usize],
+    problem: &Problem,
+    arena: u64,
+    lower_bound: u64,
+) -> PoolOverflow {
+    // The instant with the most (padded) bytes alive.
+    let end = problem.buffers.iter().map(|b| b.upper).max().unwrap_or(0);
+    let live_at = |t: u64| -> u64 {
+        problem
+            .buffers
+            .iter()
+            .filter(|b| b.lower <= t && t < b.upper)
+            .map(|b| b.padded_size(pool.alignment))
+            .sum()
+    };
+    let peak_at = (0..end)
+        .max_by_key(|&t| (live_at(t), std::cmp::Reverse(t)))
+        .unwrap_or(0);
+    let mut alive: Vec<usize> = (0..members.len())
+        .filter(|&i| problem.buffers[i].lower <= peak_at && peak_at < problem.buffers[i].upper)
+        .collect();
+    alive.sort_by_key(|&i| (std::cmp::Reverse(problem.buffers[i].size), i));
+    let largest = alive
+        .iter()
+        .take(5)
+        .map(|&i| {
+            let value = &program.values[members[i]];
+            let scratch_of = match value.kind {
+                ValueKind::Scratch { call, .. } => Some((scratch_owner(program, call), call)),
+                _ => None,
+            };
+            PeakBuffer {
+                name: value.name.clone(),
+                size: value.bytes,
+                scratch_of,
+            }
+        })
+        .collect();
+    PoolOverflow {
+        pool: pool.name.clone(),
+        mem_id: pool.mem_id,
+        capacity: pool.capacity,
+        arena,
+        lower_bound,
+        peak_at: peak_at as usize,
+        largest,
+    }
+}
+
+fn scratch_owner(program: &Program, call: usize) -> String {
+    program
+        .flat_instructions()
+        .into_iter()
+        .find_map(|(i, instruction)| match instruction {
+            Instruction::Delegate(d) if i == call => {
+                Some(program.delegates[d.delegate].name.clone())
+            }
+            _ => None,
+        })
+        .unwrap_or_default()
+}

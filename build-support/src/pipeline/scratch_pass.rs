@@ -1,0 +1,97 @@
+//! The scratch pass: gives every delegate call its scratch buffers as trailing arguments.
+
+use crate::model::{DType, PoolChoice, Program, Value, ValueId, ValueKind};
+
+use super::bind::BoundScratch;
+
+/// Removes the scratch values an earlier run inserted, then appends to every delegate call,
+/// after its inputs and outputs and in declaration order, one scratch value per buffer bound
+/// to its delegate. Running it twice gives the same program. Returns how many were inserted.
+///
+/// A scratch value lives exactly during its call; each call gets its own values (sizes are per
+/// delegate, so two calls of one backend may differ).
+pub fn insert_scratch(program: &mut Program, bound: &[Vec<BoundScratch>]) -> usize {
+    strip_scratch(program);
+    let mut new_values: Vec<Value> = Vec::new();
+    let first_id = program.values.len();
+    let delegates: Vec<String> = program.delegates.iter().map(|d| d.name.clone()).collect();
+    program.for_each_delegate_call_mut(|call_index, call| {
+        for (slot, scratch) in bound.get(call.delegate).into_iter().flatten().enumerate() {
+            let label = scratch
+                .label
+                .clone()
+                .unwrap_or_else(|| format!("scratch{slot}"));
+            new_values.push(Value {
+                name: format!("{}@{call_index}.{label}", delegates[call.delegate]),
+                dtype: DType::Bytes,
+                shape: vec![scratch.size],
+                bytes: scratch.size,
+                kind: ValueKind::Scratch {
+                    call: call_index,
+                    slot,
+                },
+                pool: Some(PoolChoice::MemId(i64::from(scratch.mem_id))),
+            });
+            call.scratch.push(first_id + new_values.len() - 1);
+        }
+    });
+    let inserted = new_values.len();
+    program.values.extend(new_values);
+    inserted
+}
+
+/// Takes out every scratch value and every call's scratch arguments, renumbering the rest.
+pub fn strip_scratch(program: &mut Program) {
+    let mut remap: Vec<Option<ValueId>> = Vec::with_capacity(program.values.len());
+    let mut kept = 0;
+    for v in &program.values {
+        if matches!(v.kind, ValueKind::Scratch { .. }) {
+            remap.push(None);
+        } else {
+            remap.push(Some(kept));
+            kept += 1;
+        }
+    }
+    if kept == program.values.len() {
+        program.for_each_delegate_call_mut(|_, call| call.scratch.clear());
+        return;
+    }
+    program
+        .values
+        .retain(|v| !matches!(v.kind, ValueKind::Scratch { .. }));
+    let map = |ids: &mut Vec<ValueId>| {
+        ids.retain(|&i| remap[i].is_some());
+        for i in ids.iter_mut() {
+            *i = remap[*i].unwrap_or(*i);
+        }
+    };
+    map(&mut program.inputs);
+    map(&mut program.outputs);
+    fn walk(body: &mut [crate::model::Instruction], map: &dyn Fn(&mut Vec<ValueId>)) {
+        use crate::model::Instruction;
+        for instruction in body {
+            match instruction {
+                Instruction::Kernel(k) => {
+                    map(&mut k.inputs);
+                    map(&mut k.outputs);
+                }
+                Instruction::Delegate(d) => {
+                    map(&mut d.inputs);
+                    map(&mut d.outputs);
+                    d.scratch.clear();
+                }
+                Instruction::Branch(b) => {
+                    let mut p = vec![b.predicate];
+                    map(&mut p);
+                    if let Some(&id) = p.first() {
+                        b.predicate = id;
+                    }
+                    for arm in &mut b.arms {
+                        walk(arm, map);
+                    }
+                }
+            }
+        }
+    }
+    walk(&mut program.body, &map);
+}

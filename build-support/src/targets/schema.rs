@@ -1,0 +1,62 @@
+//! The `targets.toml` file as written: serde structures with spans, before validation.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::size::ByteSize;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawCatalogue {
+    pub schema_version: Spanned<i64>,
+    #[serde(rename = "target", default)]
+    pub targets: Vec<RawTarget>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawTarget {
+    pub name: Spanned<String>,
+    #[serde(default)]
+    pub description: String,
+    pub cpu: String,
+    pub rust_target: String,
+    pub npu: Option<RawNpu>,
+    /// Pool that holds planned tensors unless the model says otherwise.
+    pub default_pool: Spanned<String>,
+    #[serde(rename = "pool", default)]
+    pub pools: Vec<RawPool>,
+    /// Compile-spec name → pool name.
+    #[serde(default)]
+    pub specs: BTreeMap<String, Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawNpu {
+    pub backend: String,
+    pub config: String,
+    pub memory_mode: Option<String>,
+    pub system_config: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawPool {
+    pub mem_id: Spanned<i64>,
+    pub name: Spanned<String>,
+    pub capacity: Spanned<ByteSize>,
+    pub section: String,
+    pub region: String,
+    pub alignment: Option<Spanned<i64>>,
+    #[serde(default = "yes")]
+    pub cpu_access: bool,
+    #[serde(default = "yes")]
+    pub enabled: bool,
+}
+
+fn yes() -> bool {
+    true
+}

@@ -13,8 +13,10 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod backends;
 pub mod baseline;
 pub mod diagnostic;
+pub mod import;
 pub mod lifetime_csv;
 pub mod model;
 pub mod output;

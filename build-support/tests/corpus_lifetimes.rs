@@ -3,36 +3,18 @@
 //! the default budget. The budget counts steps, not time, so these results are the same on
 //! every machine; how long they take is the benchmark's business.
 
-use std::collections::HashMap;
+mod common;
+
 use std::path::{Path, PathBuf};
+
+use common::corpus;
 
 use arenaplan_build::lifetime_csv::LifetimeTable;
 use arenaplan_build::plan::{lower_bound, Goal, Planner};
 use arenaplan_build::verify::verify;
 
-fn corpus() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    // In CI the corpus is part of the contract: its absence is a failure, not a skip.
-    assert!(
-        std::env::var("CI").map_or(true, |v| v != "true"),
-        "CI=true but the corpus is missing at {}",
-        dir.display()
-    );
-    eprintln!("skipping: no corpus at {}", dir.display());
-    None
-}
-
 fn csvs(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "csv"))
-        .collect();
-    files.sort();
-    files
+    common::files(dir, "csv")
 }
 
 fn table(path: &Path) -> LifetimeTable {
@@ -42,16 +24,7 @@ fn table(path: &Path) -> LifetimeTable {
 #[test]
 fn real_models_reach_the_lower_bound_and_match_the_reference() {
     let Some(corpus) = corpus() else { return };
-    let reference = std::fs::read_to_string(corpus.join("reference.csv")).unwrap();
-    let mut lines = reference.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
-    let rows: HashMap<String, Vec<String>> = lines
-        .map(|l| {
-            let f: Vec<String> = l.split(',').map(str::to_owned).collect();
-            (f[0].clone(), f)
-        })
-        .collect();
+    let rows = common::reference(&corpus);
     let models = csvs(&corpus.join("lifetimes/models"));
     assert!(models.len() >= 10, "expected the corpus's model instances");
     for path in models {
@@ -59,10 +32,14 @@ fn real_models_reach_the_lower_bound_and_match_the_reference() {
         let problem = table(&path).to_problem(16);
         let plan = Planner::new().plan(&problem).unwrap();
         verify(&problem, &plan.offsets).unwrap();
-        let row = &rows[name];
-        let reference_bound: u64 = row[col("lower_bound_align16")].parse().unwrap();
-        let greedy: u64 = row[col("greedy_first_fit_align16")].parse().unwrap();
-        let tflm: u64 = row[col("tflm_arena_head")].parse().unwrap();
+        let row = &rows
+            .iter()
+            .find(|(m, _)| m == name)
+            .expect("a reference row")
+            .1;
+        let reference_bound = row["lower_bound_align16"];
+        let greedy = row["greedy_first_fit_align16"];
+        let tflm = row["tflm_arena_head"];
         assert_eq!(plan.lower_bound, reference_bound, "{name}: lower bound");
         assert_eq!(
             plan.arena, plan.lower_bound,

@@ -17,6 +17,7 @@ pub fn describe(program: &Program) -> String {
         let kind = match &v.kind {
             ValueKind::Constant => "constant".to_owned(),
             ValueKind::Planned => "planned".to_owned(),
+            ValueKind::Unmanaged => "not planned".to_owned(),
             ValueKind::Scratch { call, slot } => format!("scratch {slot} of call {call}"),
         };
         let pool = v

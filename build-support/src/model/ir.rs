@@ -36,6 +36,17 @@ pub struct Program {
     pub inputs: Vec<ValueId>,
     /// Values the caller reads back.
     pub outputs: Vec<ValueId>,
+    /// The memory plan the file itself carries, kept for comparison (ours replaces it).
+    pub source_plan: Option<SourcePlan>,
+}
+
+/// A plan found in an imported file: ExecuTorch's own memory plan, or TFLite's offline plan.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct SourcePlan {
+    /// Per planned buffer index (ExecuTorch `non_const_buffer_sizes`; index 0 reserved).
+    pub buffer_sizes: Vec<u64>,
+    /// Per value: (mem_id, offset) where the file places it.
+    pub offsets: Vec<Option<(i64, u64)>>,
 }
 
 /// A tensor.
@@ -62,6 +73,9 @@ pub enum ValueKind {
     Constant,
     /// A tensor the planner places.
     Planned,
+    /// Memory the runtime or the caller owns (persistent state, non-tensor values, tensors
+    /// the file leaves unplanned): not planned.
+    Unmanaged,
     /// A delegate call's scratch buffer, inserted by the scratch pass.
     Scratch {
         /// Flat index of the delegate call it belongs to.
@@ -176,7 +190,7 @@ impl Value {
 
     /// Whether the planner places it.
     pub fn is_planned(&self) -> bool {
-        !matches!(self.kind, ValueKind::Constant)
+        matches!(self.kind, ValueKind::Planned | ValueKind::Scratch { .. })
     }
 }
 
@@ -283,6 +297,18 @@ pub enum Origin {
         /// The backend plugin.
         backend: String,
     },
+    /// Taken from the model's own tensors (a Vela model's scratch tensors).
+    ModelTensor {
+        /// The tensor's name.
+        tensor: String,
+    },
+    /// Taken from the target's configuration.
+    Target {
+        /// The target.
+        target: String,
+        /// The setting.
+        setting: String,
+    },
 }
 
 impl fmt::Display for Origin {
@@ -291,6 +317,8 @@ impl fmt::Display for Origin {
             Origin::Unknown => f.write_str("(no location)"),
             Origin::File { path, line, column } => write!(f, "{}:{line}:{column}", path.display()),
             Origin::Blob { backend } => write!(f, "the {backend} blob"),
+            Origin::ModelTensor { tensor } => write!(f, "tensor `{tensor}` of the model"),
+            Origin::Target { target, setting } => write!(f, "target `{target}` ({setting})"),
         }
     }
 }
@@ -305,6 +333,7 @@ impl Program {
             body: Vec::new(),
             inputs: Vec::new(),
             outputs: Vec::new(),
+            source_plan: None,
         }
     }
 

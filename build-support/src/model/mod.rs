@@ -14,15 +14,20 @@ use crate::diagnostic::Diagnostic;
 
 /// Loads a model, choosing the reader by the file's extension.
 pub fn load_model(path: &Path) -> Result<Program, Diagnostic> {
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("toml") => load_toml_model(path),
-        other => Err(Diagnostic::file(
-            path,
-            format!(
-                "unsupported model format{}",
-                other.map(|e| format!(" `.{e}`")).unwrap_or_default()
-            ),
-        )
-        .with_help("arenaplan reads native models (.toml)")),
-    }
+    let imported = match path.extension().and_then(|e| e.to_str()) {
+        Some("toml") => return load_toml_model(path),
+        Some("pte") => crate::import::load_pte(path),
+        Some("tflite") => crate::import::load_tflite(path),
+        other => {
+            return Err(Diagnostic::file(
+                path,
+                format!(
+                    "unsupported model format{}",
+                    other.map(|e| format!(" `.{e}`")).unwrap_or_default()
+                ),
+            )
+            .with_help("arenaplan reads ExecuTorch programs (.pte), TFLite models (.tflite) and native models (.toml)"))
+        }
+    };
+    imported.map_err(|e| Diagnostic::file(path, e.to_string()))
 }

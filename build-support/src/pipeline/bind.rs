@@ -2,7 +2,7 @@
 
 use thiserror::Error;
 
-use crate::model::{Origin, PoolChoice, Program, ScratchSpec};
+use crate::model::{Delegate, Origin, PoolChoice, Program, ScratchSpec};
 use crate::targets::{SpecError, Target};
 
 /// A scratch declaration checked against the target: a positive size in an enabled pool.
@@ -59,6 +59,48 @@ pub enum ScratchProblem {
     Pool(#[from] SpecError),
 }
 
+/// Ethos-U in Dedicated_Sram mode also needs fast scratch (region 2), whose size Vela does not
+/// write into the bin stream. When the blob's declarations lack it, the target's configured
+/// size is used (`npu.fast_scratch` in targets.toml), and the plan says so through the origin.
+fn dedicated_sram_fast_scratch(
+    delegate: &Delegate,
+    specs: &[ScratchSpec],
+    target: &Target,
+) -> Option<ScratchSpec> {
+    let from_blob = specs
+        .iter()
+        .any(|s| matches!(s.origin, Origin::Blob { .. }));
+    let has_fast = specs
+        .iter()
+        .any(|s| s.pool == PoolChoice::Spec("fast_scratch".into()));
+    let flags = delegate
+        .compile_specs
+        .get("compile_flags")
+        .map_or("", String::as_str);
+    let dedicated = flags.contains("Dedicated_Sram")
+        || (!flags.contains("--memory-mode")
+            && target.npu.as_ref().and_then(|n| n.memory_mode.as_deref())
+                == Some("Dedicated_Sram"));
+    if delegate.backend != "EthosUBackend" || !from_blob || has_fast || !dedicated {
+        return None;
+    }
+    // With no configured size the declaration is left without one: binding reports it.
+    let size = target
+        .npu
+        .as_ref()
+        .and_then(|n| n.fast_scratch_size)
+        .map_or(0, |s| i64::try_from(s).unwrap_or(i64::MAX));
+    Some(ScratchSpec {
+        size,
+        pool: PoolChoice::Spec("fast_scratch".into()),
+        label: Some("fast_scratch".into()),
+        origin: Origin::Target {
+            target: target.name.clone(),
+            setting: "npu.fast_scratch".into(),
+        },
+    })
+}
+
 /// The scratch each delegate's calls get: its own declarations if it has any, else those of
 /// its backend from `external`. Every declaration is checked; all problems are returned.
 pub fn bind_scratch(
@@ -69,7 +111,7 @@ pub fn bind_scratch(
     let mut bound = Vec::with_capacity(program.delegates.len());
     let mut errors = Vec::new();
     for delegate in &program.delegates {
-        let specs: &[ScratchSpec] = if delegate.scratch.is_empty() {
+        let declared: &[ScratchSpec] = if delegate.scratch.is_empty() {
             external
                 .iter()
                 .find(|b| b.backend == delegate.backend)
@@ -77,6 +119,10 @@ pub fn bind_scratch(
         } else {
             &delegate.scratch
         };
+        let mut specs = declared.to_vec();
+        if let Some(fast) = dedicated_sram_fast_scratch(delegate, &specs, target) {
+            specs.push(fast);
+        }
         let mut buffers = Vec::with_capacity(specs.len());
         for (index, spec) in specs.iter().enumerate() {
             match bind_one(spec, target) {

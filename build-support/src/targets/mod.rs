@@ -75,6 +75,9 @@ pub struct Npu {
     pub memory_mode: Option<String>,
     /// Vela's system configuration, where relevant.
     pub system_config: Option<String>,
+    /// Fast-scratch bytes per delegate call where the blob does not carry the size (Ethos-U
+    /// in Dedicated_Sram: Vela's arena cache size).
+    pub fast_scratch_size: Option<u64>,
 }
 
 /// A memory the planner places buffers in.
@@ -371,6 +374,7 @@ fn validate_target(source: &SourceText, raw: schema::RawTarget) -> Result<Target
             config: n.config,
             memory_mode: n.memory_mode,
             system_config: n.system_config,
+            fast_scratch_size: n.fast_scratch.map(|s| s.into_inner().0),
         }),
         pools,
         specs,

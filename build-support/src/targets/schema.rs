@@ -40,6 +40,8 @@ pub(super) struct RawNpu {
     pub config: String,
     pub memory_mode: Option<String>,
     pub system_config: Option<String>,
+    /// Bytes of fast scratch each call gets where the blob does not say (Dedicated_Sram).
+    pub fast_scratch: Option<Spanned<ByteSize>>,
 }
 
 #[derive(Deserialize)]

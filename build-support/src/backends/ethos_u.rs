@@ -1,0 +1,244 @@
+//! Ethos-U: the Vela bin stream that ExecuTorch's Arm backend stores as the delegate blob.
+//!
+//! A sequence of blocks, each a 32-byte header (16-byte NUL-padded name, `u32` LE size, one
+//! "external" byte, 11 reserved) followed by its data padded to 16 bytes: `vela_bin_stream`
+//! (empty, first), `cmd_data` (the command stream, starting `COP1` or `COP2`), `weight_data`,
+//! `scratch_size` (`u32` LE), `inputs`, `outputs`, `vela_end_stream` (empty, last). The I/O
+//! blocks hold a `u32` count and one record per tensor: `shape[6]`, element size, offset and
+//! region, all `u32` LE. Scratch is region 1; fast scratch (region 2) is not in the stream.
+
+use std::collections::BTreeMap;
+
+use super::{u32_at, BackendPlugin, BlobError, BlobInfo, BlobScratch};
+
+const BACKEND: &str = "EthosUBackend";
+const HEADER: usize = 32;
+/// Most I/O records accepted in one block (a partition has a handful).
+const MAX_IO: u32 = 1024;
+
+/// The Ethos-U plugin.
+#[derive(Clone, Copy, Debug)]
+pub struct EthosU;
+
+/// One input or output of a compiled partition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IoRecord {
+    /// Shape, padded to six dimensions.
+    pub shape: [u32; 6],
+    /// Bytes per element.
+    pub elem_size: u32,
+    /// Offset in its region.
+    pub offset: u32,
+    /// The region (1: scratch).
+    pub region: u32,
+}
+
+/// A parsed Vela bin stream.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VelaBinStream {
+    /// Command stream bytes.
+    pub cmd_size: usize,
+    /// Weight bytes.
+    pub weight_size: usize,
+    /// Scratch (region 1) bytes Vela computed.
+    pub scratch_size: u32,
+    /// The inputs.
+    pub inputs: Vec<IoRecord>,
+    /// The outputs.
+    pub outputs: Vec<IoRecord>,
+}
+
+const ORDER: [&str; 7] = [
+    "vela_bin_stream",
+    "cmd_data",
+    "weight_data",
+    "scratch_size",
+    "inputs",
+    "outputs",
+    "vela_end_stream",
+];
+
+fn error(offset: usize, problem: impl Into<String>) -> BlobError {
+    BlobError {
+        backend: BACKEND,
+        offset,
+        problem: problem.into(),
+    }
+}
+
+impl VelaBinStream {
+    /// Parses a bin stream; blocks must come in the documented order.
+    pub fn parse(blob: &[u8]) -> Result<Self, BlobError> {
+        let mut at = 0usize;
+        let mut cmd_size = 0;
+        let mut weight_size = 0;
+        let mut scratch_size = None;
+        let mut inputs = None;
+        let mut outputs = None;
+        for (k, expected) in ORDER.iter().enumerate() {
+            let header = at
+                .checked_add(HEADER)
+                .and_then(|end| blob.get(at..end))
+                .ok_or_else(|| {
+                    error(
+                        at,
+                        format!(
+                            "expected block `{expected}`, but the blob ends at {} bytes",
+                            blob.len()
+                        ),
+                    )
+                })?;
+            let name_len = header[..16].iter().position(|&b| b == 0).unwrap_or(16);
+            let name = String::from_utf8_lossy(&header[..name_len]);
+            if name != *expected {
+                let hint = if k == 0 {
+                    " (not a Vela bin stream?)"
+                } else {
+                    ""
+                };
+                return Err(error(
+                    at,
+                    format!("expected block `{expected}`, found `{name}`{hint}"),
+                ));
+            }
+            let size = u32_at(BACKEND, blob, at + 16, "block size")? as usize;
+            let data_at = at + HEADER;
+            let data = data_at
+                .checked_add(size)
+                .and_then(|end| blob.get(data_at..end))
+                .ok_or_else(|| {
+                    error(
+                        data_at,
+                        format!(
+                            "block `{expected}` declares {size} bytes but the blob ends at {}",
+                            blob.len()
+                        ),
+                    )
+                })?;
+            match *expected {
+                "vela_bin_stream" | "vela_end_stream" if size != 0 => {
+                    return Err(error(
+                        at,
+                        format!("block `{expected}` must be empty, has {size} bytes"),
+                    ));
+                }
+                "cmd_data" => {
+                    if !(data.starts_with(b"COP1") || data.starts_with(b"COP2")) {
+                        return Err(error(
+                            data_at,
+                            "command stream does not start with COP1 or COP2",
+                        ));
+                    }
+                    cmd_size = size;
+                }
+                "weight_data" => weight_size = size,
+                "scratch_size" => {
+                    if size != 4 {
+                        return Err(error(
+                            at,
+                            format!("block `scratch_size` must hold 4 bytes, has {size}"),
+                        ));
+                    }
+                    scratch_size = Some(u32_at(BACKEND, blob, data_at, "scratch size")?);
+                }
+                "inputs" => inputs = Some(io_records(data, data_at)?),
+                "outputs" => outputs = Some(io_records(data, data_at)?),
+                _ => {}
+            }
+            // Data is padded to 16 bytes.
+            at = data_at + size.div_ceil(16) * 16;
+        }
+        Ok(VelaBinStream {
+            cmd_size,
+            weight_size,
+            scratch_size: scratch_size.unwrap_or(0),
+            inputs: inputs.unwrap_or_default(),
+            outputs: outputs.unwrap_or_default(),
+        })
+    }
+}
+
+fn io_records(data: &[u8], base: usize) -> Result<Vec<IoRecord>, BlobError> {
+    let count =
+        u32_at(BACKEND, data, 0, "I/O count").map_err(|e| error(base + e.offset, e.problem))?;
+    if count > MAX_IO {
+        return Err(error(
+            base,
+            format!("{count} I/O records; at most {MAX_IO} are accepted"),
+        ));
+    }
+    let expected = 4 + count as usize * 36;
+    if data.len() < expected {
+        return Err(error(
+            base,
+            format!(
+                "{count} I/O records need {expected} bytes, the block has {}",
+                data.len()
+            ),
+        ));
+    }
+    let word = |i: usize| {
+        u32::from_le_bytes([
+            data[4 * i],
+            data[4 * i + 1],
+            data[4 * i + 2],
+            data[4 * i + 3],
+        ])
+    };
+    Ok((0..count as usize)
+        .map(|r| {
+            let w = 1 + 9 * r;
+            IoRecord {
+                shape: [
+                    word(w),
+                    word(w + 1),
+                    word(w + 2),
+                    word(w + 3),
+                    word(w + 4),
+                    word(w + 5),
+                ],
+                elem_size: word(w + 6),
+                offset: word(w + 7),
+                region: word(w + 8),
+            }
+        })
+        .collect())
+}
+
+impl BackendPlugin for EthosU {
+    fn backend(&self) -> &'static str {
+        BACKEND
+    }
+
+    fn inspect(
+        &self,
+        blob: &[u8],
+        _specs: &BTreeMap<String, String>,
+    ) -> Result<BlobInfo, BlobError> {
+        let stream = VelaBinStream::parse(blob)?;
+        // The fast scratch size (Dedicated_Sram) is not in the stream: it comes from a
+        // declaration or the target (see the pipeline).
+        let scratch = if stream.scratch_size > 0 {
+            vec![BlobScratch {
+                size: u64::from(stream.scratch_size),
+                spec: "npu_scratch",
+                label: "scratch",
+            }]
+        } else {
+            Vec::new()
+        };
+        Ok(BlobInfo {
+            inputs: stream.inputs.len(),
+            outputs: stream.outputs.len(),
+            scratch,
+            facts: vec![
+                ("command stream bytes".into(), stream.cmd_size.to_string()),
+                ("weight bytes".into(), stream.weight_size.to_string()),
+                (
+                    "scratch bytes (Vela)".into(),
+                    stream.scratch_size.to_string(),
+                ),
+            ],
+        })
+    }
+}

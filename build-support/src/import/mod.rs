@@ -1,0 +1,51 @@
+//! Importers for real model files: ExecuTorch programs (`.pte`) and TFLite models
+//! (`.tflite`, including Vela output). Our own readers, written from the formats' documented
+//! facts; every offset and count in a file is checked before use.
+
+pub(crate) mod flatbuf;
+mod pte;
+mod tflite;
+
+use std::path::Path;
+
+use thiserror::Error;
+
+use crate::backends::BlobError;
+pub use flatbuf::FbError;
+pub use pte::{extended_header, load_pte, read_pte, ExtendedHeader};
+pub use tflite::{load_tflite, read_tflite};
+
+/// Largest model file read (the largest real models for these NPUs are a few megabytes).
+pub const MAX_MODEL_FILE: u64 = 256 << 20;
+
+/// A model file that cannot be imported.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum ImportError {
+    /// The file could not be read.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// The flatbuffer structure is broken.
+    #[error("malformed flatbuffer {0}")]
+    Flatbuffer(#[from] FbError),
+    /// The structure is sound but the content is not (bad index, impossible size).
+    #[error("{0}")]
+    Invalid(String),
+    /// A feature arenaplan does not import.
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+    /// A delegate's blob is not what its backend expects.
+    #[error(transparent)]
+    Blob(#[from] BlobError),
+}
+
+/// Reads a whole file, refusing files over [`MAX_MODEL_FILE`].
+pub(crate) fn read_bounded(path: &Path) -> Result<Vec<u8>, ImportError> {
+    let len = std::fs::metadata(path)?.len();
+    if len > MAX_MODEL_FILE {
+        return Err(ImportError::Invalid(format!(
+            "the file is {len} bytes; at most {MAX_MODEL_FILE} are accepted"
+        )));
+    }
+    Ok(std::fs::read(path)?)
+}

@@ -1,0 +1,447 @@
+//! ExecuTorch programs (`.pte`, file identifier `ET12`).
+//!
+//! An optional extended header (`eh00` at byte 8: header length, program size, segment base
+//! offset) locates the segments that may hold delegate blobs. The first execution plan
+//! (`forward` if there is one) becomes the program: every value keeps its index (tensors with
+//! allocation info are planned in their `mem_id`, tensors with data are constant, the rest —
+//! and non-tensor values — are not planned), the first chain's instructions become kernel and
+//! delegate calls, and each delegate's blob goes through its backend plugin, which splits the
+//! call's arguments into inputs and outputs and declares its scratch. The program's own plan
+//! (`non_const_buffer_sizes` and each tensor's offset) is kept for comparison.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::flatbuf::{read_u32, read_u64, root, Table, Vector};
+use super::ImportError;
+use crate::backends::plugin_for;
+use crate::model::{
+    DType, Delegate, DelegateCall, Instruction, KernelCall, Origin, PoolChoice, Program,
+    ScratchSpec, SourcePlan, Value, ValueKind,
+};
+
+/// Most values, instructions or delegates accepted in one plan.
+const MAX_ITEMS: usize = 1 << 20;
+
+/// Where the flatbuffer ends and the segments begin.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExtendedHeader {
+    /// Bytes of the flatbuffer part, from the start of the file.
+    pub program_size: u64,
+    /// File offset of the first segment.
+    pub segment_base_offset: u64,
+}
+
+/// Reads the `eh00` extended header, if the file has one.
+pub fn extended_header(data: &[u8]) -> Result<Option<ExtendedHeader>, ImportError> {
+    if data.get(8..12) != Some(b"eh00") {
+        return Ok(None);
+    }
+    let length = read_u32(data, 12)?;
+    if length < 24 {
+        return Err(ImportError::Invalid(format!(
+            "extended header length {length} is below the minimum of 24"
+        )));
+    }
+    let header = ExtendedHeader {
+        program_size: read_u64(data, 16)?,
+        segment_base_offset: read_u64(data, 24)?,
+    };
+    let len = data.len() as u64;
+    if header.program_size > len || header.segment_base_offset > len {
+        return Err(ImportError::Invalid(format!(
+            "extended header places the program at {} bytes and segments at {}, but the file has {len}",
+            header.program_size, header.segment_base_offset
+        )));
+    }
+    Ok(Some(header))
+}
+
+/// Reads a `.pte` program from memory. `name` is used for the program's name.
+pub fn read_pte(data: &[u8], name: &str) -> Result<Program, ImportError> {
+    let header = extended_header(data)?;
+    let program_table = root(data, Some(b"ET12"))?;
+    let plans = program_table.vector_or_empty(1)?;
+    if plans.len() == 0 {
+        return Err(ImportError::Invalid(
+            "the program has no execution plan".into(),
+        ));
+    }
+    let mut chosen = plans.table(0)?;
+    for i in 0..plans.len() {
+        let p = plans.table(i)?;
+        if p.string(0)? == Some("forward") {
+            chosen = p;
+            break;
+        }
+    }
+    let plan = chosen;
+    let values = plan.vector_or_empty(2)?;
+    if values.len() > MAX_ITEMS {
+        return Err(ImportError::Invalid(format!(
+            "{} values; at most {MAX_ITEMS} are accepted",
+            values.len()
+        )));
+    }
+    let mut program = Program::new(name);
+    let mut source = SourcePlan {
+        buffer_sizes: plan
+            .vector_or_empty(8)?
+            .i64s()?
+            .into_iter()
+            .map(|s| {
+                u64::try_from(s)
+                    .map_err(|_| ImportError::Invalid(format!("negative planned buffer size {s}")))
+            })
+            .collect::<Result<_, _>>()?,
+        offsets: Vec::with_capacity(values.len()),
+    };
+    for i in 0..values.len() {
+        let (value, offset) = evalue(&values.table(i)?, i)?;
+        program.add_value(value);
+        source.offsets.push(offset);
+    }
+    let count = values.len();
+    let index = |raw: i32, what: &str| -> Result<usize, ImportError> {
+        usize::try_from(raw)
+            .ok()
+            .filter(|&i| i < count)
+            .ok_or_else(|| {
+                ImportError::Invalid(format!(
+                    "{what} refers to value {raw}, but the plan has {count}"
+                ))
+            })
+    };
+    let list = |v: Vector<'_>, what: &str| -> Result<Vec<usize>, ImportError> {
+        v.i32s()?.into_iter().map(|i| index(i, what)).collect()
+    };
+    program.inputs = list(plan.vector_or_empty(3)?, "a plan input")?;
+    program.outputs = list(plan.vector_or_empty(4)?, "a plan output")?;
+    let operators = plan.vector_or_empty(6)?;
+    let delegates = plan.vector_or_empty(7)?;
+    let mut io_split: Vec<Option<(usize, usize)>> = Vec::new();
+    for d in 0..delegates.len() {
+        let (delegate, split) = delegate(&program_table, &delegates.table(d)?, d, data, header)?;
+        program.delegates.push(delegate);
+        io_split.push(split);
+    }
+    let chains = plan.vector_or_empty(5)?;
+    if chains.len() > 1 {
+        return Err(ImportError::Unsupported(format!(
+            "the plan has {} chains; arenaplan imports single-chain programs",
+            chains.len()
+        )));
+    }
+    let instructions = match chains.len() {
+        0 => Vec::new(),
+        _ => chains.table(0)?.vector_or_empty(2)?.tables()?,
+    };
+    if instructions.len() > MAX_ITEMS {
+        return Err(ImportError::Invalid(format!(
+            "{} instructions; at most {MAX_ITEMS} are accepted",
+            instructions.len()
+        )));
+    }
+    for (n, instruction) in instructions.iter().enumerate() {
+        let kind = instruction.u8(0, 0)?;
+        let args_table = instruction
+            .table(1)?
+            .ok_or_else(|| ImportError::Invalid(format!("instruction {n} has no arguments")))?;
+        let ins = match kind {
+            1 => {
+                let op_index = args_table.i32(0, 0)?;
+                let op = usize::try_from(op_index)
+                    .ok()
+                    .filter(|&i| i < operators.len())
+                    .ok_or_else(|| {
+                        ImportError::Invalid(format!(
+                            "instruction {n} calls operator {op_index}, but the plan has {}",
+                            operators.len()
+                        ))
+                    })?;
+                let operator = operators.table(op)?;
+                let name = operator.string(0)?.unwrap_or("?");
+                let overload = operator.string(1)?.unwrap_or("");
+                // Kernel arguments are one list (outputs last, by the out-variant convention).
+                Instruction::Kernel(KernelCall {
+                    op: if overload.is_empty() {
+                        name.to_owned()
+                    } else {
+                        format!("{name}.{overload}")
+                    },
+                    inputs: list(args_table.vector_or_empty(1)?, &format!("instruction {n}"))?,
+                    outputs: Vec::new(),
+                })
+            }
+            2 => {
+                let d = args_table.i32(0, 0)?;
+                let delegate = usize::try_from(d)
+                    .ok()
+                    .filter(|&i| i < program.delegates.len())
+                    .ok_or_else(|| {
+                        ImportError::Invalid(format!(
+                            "instruction {n} calls delegate {d}, but the plan has {}",
+                            program.delegates.len()
+                        ))
+                    })?;
+                let args = list(args_table.vector_or_empty(1)?, &format!("instruction {n}"))?;
+                let (inputs, outputs) = match io_split[delegate] {
+                    Some((i, o)) if i + o == args.len() => (args[..i].to_vec(), args[i..].to_vec()),
+                    Some((i, o)) => {
+                        return Err(ImportError::Invalid(format!(
+                            "instruction {n}: delegate `{}` is called with {} arguments but its blob declares {i} inputs and {o} outputs",
+                            program.delegates[delegate].name,
+                            args.len()
+                        )))
+                    }
+                    // Unknown backend: the blob alone knows the split; keep the list whole.
+                    None => (args, Vec::new()),
+                };
+                Instruction::Delegate(DelegateCall {
+                    delegate,
+                    inputs,
+                    outputs,
+                    scratch: Vec::new(),
+                })
+            }
+            3 => Instruction::Kernel(KernelCall {
+                op: "et:move".into(),
+                inputs: vec![index(args_table.i32(0, 0)?, "a move")?],
+                outputs: vec![index(args_table.i32(1, 0)?, "a move")?],
+            }),
+            4 => {
+                let destination = args_table.i32(1, 0)?;
+                if destination <= n as i32 {
+                    return Err(ImportError::Unsupported(format!(
+                        "instruction {n} jumps back to {destination} (a loop); lifetimes from the linear order would be wrong"
+                    )));
+                }
+                Instruction::Kernel(KernelCall {
+                    op: "et:jump_false".into(),
+                    inputs: vec![index(args_table.i32(0, 0)?, "a jump condition")?],
+                    outputs: Vec::new(),
+                })
+            }
+            5 => Instruction::Kernel(KernelCall {
+                op: "et:free".into(),
+                inputs: vec![index(args_table.i32(0, 0)?, "a free")?],
+                outputs: Vec::new(),
+            }),
+            other => {
+                return Err(ImportError::Invalid(format!(
+                    "instruction {n} has unknown kind {other}"
+                )))
+            }
+        };
+        program.body.push(ins);
+    }
+    program.source_plan = Some(source);
+    Ok(program)
+}
+
+/// Reads a `.pte` file.
+pub fn load_pte(path: &Path) -> Result<Program, ImportError> {
+    let data = super::read_bounded(path)?;
+    let name = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("program");
+    read_pte(&data, name)
+}
+
+/// One value, and its place in the program's own plan.
+fn evalue(e: &Table<'_>, i: usize) -> Result<(Value, Option<(i64, u64)>), ImportError> {
+    let kind = e.u8(0, 0)?;
+    let other = |what: &str| Value {
+        name: format!("v{i}:{what}"),
+        dtype: DType::Bytes,
+        shape: Vec::new(),
+        bytes: 0,
+        kind: ValueKind::Unmanaged,
+        pool: None,
+    };
+    if kind != 5 {
+        let what = [
+            "none",
+            "null",
+            "int",
+            "bool",
+            "double",
+            "tensor",
+            "string",
+            "int_list",
+            "double_list",
+            "bool_list",
+            "tensor_list",
+            "optional_tensor_list",
+        ]
+        .get(kind as usize)
+        .copied()
+        .unwrap_or("unknown");
+        return Ok((other(what), None));
+    }
+    let t = e
+        .table(1)?
+        .ok_or_else(|| ImportError::Invalid(format!("value {i} is a tensor without a body")))?;
+    let (dtype, size) = scalar_type(t.i8(0, 0)?).ok_or_else(|| {
+        ImportError::Unsupported(format!(
+            "value {i}: scalar type {} is not supported",
+            t.i8(0, 0).unwrap_or(-1)
+        ))
+    })?;
+    let mut shape = Vec::new();
+    for d in t.vector_or_empty(2)?.i32s()? {
+        shape.push(u64::try_from(d).map_err(|_| {
+            ImportError::Invalid(format!("value {i} has a negative dimension {d}"))
+        })?);
+    }
+    let bytes = shape
+        .iter()
+        .try_fold(size, |acc, &d| acc.checked_mul(d))
+        .ok_or_else(|| ImportError::Invalid(format!("value {i}: shape {shape:?} is too large")))?;
+    let data_buffer = t.u32(5, 0)?;
+    let allocation = t.table(6)?;
+    let (kind, pool, offset) = match allocation {
+        Some(a) => {
+            let mem_id = i64::from(a.u32(0, 0)?);
+            let offset = u64::from(a.u32(1, 0)?) | (u64::from(a.u32(2, 0)?) << 32);
+            (
+                ValueKind::Planned,
+                Some(PoolChoice::MemId(mem_id)),
+                Some((mem_id, offset)),
+            )
+        }
+        None if data_buffer > 0 => (ValueKind::Constant, None, None),
+        None => (ValueKind::Unmanaged, None, None),
+    };
+    Ok((
+        Value {
+            name: format!("v{i}"),
+            dtype,
+            shape,
+            bytes,
+            kind,
+            pool,
+        },
+        offset,
+    ))
+}
+
+/// The IR type and byte size of an ExecuTorch scalar type.
+fn scalar_type(code: i8) -> Option<(DType, u64)> {
+    Some(match code {
+        0 => (DType::UInt8, 1),
+        1 => (DType::Int8, 1),
+        2 => (DType::Int16, 2),
+        3 => (DType::Int32, 4),
+        4 => (DType::Int64, 8),
+        5 => (DType::Float16, 2),
+        6 => (DType::Float32, 4),
+        7 => (DType::Float64, 8),
+        11 => (DType::Bool, 1),
+        12 | 13 | 16 | 17 | 23..=26 => (DType::Bytes, 1),
+        14 | 28 => (DType::Bytes, 4),
+        15 => (DType::BFloat16, 2),
+        22 | 27 => (DType::Bytes, 2),
+        29 => (DType::Bytes, 8),
+        _ => return None,
+    })
+}
+
+/// A delegate: its blob (inline or in a segment), compile specs, and what its plugin reads
+/// from the blob (argument split and scratch).
+fn delegate(
+    program: &Table<'_>,
+    d: &Table<'_>,
+    index: usize,
+    data: &[u8],
+    header: Option<ExtendedHeader>,
+) -> Result<(Delegate, Option<(usize, usize)>), ImportError> {
+    let backend = d.string(0)?.unwrap_or("").to_owned();
+    let mut compile_specs = BTreeMap::new();
+    let specs = d.vector_or_empty(2)?;
+    for s in 0..specs.len() {
+        let spec = specs.table(s)?;
+        let key = spec.string(0)?.unwrap_or("").to_owned();
+        let value = spec.vector_or_empty(1)?.bytes()?;
+        compile_specs.insert(key, String::from_utf8_lossy(value).into_owned());
+    }
+    let reference = d.table(1)?.ok_or_else(|| {
+        ImportError::Invalid(format!(
+            "delegate {index} ({backend}) has no processed data"
+        ))
+    })?;
+    let location = reference.i8(0, 0)?;
+    let at = reference.u32(1, 0)? as usize;
+    let blob: &[u8] = match location {
+        0 => {
+            let inline = program.vector_or_empty(3)?;
+            if at >= inline.len() {
+                return Err(ImportError::Invalid(format!(
+                    "delegate {index} ({backend}) uses inline data {at}, but the program has {}",
+                    inline.len()
+                )));
+            }
+            inline.table(at)?.vector_or_empty(0)?.bytes()?
+        }
+        1 => {
+            let segments = program.vector_or_empty(4)?;
+            if at >= segments.len() {
+                return Err(ImportError::Invalid(format!(
+                    "delegate {index} ({backend}) uses segment {at}, but the program has {}",
+                    segments.len()
+                )));
+            }
+            let base = header
+                .ok_or_else(|| ImportError::Invalid(format!("delegate {index} ({backend}) is in segment {at}, but the file has no extended header locating segments")))?
+                .segment_base_offset;
+            let segment = segments.table(at)?;
+            let (offset, size) = (segment.u64(0, 0)?, segment.u64(1, 0)?);
+            let start = base.checked_add(offset);
+            let end = start.and_then(|s| s.checked_add(size));
+            match (start, end) {
+                (Some(s), Some(e)) if e <= data.len() as u64 => &data[s as usize..e as usize],
+                _ => {
+                    return Err(ImportError::Invalid(format!(
+                        "segment {at} ({size} bytes at {offset} after base {base}) runs past the end of the file ({} bytes)",
+                        data.len()
+                    )))
+                }
+            }
+        }
+        other => {
+            return Err(ImportError::Invalid(format!(
+                "delegate {index} ({backend}) has unknown data location {other}"
+            )))
+        }
+    };
+    let (scratch, split) = match plugin_for(&backend) {
+        Some(plugin) => {
+            let info = plugin.inspect(blob, &compile_specs)?;
+            let scratch = info
+                .scratch
+                .iter()
+                .map(|s| ScratchSpec {
+                    size: i64::try_from(s.size).unwrap_or(i64::MAX),
+                    pool: PoolChoice::Spec(s.spec.into()),
+                    label: Some(s.label.into()),
+                    origin: Origin::Blob {
+                        backend: backend.clone(),
+                    },
+                })
+                .collect();
+            (scratch, Some((info.inputs, info.outputs)))
+        }
+        None => (Vec::new(), None),
+    };
+    Ok((
+        Delegate {
+            name: format!("{backend}#{index}"),
+            backend,
+            blob: Some(blob.to_vec()),
+            compile_specs,
+            scratch,
+        },
+        split,
+    ))
+}

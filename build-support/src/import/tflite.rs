@@ -1,0 +1,321 @@
+//! TFLite models (`.tflite`, file identifier `TFL3`), including Vela output.
+//!
+//! The main subgraph becomes the program: tensors become values (with data in a buffer:
+//! constant; variable: persistent, not planned; otherwise planned, as TFLite Micro does),
+//! operators become kernel calls, and Vela's `ethos-u` custom operator becomes a delegate call.
+//! Its inputs are (command stream, weights, scratch, fast scratch, feature maps…): the feature
+//! maps are the call's inputs, and the two scratch tensors become the delegate's scratch
+//! declarations in the target's `npu_scratch` and `fast_scratch` pools — one buffer when both
+//! name the same tensor (Shared_Sram). The `OfflineMemoryAllocation` metadata, when present, is
+//! kept as the file's own plan.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::flatbuf::{root, Table, Vector};
+use super::ImportError;
+use crate::model::{
+    DType, Delegate, DelegateCall, Instruction, KernelCall, Origin, PoolChoice, Program,
+    ScratchSpec, SourcePlan, Value, ValueKind,
+};
+
+/// Builtin operator code of custom operators.
+const CUSTOM: i32 = 32;
+/// Most tensors, operators or buffers accepted in one model.
+const MAX_ITEMS: usize = 1 << 20;
+
+/// Reads a `.tflite` model from memory. `name` is used for the program's name.
+pub fn read_tflite(data: &[u8], name: &str) -> Result<Program, ImportError> {
+    let model = root(data, Some(b"TFL3"))?;
+    let buffers = model.vector_or_empty(4)?;
+    let codes = model.vector_or_empty(1)?;
+    let subgraphs = model.vector_or_empty(2)?;
+    if subgraphs.len() == 0 {
+        return Err(ImportError::Invalid("the model has no subgraph".into()));
+    }
+    if subgraphs.len() > 1 {
+        return Err(ImportError::Unsupported(format!(
+            "the model has {} subgraphs (control flow); arenaplan imports single-subgraph TFLite models",
+            subgraphs.len()
+        )));
+    }
+    let graph = subgraphs.table(0)?;
+    let tensors = graph.vector_or_empty(0)?;
+    let operators = graph.vector_or_empty(3)?;
+    for (what, v) in [
+        ("tensors", &tensors),
+        ("operators", &operators),
+        ("buffers", &buffers),
+    ] {
+        if v.len() > MAX_ITEMS {
+            return Err(ImportError::Invalid(format!(
+                "{} {what}; at most {MAX_ITEMS} are accepted",
+                v.len()
+            )));
+        }
+    }
+    let mut program = Program::new(name);
+    for i in 0..tensors.len() {
+        program.add_value(tensor_value(&tensors.table(i)?, i, &buffers)?);
+    }
+    let count = tensors.len();
+    let index = |raw: i32, what: &str| -> Result<usize, ImportError> {
+        usize::try_from(raw)
+            .ok()
+            .filter(|&i| i < count)
+            .ok_or_else(|| {
+                ImportError::Invalid(format!(
+                    "{what} refers to tensor {raw}, but the subgraph has {count}"
+                ))
+            })
+    };
+    program.inputs = graph
+        .vector_or_empty(1)?
+        .i32s()?
+        .into_iter()
+        .map(|t| index(t, "a subgraph input"))
+        .collect::<Result<_, _>>()?;
+    program.outputs = graph
+        .vector_or_empty(2)?
+        .i32s()?
+        .into_iter()
+        .map(|t| index(t, "a subgraph output"))
+        .collect::<Result<_, _>>()?;
+    for o in 0..operators.len() {
+        let op = operators.table(o)?;
+        let code_index = op.u32(0, 0)? as usize;
+        if code_index >= codes.len() {
+            return Err(ImportError::Invalid(format!(
+                "operator {o} uses operator code {code_index}, but the model has {}",
+                codes.len()
+            )));
+        }
+        let code = codes.table(code_index)?;
+        let builtin = i32::from(code.i8(0, 0)?).max(code.i32(3, 0)?);
+        // -1 marks an omitted optional input.
+        let list = |v: Vector<'_>, what: &str| -> Result<Vec<usize>, ImportError> {
+            v.i32s()?
+                .into_iter()
+                .filter(|&t| t >= 0)
+                .map(|t| index(t, what))
+                .collect()
+        };
+        let inputs = list(op.vector_or_empty(1)?, &format!("operator {o}'s input"))?;
+        let outputs = list(op.vector_or_empty(2)?, &format!("operator {o}'s output"))?;
+        let custom = if builtin == CUSTOM {
+            code.string(1)?
+        } else {
+            None
+        };
+        let instruction = match custom {
+            Some("ethos-u") => ethos_u_call(&mut program, o, &inputs, outputs)?,
+            Some(other) => Instruction::Kernel(KernelCall {
+                op: format!("custom:{other}"),
+                inputs,
+                outputs,
+            }),
+            None => Instruction::Kernel(KernelCall {
+                op: format!("builtin:{builtin}"),
+                inputs,
+                outputs,
+            }),
+        };
+        program.body.push(instruction);
+    }
+    program.source_plan = offline_plan(&model, &buffers, count)?;
+    Ok(program)
+}
+
+/// Reads a `.tflite` file.
+pub fn load_tflite(path: &Path) -> Result<Program, ImportError> {
+    let data = super::read_bounded(path)?;
+    let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
+    read_tflite(&data, name)
+}
+
+fn tensor_value(t: &Table<'_>, index: usize, buffers: &Vector<'_>) -> Result<Value, ImportError> {
+    let name = t
+        .string(3)?
+        .map_or_else(|| format!("t{index}"), str::to_owned);
+    let type_code = t.i8(1, 0)?;
+    let (dtype, bits) = tensor_type(type_code)?;
+    let mut shape = Vec::new();
+    for d in t.vector_or_empty(0)?.i32s()? {
+        let d = u64::try_from(d).map_err(|_| {
+            ImportError::Unsupported(format!(
+                "tensor `{name}` has a dynamic dimension ({d}); arenaplan plans static shapes"
+            ))
+        })?;
+        shape.push(d);
+    }
+    let elements = shape
+        .iter()
+        .try_fold(1u64, |acc, &d| acc.checked_mul(d))
+        .ok_or_else(|| {
+            ImportError::Invalid(format!("tensor `{name}`: shape {shape:?} is too large"))
+        })?;
+    let bytes = elements
+        .checked_mul(bits)
+        .map(|b| b.div_ceil(8))
+        .ok_or_else(|| {
+            ImportError::Invalid(format!("tensor `{name}`: shape {shape:?} is too large"))
+        })?;
+    let buffer = t.u32(2, 0)? as usize;
+    let has_data = buffer > 0 && {
+        if buffer >= buffers.len() {
+            return Err(ImportError::Invalid(format!(
+                "tensor `{name}` uses buffer {buffer}, but the model has {}",
+                buffers.len()
+            )));
+        }
+        let b = buffers.table(buffer)?;
+        let inline = b.vector(0)?.map_or(0, |v| v.len());
+        inline > 0 || b.u64(2, 0)? > 0
+    };
+    let kind = if has_data {
+        ValueKind::Constant
+    } else if t.bool(5, false)? {
+        ValueKind::Unmanaged
+    } else {
+        ValueKind::Planned
+    };
+    Ok(Value {
+        name,
+        dtype,
+        shape,
+        bytes,
+        kind,
+        pool: None,
+    })
+}
+
+/// The IR type and bits per element of a TFLite tensor type.
+fn tensor_type(code: i8) -> Result<(DType, u64), ImportError> {
+    Ok(match code {
+        0 => (DType::Float32, 32),
+        1 => (DType::Float16, 16),
+        2 => (DType::Int32, 32),
+        3 => (DType::UInt8, 8),
+        4 => (DType::Int64, 64),
+        6 => (DType::Bool, 8),
+        7 => (DType::Int16, 16),
+        8 => (DType::Bytes, 64), // complex64
+        9 => (DType::Int8, 8),
+        10 => (DType::Float64, 64),
+        11 => (DType::Bytes, 128), // complex128
+        12 => (DType::Bytes, 64),  // uint64
+        15 => (DType::Bytes, 32),  // uint32
+        16 => (DType::Bytes, 16),  // uint16
+        17 => (DType::Bytes, 4),   // int4, packed
+        18 => (DType::BFloat16, 16),
+        other => {
+            return Err(ImportError::Unsupported(format!(
+                "tensor type {other} (string, resource or variant tensors have no static size)"
+            )))
+        }
+    })
+}
+
+/// Vela's custom operator: (command stream, weights, scratch, fast scratch, feature maps…).
+fn ethos_u_call(
+    program: &mut Program,
+    op: usize,
+    inputs: &[usize],
+    outputs: Vec<usize>,
+) -> Result<Instruction, ImportError> {
+    if inputs.len() < 4 {
+        return Err(ImportError::Invalid(format!(
+            "operator {op} (ethos-u) has {} inputs; Vela's operator takes command stream, weights, scratch and fast scratch first",
+            inputs.len()
+        )));
+    }
+    let (scratch, fast) = (inputs[2], inputs[3]);
+    let mut declared = Vec::new();
+    for (tensor, spec, label) in [
+        (scratch, "npu_scratch", "scratch"),
+        (fast, "fast_scratch", "scratch_fast"),
+    ] {
+        if label == "scratch_fast" && tensor == scratch {
+            continue; // Shared_Sram: one tensor serves both
+        }
+        let value = &mut program.values[tensor];
+        // The scratch tensors are the call's scratch, not tensors of the graph.
+        value.kind = ValueKind::Unmanaged;
+        if value.bytes > 0 {
+            declared.push(ScratchSpec {
+                size: i64::try_from(value.bytes).unwrap_or(i64::MAX),
+                pool: PoolChoice::Spec(spec.into()),
+                label: Some(label.into()),
+                origin: Origin::ModelTensor {
+                    tensor: value.name.clone(),
+                },
+            });
+        }
+    }
+    for &t in &inputs[..2] {
+        program.values[t].kind = ValueKind::Constant;
+    }
+    let delegate = program.delegates.len();
+    program.delegates.push(Delegate {
+        name: format!("ethos-u{op}"),
+        backend: "EthosUBackend".into(),
+        // The command stream is a tensor here, not a bin stream: scratch comes from the
+        // scratch tensors above.
+        blob: None,
+        compile_specs: BTreeMap::new(),
+        scratch: declared,
+    });
+    Ok(Instruction::Delegate(DelegateCall {
+        delegate,
+        inputs: inputs[4..].to_vec(),
+        outputs,
+        scratch: Vec::new(),
+    }))
+}
+
+/// The `OfflineMemoryAllocation` metadata: `[version, subgraphs, tensors, offset…]` as `i32`,
+/// offset −1 for tensors planned online.
+fn offline_plan(
+    model: &Table<'_>,
+    buffers: &Vector<'_>,
+    tensors: usize,
+) -> Result<Option<SourcePlan>, ImportError> {
+    let metadata = model.vector_or_empty(6)?;
+    for i in 0..metadata.len() {
+        let m = metadata.table(i)?;
+        if m.string(0)? != Some("OfflineMemoryAllocation") {
+            continue;
+        }
+        let buffer = m.u32(1, 0)? as usize;
+        if buffer >= buffers.len() {
+            return Err(ImportError::Invalid(format!(
+                "OfflineMemoryAllocation uses buffer {buffer}, but the model has {}",
+                buffers.len()
+            )));
+        }
+        let data = buffers.table(buffer)?.vector_or_empty(0)?.bytes()?;
+        let word = |k: usize| -> Option<i32> {
+            data.get(4 * k..4 * k + 4)
+                .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        };
+        let n = word(2).unwrap_or(0);
+        if n < 0 || n as usize != tensors || data.len() < 12 + 4 * tensors {
+            return Err(ImportError::Invalid(format!(
+                "OfflineMemoryAllocation lists {n} offsets in {} bytes for {tensors} tensors",
+                data.len()
+            )));
+        }
+        let offsets = (0..tensors)
+            .map(|t| {
+                word(3 + t)
+                    .and_then(|o| u64::try_from(o).ok())
+                    .map(|o| (1, o))
+            })
+            .collect();
+        return Ok(Some(SourcePlan {
+            buffer_sizes: Vec::new(),
+            offsets,
+        }));
+    }
+    Ok(None)
+}

@@ -1,0 +1,334 @@
+//! Conformance of the importers over `../shared/corpus/`: real ExecuTorch programs, TFLite
+//! models and their Vela compilations. Each file is imported and planned; what a correct
+//! importer must extract (the `*.expect.json` sidecars, `reference.csv`) is checked exactly.
+
+mod common;
+
+use std::path::Path;
+
+use arenaplan_build::backends::NeutronHeader;
+use arenaplan_build::import::{load_pte, load_tflite};
+use arenaplan_build::model::{Instruction, Origin, PoolChoice, Program, ScratchSpec};
+use arenaplan_build::pipeline::{BufferKind, CallKind, ModelPlan, Pipeline};
+use arenaplan_build::targets::Catalogue;
+use common::corpus;
+use serde_json::Value as Json;
+
+fn plan(program: Program, target: &str) -> (Program, ModelPlan) {
+    let catalogue = Catalogue::builtin();
+    Pipeline::new(catalogue.target(target).unwrap())
+        .run(program)
+        .unwrap_or_else(|e| panic!("{target}: {e}"))
+}
+
+fn delegate_calls(program: &Program) -> Vec<(usize, usize, usize)> {
+    program
+        .flat_instructions()
+        .into_iter()
+        .filter_map(|(i, ins)| match ins {
+            Instruction::Delegate(d) => {
+                Some((i, d.delegate, d.inputs.len() * 1000 + d.outputs.len()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn scratch_sizes(specs: &[ScratchSpec], spec: &str) -> Vec<i64> {
+    specs
+        .iter()
+        .filter(|s| s.pool == PoolChoice::Spec(spec.into()))
+        .map(|s| s.size)
+        .collect()
+}
+
+/// Sizes of the planned scratch buffers of the delegate call at flat index `call`.
+fn planned_scratch(plan: &ModelPlan, call: usize) -> Vec<u64> {
+    let c = plan
+        .calls
+        .iter()
+        .find(|c| c.index == call && c.kind == CallKind::Delegate)
+        .unwrap();
+    c.args[c.inputs + c.outputs..]
+        .iter()
+        .map(|&a| {
+            let b = plan.buffer(a).unwrap();
+            assert_eq!(b.kind, BufferKind::Scratch);
+            b.size
+        })
+        .collect()
+}
+
+#[test]
+fn delegated_programs_match_their_sidecars() {
+    let Some(corpus) = corpus() else { return };
+    let sidecars = common::files(&corpus.join("pte-delegated"), "json");
+    assert!(sidecars.len() >= 4, "expected the delegated programs");
+    for sidecar in sidecars {
+        let expect: Json =
+            serde_json::from_str(&std::fs::read_to_string(&sidecar).unwrap()).unwrap();
+        let pte = corpus
+            .join("pte-delegated")
+            .join(expect["file"].as_str().unwrap());
+        let name = pte.display().to_string();
+        let program = load_pte(&pte).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let must = &expect["importer_must_extract"];
+        let sizes: Vec<u64> = must["non_const_buffer_sizes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        assert_eq!(
+            program.source_plan.as_ref().unwrap().buffer_sizes,
+            sizes,
+            "{name}"
+        );
+        // The program's own offsets, kept for comparison.
+        for t in expect["planned_tensors"].as_array().unwrap() {
+            let v = t["value"].as_u64().unwrap() as usize;
+            let own = program.source_plan.as_ref().unwrap().offsets[v];
+            assert_eq!(
+                own,
+                Some((t["mem_id"].as_i64().unwrap(), t["offset"].as_u64().unwrap())),
+                "{name}: value {v}"
+            );
+            assert_eq!(
+                program.values[v].bytes,
+                t["nbytes"].as_u64().unwrap(),
+                "{name}: value {v}"
+            );
+        }
+        let calls = delegate_calls(&program);
+        let expected_calls = must["delegate_calls"].as_array().unwrap();
+        assert_eq!(calls.len(), expected_calls.len(), "{name}");
+        let backend = expected_calls[0]["backend_id"].as_str().unwrap();
+        let target = if backend == "NeutronBackend" {
+            "imxrt700"
+        } else {
+            "corstone-300"
+        };
+        let (planned, model_plan) = plan(program.clone(), target);
+        for ((index, d, io), e) in calls.iter().zip(expected_calls) {
+            let delegate = &program.delegates[*d];
+            assert_eq!(
+                delegate.backend,
+                e["backend_id"].as_str().unwrap(),
+                "{name}"
+            );
+            let (inputs, outputs) = (io / 1000, io % 1000);
+            assert_eq!(inputs as u64, e["num_inputs"].as_u64().unwrap(), "{name}");
+            assert_eq!(outputs as u64, e["num_outputs"].as_u64().unwrap(), "{name}");
+            assert!(delegate
+                .scratch
+                .iter()
+                .all(|s| matches!(s.origin, Origin::Blob { .. })));
+            let mut expected_scratch = Vec::new();
+            if delegate.backend == "EthosUBackend" {
+                let scratch = e["scratch_size"].as_i64().unwrap();
+                assert_eq!(
+                    scratch_sizes(&delegate.scratch, "npu_scratch"),
+                    vec![scratch],
+                    "{name}: Vela's scratch size"
+                );
+                assert!(!e["fast_scratch_in_blob"].as_bool().unwrap());
+                assert!(
+                    scratch_sizes(&delegate.scratch, "fast_scratch").is_empty(),
+                    "{name}"
+                );
+                expected_scratch.push(scratch as u64);
+            } else {
+                let header = NeutronHeader::parse(delegate.blob.as_ref().unwrap()).unwrap();
+                assert_eq!(
+                    u64::from(header.scratch_size),
+                    e["scratchSize"].as_u64().unwrap()
+                );
+                assert_eq!(
+                    u64::from(header.sram_scratch_size),
+                    e["sramScratchSize"].as_u64().unwrap()
+                );
+                assert_eq!(
+                    u64::from(header.profile_size),
+                    e["profileSize"].as_u64().unwrap()
+                );
+                assert_eq!(
+                    u64::from(header.debug_size),
+                    e["debugSize"].as_u64().unwrap()
+                );
+                assert_eq!(
+                    u64::from(header.version),
+                    e["payload_version"].as_u64().unwrap()
+                );
+                expected_scratch = vec![
+                    u64::from(header.scratch_size),
+                    u64::from(header.sram_scratch_size),
+                ];
+            }
+            assert_eq!(
+                planned_scratch(&model_plan, *index),
+                expected_scratch,
+                "{name}: planned scratch"
+            );
+        }
+        // Our plan of the program's own tensors is no larger than ExecuTorch's.
+        let ours = model_plan.pool(1).unwrap().size;
+        let scratch_bytes: u64 = model_plan
+            .buffers
+            .iter()
+            .filter(|b| b.kind == BufferKind::Scratch && b.mem_id == 1)
+            .map(|b| b.size)
+            .sum();
+        assert!(
+            ours <= sizes[1] + scratch_bytes.div_ceil(16) * 16,
+            "{name}: {ours} vs {}",
+            sizes[1]
+        );
+        let scratch_buffers = model_plan
+            .buffers
+            .iter()
+            .filter(|b| b.kind == BufferKind::Scratch)
+            .count();
+        assert_eq!(
+            planned.values.len(),
+            program.values.len() + scratch_buffers,
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn dedicated_sram_fast_scratch_comes_from_the_target_and_says_so() {
+    let Some(corpus) = corpus() else { return };
+    let pte = corpus.join("pte-delegated/ethosu_u55_kws_ref.pte");
+    let mut program = load_pte(&pte).unwrap();
+    // The same blob compiled for Dedicated_Sram carries the same bin stream layout.
+    for d in &mut program.delegates {
+        let flags = d.compile_specs.get_mut("compile_flags").unwrap();
+        *flags = flags.replace("Shared_Sram", "Dedicated_Sram");
+    }
+    let (planned, model_plan) = plan(program, "corstone-320");
+    let call = model_plan
+        .calls
+        .iter()
+        .find(|c| c.kind == CallKind::Delegate)
+        .unwrap();
+    assert_eq!(
+        planned_scratch(&model_plan, call.index),
+        vec![22192, 0x60000]
+    );
+    let fast = model_plan.buffer(*call.args.last().unwrap()).unwrap();
+    assert_eq!(fast.mem_id, 1, "fast scratch in SRAM");
+    let report = arenaplan_build::pipeline::report(
+        &planned,
+        &model_plan,
+        Catalogue::builtin().target("corstone-320").unwrap(),
+    );
+    assert!(report.contains("fast_scratch"), "{report}");
+}
+
+#[test]
+fn tflite_models_reach_the_reference_lower_bound() {
+    let Some(corpus) = corpus() else { return };
+    let rows = common::reference(&corpus);
+    assert!(rows.len() >= 10);
+    for (model, row) in &rows {
+        let path = corpus.join("tflite").join(format!("{model}.tflite"));
+        let program = load_tflite(&path).unwrap_or_else(|e| panic!("{model}: {e}"));
+        assert!(program.delegates.is_empty());
+        let (_, p) = plan(program, "corstone-300");
+        let pool = p.pool(1).unwrap();
+        assert_eq!(
+            pool.lower_bound, row["lower_bound_align16"],
+            "{model}: lower bound"
+        );
+        assert_eq!(pool.size, pool.lower_bound, "{model}: arena");
+        assert!(
+            pool.size <= row["tflm_arena_head"],
+            "{model}: above TFLite Micro"
+        );
+    }
+}
+
+fn vela_scratch(path: &Path, target: &str) -> (Vec<u64>, Vec<u64>) {
+    let program = load_tflite(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let (_, p) = plan(program.clone(), target);
+    let mut scratch = Vec::new();
+    let mut fast = Vec::new();
+    for (index, d, _) in delegate_calls(&program) {
+        let delegate = &program.delegates[d];
+        assert_eq!(delegate.backend, "EthosUBackend");
+        let planned = planned_scratch(&p, index);
+        let declared: Vec<u64> = delegate.scratch.iter().map(|s| s.size as u64).collect();
+        assert_eq!(planned, declared, "{}: planned as declared", path.display());
+        scratch.extend(
+            scratch_sizes(&delegate.scratch, "npu_scratch")
+                .iter()
+                .map(|&s| s as u64),
+        );
+        fast.extend(
+            scratch_sizes(&delegate.scratch, "fast_scratch")
+                .iter()
+                .map(|&s| s as u64),
+        );
+    }
+    (scratch, fast)
+}
+
+#[test]
+fn vela_models_recover_vela_scratch_sizes_exactly() {
+    let Some(corpus) = corpus() else { return };
+    for (model, row) in &common::reference(&corpus) {
+        let u55 = corpus
+            .join("vela/u55-128-shared-sram")
+            .join(format!("{model}_vela.tflite"));
+        // A model Vela splits into several partitions has one call per partition; each
+        // uses Vela's scratch tensor.
+        let (scratch, fast) = vela_scratch(&u55, "corstone-300");
+        assert!(!scratch.is_empty(), "{model}");
+        assert!(
+            scratch.iter().all(|&s| s == row["u55_scratch"]),
+            "{model}: u55 scratch {scratch:?}"
+        );
+        // Shared_Sram: fast scratch is the same tensor, planned once.
+        assert_eq!(row["u55_fast_scratch"], row["u55_scratch"]);
+        assert!(fast.is_empty(), "{model}: one buffer, not two");
+
+        let u85 = corpus
+            .join("vela/u85-256-dedicated-sram")
+            .join(format!("{model}_vela.tflite"));
+        let (scratch, fast) = vela_scratch(&u85, "corstone-320");
+        assert!(!scratch.is_empty(), "{model}");
+        assert!(
+            scratch.iter().all(|&s| s == row["u85_scratch"]),
+            "{model}: u85 scratch {scratch:?}"
+        );
+        if row["u85_fast_scratch"] == 0 {
+            assert!(fast.is_empty(), "{model}: no fast scratch");
+        } else {
+            assert_eq!(fast.len(), scratch.len(), "{model}");
+            assert!(
+                fast.iter().all(|&s| s == row["u85_fast_scratch"]),
+                "{model}: u85 fast scratch {fast:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn cpu_programs_plan_no_larger_than_executorch() {
+    let Some(corpus) = corpus() else { return };
+    for pte in common::files(&corpus.join("pte"), "pte") {
+        let program = load_pte(&pte).unwrap_or_else(|e| panic!("{}: {e}", pte.display()));
+        let theirs = program.source_plan.as_ref().unwrap().buffer_sizes.clone();
+        let (_, p) = plan(program, "corstone-300");
+        for pool in &p.pools {
+            let their = theirs.get(pool.mem_id as usize).copied().unwrap_or(0);
+            assert!(
+                pool.size <= their.div_ceil(16) * 16,
+                "{}: ours {} vs ExecuTorch {their}",
+                pte.display(),
+                pool.size
+            );
+        }
+    }
+}

@@ -88,3 +88,6 @@ pub(crate) fn u32_at(
             problem: format!("{what}: the blob ends at {} bytes", data.len()),
         })
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,5 +1,5 @@
 //! Shared by the integration tests that read `../shared/corpus/`.
-
+#![allow(dead_code)] // each test binary uses its own subset
 use std::path::{Path, PathBuf};
 
 /// The corpus directory, or `None` (with a note) outside CI when it is absent. Under

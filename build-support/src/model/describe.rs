@@ -18,7 +18,9 @@ pub fn describe(program: &Program) -> String {
             ValueKind::Constant => "constant".to_owned(),
             ValueKind::Planned => "planned".to_owned(),
             ValueKind::Unmanaged => "not planned".to_owned(),
-            ValueKind::Scratch { call, slot } => format!("scratch {slot} of call {call}"),
+            ValueKind::Scratch { call, slot, origin } => {
+                format!("scratch {slot} of call {call} (size from {origin})")
+            }
         };
         let pool = v
             .pool
@@ -45,6 +47,23 @@ pub fn describe(program: &Program) -> String {
         for (k, v) in &d.compile_specs {
             let _ = writeln!(out, "         spec {k} = {v}");
         }
+        if let (Some(blob), Some(plugin)) = (&d.blob, crate::backends::plugin_for(&d.backend)) {
+            match plugin.inspect(blob, &d.compile_specs) {
+                Ok(info) => {
+                    let _ = writeln!(
+                        out,
+                        "         blob: {} input(s), {} output(s)",
+                        info.inputs, info.outputs
+                    );
+                    for (name, value) in &info.facts {
+                        let _ = writeln!(out, "         blob {name}: {value}");
+                    }
+                }
+                Err(e) => {
+                    let _ = writeln!(out, "         blob unreadable: {e}");
+                }
+            }
+        }
         if d.scratch.is_empty() {
             let _ = writeln!(out, "         no scratch declared");
         }
@@ -60,6 +79,14 @@ pub fn describe(program: &Program) -> String {
                 s.size, s.pool, s.origin
             );
         }
+    }
+    if let Some(plan) = &program.source_plan {
+        let placed = plan.offsets.iter().filter(|o| o.is_some()).count();
+        let _ = writeln!(
+            out,
+            "\nthe file's own memory plan: buffer sizes {:?}, {placed} value(s) placed",
+            plan.buffer_sizes
+        );
     }
     let _ = writeln!(out, "\ninstructions");
     fn walk(

@@ -82,6 +82,8 @@ pub enum ValueKind {
         call: usize,
         /// Which of the delegate's scratch declarations (declaration order).
         slot: usize,
+        /// Where its size came from (a declaration, the blob, the target).
+        origin: Origin,
     },
 }
 

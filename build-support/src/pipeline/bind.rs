@@ -16,6 +16,8 @@ pub struct BoundScratch {
     pub pool: String,
     /// Label from the declaration, if any.
     pub label: Option<String>,
+    /// Where the declaration came from.
+    pub origin: Origin,
 }
 
 /// Scratch declarations of a backend from outside the model (`#[delegate]` in firmware):
@@ -159,5 +161,6 @@ fn bind_one(spec: &ScratchSpec, target: &Target) -> Result<BoundScratch, Scratch
         mem_id: pool.mem_id,
         pool: pool.name.clone(),
         label: spec.label.clone(),
+        origin: spec.origin.clone(),
     })
 }

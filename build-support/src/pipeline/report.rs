@@ -64,14 +64,15 @@ pub fn report(program: &Program, plan: &ModelPlan, target: &Target) -> String {
         );
         for &arg in &call.args[call.inputs + call.outputs..] {
             let value = &program.values[arg];
-            let (Some(buffer), ValueKind::Scratch { slot, .. }) = (plan.buffer(arg), &value.kind)
+            let (Some(buffer), ValueKind::Scratch { slot, origin, .. }) =
+                (plan.buffer(arg), &value.kind)
             else {
                 continue;
             };
             let pool = target.pool(buffer.mem_id).map_or("?", |p| p.name.as_str());
             let _ = writeln!(
                 out,
-                "    scratch {slot} `{}`: {} bytes in {pool} (mem_id {}) at offset {}",
+                "    scratch {slot} `{}`: {} bytes in {pool} (mem_id {}) at offset {}; size from {origin}",
                 value.name, buffer.size, buffer.mem_id, buffer.offset
             );
         }

@@ -29,6 +29,7 @@ pub fn insert_scratch(program: &mut Program, bound: &[Vec<BoundScratch>]) -> usi
                 kind: ValueKind::Scratch {
                     call: call_index,
                     slot,
+                    origin: scratch.origin.clone(),
                 },
                 pool: Some(PoolChoice::MemId(i64::from(scratch.mem_id))),
             });

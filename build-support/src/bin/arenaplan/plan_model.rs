@@ -20,7 +20,7 @@ pub(crate) struct PlanArgs {
     /// The target to plan for.
     #[arg(long, env = "ARENAPLAN_TARGET")]
     target: String,
-    /// The model (.toml).
+    /// The model (.pte, .tflite or .toml).
     #[arg(long)]
     model: PathBuf,
     /// Directory for the outputs (created if missing).
@@ -36,8 +36,14 @@ pub(crate) struct PlanArgs {
 
 #[derive(clap::Args)]
 pub(crate) struct InspectArgs {
-    /// The model (.toml).
+    /// The model (.pte, .tflite or .toml).
     model: PathBuf,
+    /// Also plan it for this target and print the plan summary.
+    #[arg(long)]
+    target: Option<String>,
+    /// The targets catalogue (default: the one built into arenaplan).
+    #[arg(long)]
+    targets: Option<PathBuf>,
 }
 
 pub(crate) fn plan(args: &PlanArgs) -> ExitCode {
@@ -108,12 +114,39 @@ pub(crate) fn plan(args: &PlanArgs) -> ExitCode {
 }
 
 pub(crate) fn inspect(args: &InspectArgs) -> ExitCode {
-    match load_model(&args.model) {
-        Ok(program) => {
-            print!("{}", describe(&program));
+    let program = match load_model(&args.model) {
+        Ok(program) => program,
+        Err(d) => return bad_input(&d),
+    };
+    print!("{}", describe(&program));
+    let Some(target_name) = &args.target else {
+        return ExitCode::SUCCESS;
+    };
+    let catalogue = match &args.targets {
+        Some(path) => Catalogue::load(path),
+        None => Ok(Catalogue::builtin()),
+    };
+    let catalogue = match catalogue {
+        Ok(c) => c,
+        Err(d) => return bad_input(&d),
+    };
+    let target = match catalogue.target(target_name) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(EXIT_BAD_INPUT);
+        }
+    };
+    match Pipeline::new(target).run(program) {
+        Ok((program, plan)) => {
+            println!();
+            print!("{}", report(&program, &plan, target));
             ExitCode::SUCCESS
         }
-        Err(d) => bad_input(&d),
+        Err(e) => {
+            eprintln!("error: {}: {e}", args.model.display());
+            ExitCode::from(EXIT_DOES_NOT_FIT)
+        }
     }
 }
 

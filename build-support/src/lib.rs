@@ -13,14 +13,14 @@
 //! ```
 #![deny(missing_docs)]
 
+pub use arenaplan_syntax::{diagnostic, targets};
+
 pub mod backends;
 pub mod baseline;
-pub mod diagnostic;
 pub mod import;
 pub mod lifetime_csv;
 pub mod model;
 pub mod output;
 pub mod pipeline;
 pub mod plan;
-pub mod targets;
 pub mod verify;

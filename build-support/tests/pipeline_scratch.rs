@@ -478,13 +478,13 @@ fn an_overflowing_pool_names_the_largest_buffers_at_the_peak() {
 #[test]
 fn scratch_can_come_from_a_backend_declaration() {
     use arenaplan_build::model::{Origin, PoolChoice, ScratchSpec};
-    use arenaplan_build::pipeline::BackendScratch;
+    use arenaplan_build::pipeline::{BackendScratch, DeclaredScratch};
     let c = Catalogue::builtin();
     let target = c.target("corstone-320").unwrap();
     let mut pipeline = Pipeline::new(target);
     pipeline.declare(BackendScratch {
         backend: "EthosUBackend".into(),
-        scratch: vec![
+        scratch: DeclaredScratch::Sizes(vec![
             ScratchSpec {
                 size: 4096,
                 pool: PoolChoice::Spec("npu_scratch".into()),
@@ -497,7 +497,7 @@ fn scratch_can_come_from_a_backend_declaration() {
                 label: None,
                 origin: Origin::Unknown,
             },
-        ],
+        ]),
     });
     let plan = pipeline.plan(model(&chain("", ""))).unwrap();
     for call in delegate_calls(&plan) {

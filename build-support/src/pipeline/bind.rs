@@ -20,14 +20,28 @@ pub struct BoundScratch {
     pub origin: Origin,
 }
 
-/// Scratch declarations of a backend from outside the model (`#[delegate]` in firmware):
-/// used for every delegate of that backend that declares none itself.
+/// A backend's scratch declaration from outside the model (`#[delegate]` in firmware).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BackendScratch {
     /// The backend id, e.g. `EthosUBackend`.
     pub backend: String,
-    /// Its buffers, in argument order.
-    pub scratch: Vec<ScratchSpec>,
+    /// What it declares.
+    pub scratch: DeclaredScratch,
+}
+
+/// What a backend declaration says about its calls' scratch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DeclaredScratch {
+    /// Fixed buffers, in argument order; they replace whatever the model or the blob says.
+    Sizes(Vec<ScratchSpec>),
+    /// `scratch = blob`: each call's sizes come from its blob (the backend's plugin); the
+    /// pools given here replace the plugin's choice, buffer by buffer in order.
+    Blob {
+        /// Pools for the blob's buffers, in order (fewer is fine).
+        pools: Vec<PoolChoice>,
+        /// Where the declaration is.
+        origin: Origin,
+    },
 }
 
 /// A scratch declaration the target cannot satisfy.
@@ -59,6 +73,9 @@ pub enum ScratchProblem {
     /// The pool cannot be used.
     #[error(transparent)]
     Pool(#[from] SpecError),
+    /// `scratch = blob` for a backend arenaplan has no blob plugin for.
+    #[error("declared `scratch = blob`, but arenaplan cannot read this backend's blobs; declare the sizes instead")]
+    NoBlobSizes,
 }
 
 /// Ethos-U in Dedicated_Sram mode also needs fast scratch (region 2), whose size Vela does not
@@ -113,15 +130,30 @@ pub fn bind_scratch(
     let mut bound = Vec::with_capacity(program.delegates.len());
     let mut errors = Vec::new();
     for delegate in &program.delegates {
-        let declared: &[ScratchSpec] = if delegate.scratch.is_empty() {
-            external
-                .iter()
-                .find(|b| b.backend == delegate.backend)
-                .map_or(&[], |b| b.scratch.as_slice())
-        } else {
-            &delegate.scratch
-        };
-        let mut specs = declared.to_vec();
+        let mut specs = delegate.scratch.clone();
+        match external
+            .iter()
+            .find(|b| b.backend == delegate.backend)
+            .map(|b| &b.scratch)
+        {
+            None => {}
+            Some(DeclaredScratch::Sizes(declared)) => specs = declared.clone(),
+            Some(DeclaredScratch::Blob { pools, origin }) => {
+                if specs.is_empty() && crate::backends::plugin_for(&delegate.backend).is_none() {
+                    errors.push(ScratchError {
+                        delegate: delegate.name.clone(),
+                        backend: delegate.backend.clone(),
+                        index: 0,
+                        label: None,
+                        origin: origin.clone(),
+                        problem: ScratchProblem::NoBlobSizes,
+                    });
+                }
+                for (spec, pool) in specs.iter_mut().zip(pools) {
+                    spec.pool = pool.clone();
+                }
+            }
+        }
         if let Some(fast) = dedicated_sram_fast_scratch(delegate, &specs, target) {
             specs.push(fast);
         }

@@ -52,7 +52,9 @@ use crate::model::{Instruction, Program, ValueKind};
 use crate::plan::Planner;
 use crate::targets::Target;
 
-pub use bind::{bind_scratch, BackendScratch, BoundScratch, ScratchError, ScratchProblem};
+pub use bind::{
+    bind_scratch, BackendScratch, BoundScratch, DeclaredScratch, ScratchError, ScratchProblem,
+};
 pub use lifetimes::{lifetimes, Lifetime};
 pub use pools::{PeakBuffer, PoolAssignmentError, PoolOverflow};
 pub use report::report;

@@ -1,0 +1,176 @@
+//! Code generation for `#[delegate]` and `spec!`.
+
+use arenaplan_syntax::delegate::{backend_module, check_delegate, parse_delegate_args, Size};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Fields, Item};
+
+use crate::target;
+
+fn combine(all: &mut Option<syn::Error>, e: syn::Error) {
+    match all {
+        Some(a) => a.combine(e),
+        None => *all = Some(e),
+    }
+}
+
+enum Shape {
+    /// A unit struct binding a backend written in C.
+    Struct(syn::Ident),
+    /// A function: a backend written in Rust.
+    Function(syn::Ident, syn::Visibility),
+}
+
+pub(crate) fn delegate(args: TokenStream, item: TokenStream) -> TokenStream {
+    let parsed_item: Item = match syn::parse2(item.clone()) {
+        Ok(i) => i,
+        Err(e) => return e.to_compile_error(),
+    };
+    let mut errors = None;
+    let shape = match &parsed_item {
+        Item::Struct(s) if matches!(s.fields, Fields::Unit) => Some(Shape::Struct(s.ident.clone())),
+        Item::Fn(f) => Some(Shape::Function(f.sig.ident.clone(), f.vis.clone())),
+        other => {
+            combine(
+                &mut errors,
+                syn::Error::new(
+                    other.span(),
+                    "#[delegate] goes on a unit struct (binding a backend written in C) or on a function `fn(&mut arenaplan::Call<'_>) -> arenaplan::Result` (a backend written in Rust)",
+                ),
+            );
+            None
+        }
+    };
+    let attr_span = Span::call_site();
+    let target = match target::selected() {
+        Ok(t) => Some(t),
+        Err(message) => {
+            combine(&mut errors, syn::Error::new(attr_span, message));
+            None
+        }
+    };
+    let checked = match parse_delegate_args(args) {
+        Ok(parsed) => match check_delegate(parsed, target, attr_span) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                combine(&mut errors, e);
+                None
+            }
+        },
+        Err(e) => {
+            combine(&mut errors, e);
+            None
+        }
+    };
+    if let Some(e) = errors {
+        let e = e.to_compile_error();
+        return quote!(#item #e);
+    }
+    let (Some(checked), Some(shape)) = (checked, shape) else {
+        return item;
+    };
+    let backend = &checked.backend;
+    let module = format_ident!("{}", backend_module(backend));
+    let tag = fnv1a(backend);
+    let declared = match &checked.scratch {
+        None => quote! {
+            // `blob`: sizes come from each call's blob; the plan must still know the backend.
+            let _ = crate::arenaplan_plan::backend::#module::SCRATCH;
+        },
+        Some(sizes) => {
+            let exprs: Vec<_> = sizes.iter().map(|s| &s.expr).collect();
+            let positive = sizes
+                .iter()
+                .filter(|s| s.value.is_none())
+                .map(positive_check);
+            let message = format!(
+                "arenaplan: the plan's scratch sizes for backend `{backend}` differ from this declaration; the generated plan is stale: let the build script see this file (its `source`s) and rebuild"
+            );
+            quote! {
+                #(#positive)*
+                assert!(
+                    ::arenaplan::__private::sizes_match(
+                        crate::arenaplan_plan::backend::#module::SCRATCH,
+                        &[#((#exprs) as usize),*],
+                    ),
+                    #message
+                );
+            }
+        }
+    };
+    let buffers = match &checked.scratch {
+        Some(s) => {
+            let n = s.len();
+            quote!(::core::option::Option::Some(#n))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let binding = match &shape {
+        Shape::Struct(ident) => quote! {
+            impl ::arenaplan::Delegate for #ident {
+                const BACKEND: &'static str = #backend;
+                const SCRATCH_BUFFERS: ::core::option::Option<usize> = #buffers;
+            }
+        },
+        Shape::Function(ident, vis) => {
+            let constant = format_ident!("{}_DELEGATE", ident.to_string().to_uppercase());
+            let doc = format!("The delegate backend `{backend}` implemented by [`{ident}`].");
+            quote! {
+                #[doc = #doc]
+                #vis const #constant: ::arenaplan::RustDelegate = ::arenaplan::RustDelegate {
+                    backend: #backend,
+                    scratch_buffers: #buffers,
+                    run: #ident,
+                };
+            }
+        }
+    };
+    quote! {
+        #item
+        #binding
+        const _: () = {
+            #declared
+        };
+        // One declaration per backend in a crate: a second one is a conflicting impl.
+        impl ::arenaplan::__private::Declared<#tag> for crate::arenaplan_plan::Declarations {}
+    }
+}
+
+fn positive_check(size: &Size) -> TokenStream {
+    let expr = &size.expr;
+    quote_spanned! {expr.span()=>
+        assert!((#expr) as i128 > 0, "arenaplan: a scratch size must be positive");
+    }
+}
+
+/// FNV-1a of the backend id: a stable tag for the one-declaration-per-backend rule.
+fn fnv1a(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+pub(crate) fn spec(input: TokenStream) -> TokenStream {
+    let ident: syn::Ident = match syn::parse2(input) {
+        Ok(i) => i,
+        Err(e) => {
+            return syn::Error::new(
+                e.span(),
+                "spec! takes the name of a compile spec, e.g. spec!(npu_scratch)",
+            )
+            .to_compile_error()
+        }
+    };
+    let target = match target::selected() {
+        Ok(t) => t,
+        Err(message) => return syn::Error::new(ident.span(), message).to_compile_error(),
+    };
+    match target.resolve_spec(&ident.to_string()) {
+        Ok(pool) => {
+            let id = pool.mem_id;
+            quote!(#id)
+        }
+        Err(e) => syn::Error::new(ident.span(), e.to_string()).to_compile_error(),
+    }
+}

@@ -14,9 +14,12 @@
 #![deny(missing_docs)]
 
 pub use arenaplan_syntax::{diagnostic, targets};
+pub use build::{Build, BuildError, Generated};
 
 pub mod backends;
 pub mod baseline;
+pub mod build;
+pub mod emit;
 pub mod import;
 pub mod lifetime_csv;
 pub mod model;

@@ -1,9 +1,11 @@
 //! `arenaplan plan` and `arenaplan inspect`: plan a model for a target; list a model.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+use arenaplan_build::build::{declarations, plan_and_emit};
 use arenaplan_build::diagnostic::Diagnostic;
+use arenaplan_build::emit::{c_ident, Emit, Symbols};
 use arenaplan_build::model::{describe, load_model};
 use arenaplan_build::output::write_if_changed;
 use arenaplan_build::pipeline::{report, Pipeline, PipelineError};
@@ -32,6 +34,37 @@ pub(crate) struct PlanArgs {
     /// Search budget in steps per pool.
     #[arg(long, default_value_t = DEFAULT_STEP_BUDGET)]
     budget: u64,
+    /// Artifacts to write: any of rust, c, linker, json, report, or all.
+    #[arg(long, value_delimiter = ',', default_value = "json,report")]
+    emit: Vec<EmitKind>,
+    /// Firmware sources to scan for #[delegate] declarations (repeatable).
+    #[arg(long = "source")]
+    sources: Vec<PathBuf>,
+    /// Paths of scanned sources are shown relative to this directory (as build.rs shows them
+    /// relative to the crate), so both write the same bytes.
+    #[arg(long, default_value = ".")]
+    base: PathBuf,
+    /// Which side defines the arenas and tables.
+    #[arg(long, value_enum, default_value = "c")]
+    symbols: SymbolSide,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum EmitKind {
+    Rust,
+    C,
+    Linker,
+    Json,
+    Report,
+    All,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum SymbolSide {
+    /// The generated C source defines them (C integrators).
+    C,
+    /// The generated Rust module defines them (Rust firmware).
+    Rust,
 }
 
 #[derive(clap::Args)]
@@ -66,9 +99,39 @@ pub(crate) fn plan(args: &PlanArgs) -> ExitCode {
         Ok(p) => p,
         Err(d) => return bad_input(&d),
     };
+    let declared = match declarations(&args.sources, &args.base, target) {
+        Ok(d) => d,
+        Err(problems) => {
+            for d in problems {
+                eprintln!("error: {d}");
+            }
+            return ExitCode::from(EXIT_BAD_INPUT);
+        }
+    };
     let mut planner = Planner::new();
     planner.step_budget(args.budget);
-    let (program, plan) = match Pipeline::new(target).planner(planner).run(program) {
+    let all = args.emit.contains(&EmitKind::All);
+    let what = Emit {
+        rust: all || args.emit.contains(&EmitKind::Rust),
+        c: all || args.emit.contains(&EmitKind::C),
+        linker: all || args.emit.contains(&EmitKind::Linker),
+        json: all || args.emit.contains(&EmitKind::Json),
+        report: all || args.emit.contains(&EmitKind::Report),
+    };
+    let symbols = match args.symbols {
+        SymbolSide::C => Symbols::C,
+        SymbolSide::Rust => Symbols::Rust,
+    };
+    let name = c_ident(args.name.as_deref().unwrap_or(&program.name));
+    let planned = match plan_and_emit(
+        program,
+        target,
+        &declared,
+        Some(planner),
+        &name,
+        symbols,
+        what,
+    ) {
         Ok(done) => done,
         Err(e @ PipelineError::Overflow(_)) => {
             eprintln!("error: {}: {e}", args.model.display());
@@ -79,14 +142,7 @@ pub(crate) fn plan(args: &PlanArgs) -> ExitCode {
             return ExitCode::from(EXIT_BAD_INPUT);
         }
     };
-    let name = args.name.clone().unwrap_or_else(|| program.name.clone());
-    let outputs = [
-        (format!("{name}.plan.json"), plan.to_json()),
-        (
-            format!("{name}.report.txt"),
-            report(&program, &plan, target),
-        ),
-    ];
+    let (plan, outputs) = (planned.plan, planned.files);
     if let Err(e) = std::fs::create_dir_all(&args.out) {
         eprintln!("error: creating {}: {e}", args.out.display());
         return ExitCode::FAILURE;
@@ -104,12 +160,9 @@ pub(crate) fn plan(args: &PlanArgs) -> ExitCode {
             p.name, p.mem_id, p.size, p.lower_bound, p.capacity
         );
     }
-    eprintln!(
-        "wrote {}",
-        Path::new(&args.out)
-            .join(format!("{name}.plan.json"))
-            .display()
-    );
+    for (file, _) in &outputs {
+        eprintln!("wrote {}", args.out.join(file).display());
+    }
     ExitCode::SUCCESS
 }
 

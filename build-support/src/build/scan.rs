@@ -1,0 +1,222 @@
+//! Finding `#[delegate]` declarations in the firmware's sources, with the same parser and
+//! checks as the proc macro (`arenaplan_syntax::delegate`).
+
+use std::path::{Path, PathBuf};
+
+use arenaplan_syntax::delegate::{check_delegate, parse_delegate_args, Scratch};
+use syn::spanned::Spanned;
+
+use crate::diagnostic::{Diagnostic, SourceText};
+use crate::model::{Origin, PoolChoice, ScratchSpec};
+use crate::pipeline::{BackendScratch, DeclaredScratch};
+use crate::targets::Target;
+
+/// Largest source file scanned.
+const MAX_SOURCE_BYTES: u64 = 16 << 20;
+
+/// One declaration found, where it was found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Found {
+    /// What it declares.
+    pub declaration: BackendScratch,
+    /// Where (path as given, line, column).
+    pub origin: Origin,
+}
+
+/// Scans `files` (paths shown relative to `base`) for `#[delegate]` attributes on items at any
+/// module depth. Every problem in every file is returned, not just the first.
+pub fn scan(
+    files: &[PathBuf],
+    base: &Path,
+    target: &Target,
+) -> Result<Vec<Found>, Vec<Diagnostic>> {
+    let mut found: Vec<Found> = Vec::new();
+    let mut problems = Vec::new();
+    for file in files {
+        let shown = file.strip_prefix(base).unwrap_or(file).to_path_buf();
+        let source = match SourceText::read(file, MAX_SOURCE_BYTES) {
+            Ok(s) => SourceText::new(shown, s.text),
+            Err(d) => {
+                problems.push(d);
+                continue;
+            }
+        };
+        let parsed = match syn::parse_file(&source.text) {
+            Ok(f) => f,
+            Err(e) => {
+                problems.push(at(&source, e.span(), format!("cannot parse: {e}")));
+                continue;
+            }
+        };
+        let mut attrs = Vec::new();
+        collect(&parsed.items, &mut attrs);
+        for attr in attrs {
+            match declaration(&source, &attr, target) {
+                Ok(f) => {
+                    if let Some(first) = found
+                        .iter()
+                        .find(|g| g.declaration.backend == f.declaration.backend)
+                    {
+                        problems.push(
+                            at(
+                                &source,
+                                attr.span(),
+                                format!("backend `{}` is declared twice", f.declaration.backend),
+                            )
+                            .with_help(format!(
+                                "the first declaration is at {}; keep one",
+                                first.origin
+                            )),
+                        );
+                    } else {
+                        found.push(f);
+                    }
+                }
+                Err(mut d) => problems.append(&mut d),
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok(found)
+    } else {
+        Err(problems)
+    }
+}
+
+/// Every `.rs` file under `dir`, sorted (so the scan order, and any message, is stable).
+pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn collect(items: &[syn::Item], out: &mut Vec<syn::Attribute>) {
+    for item in items {
+        let attrs: &[syn::Attribute] = match item {
+            syn::Item::Struct(s) => &s.attrs,
+            syn::Item::Fn(f) => &f.attrs,
+            syn::Item::Enum(e) => &e.attrs,
+            syn::Item::Mod(m) => {
+                if let Some((_, inner)) = &m.content {
+                    collect(inner, out);
+                }
+                &m.attrs
+            }
+            _ => &[],
+        };
+        out.extend(
+            attrs
+                .iter()
+                .filter(|a| {
+                    a.path()
+                        .segments
+                        .last()
+                        .is_some_and(|s| s.ident == "delegate")
+                })
+                .cloned(),
+        );
+    }
+}
+
+fn at(source: &SourceText, span: proc_macro2::Span, message: impl Into<String>) -> Diagnostic {
+    let start = span.start();
+    let mut d = Diagnostic::at(source, 0, message);
+    d.line = start.line;
+    d.column = start.column + 1;
+    d
+}
+
+fn origin(source: &SourceText, span: proc_macro2::Span) -> Origin {
+    let start = span.start();
+    Origin::File {
+        path: source.path.clone(),
+        line: start.line,
+        column: start.column + 1,
+    }
+}
+
+fn declaration(
+    source: &SourceText,
+    attr: &syn::Attribute,
+    target: &Target,
+) -> Result<Found, Vec<Diagnostic>> {
+    let errors = |e: syn::Error| {
+        e.into_iter()
+            .map(|e| at(source, e.span(), e.to_string()))
+            .collect::<Vec<_>>()
+    };
+    let tokens = match &attr.meta {
+        syn::Meta::List(list) => list.tokens.clone(),
+        other => {
+            return Err(vec![at(
+                source,
+                other.span(),
+                "#[delegate] needs arguments: backend, scratch, mem_id",
+            )])
+        }
+    };
+    let args = parse_delegate_args(tokens).map_err(errors)?;
+    let blob = matches!(args.scratch, Some(Scratch::Blob(_)));
+    let checked = check_delegate(args, Some(target), attr.span()).map_err(errors)?;
+    let where_ = origin(source, attr.span());
+    let pools: Vec<PoolChoice> = checked
+        .specs
+        .iter()
+        .map(|s| PoolChoice::Spec(s.name.clone()))
+        .collect();
+    let scratch = if blob {
+        DeclaredScratch::Blob {
+            pools,
+            origin: where_.clone(),
+        }
+    } else {
+        let sizes = checked.scratch.unwrap_or_default();
+        let mut specs = Vec::new();
+        let mut problems = Vec::new();
+        for (i, (size, pool)) in sizes.iter().zip(pools).enumerate() {
+            match size.value {
+                Some(v) => specs.push(ScratchSpec {
+                    size: i64::try_from(v).unwrap_or(i64::MAX),
+                    pool,
+                    label: Some(format!("scratch{i}")),
+                    origin: origin(source, size.span()),
+                }),
+                None => problems.push(
+                    at(
+                        source,
+                        size.span(),
+                        "the build script cannot evaluate this size",
+                    )
+                    .with_help(
+                        "write it as an integer literal or arithmetic on literals, e.g. 4 * 1024",
+                    ),
+                ),
+            }
+        }
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        DeclaredScratch::Sizes(specs)
+    };
+    Ok(Found {
+        declaration: BackendScratch {
+            backend: checked.backend,
+            scratch,
+        },
+        origin: where_,
+    })
+}

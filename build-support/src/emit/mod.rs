@@ -1,0 +1,207 @@
+//! Generated artifacts: a Rust module, a C header and source, a linker-script fragment per
+//! pool, `plan.json` and the report. One function makes them all, for the build script and the
+//! CLI alike, so both write the same bytes.
+
+mod c;
+mod linker;
+mod rust;
+
+use crate::model::{Program, ValueKind};
+use crate::pipeline::{report, BackendScratch, BufferKind, DeclaredScratch, ModelPlan};
+use crate::targets::{Pool, Target};
+
+/// Which side defines the arenas and tables (the other only declares them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Symbols {
+    /// The Rust module defines them (Rust firmware).
+    #[default]
+    Rust,
+    /// The C source defines them (C integrators).
+    C,
+}
+
+/// Which artifacts to write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Emit {
+    /// `NAME.rs`.
+    pub rust: bool,
+    /// `NAME.h` and `NAME.c`.
+    pub c: bool,
+    /// `NAME.<pool>.ld` for every pool.
+    pub linker: bool,
+    /// `NAME.plan.json`.
+    pub json: bool,
+    /// `NAME.report.txt`.
+    pub report: bool,
+}
+
+impl Emit {
+    /// Everything.
+    pub const ALL: Emit = Emit {
+        rust: true,
+        c: true,
+        linker: true,
+        json: true,
+        report: true,
+    };
+}
+
+/// What the emitters need.
+pub struct Input<'a> {
+    /// Base name of the files and prefix of C symbols (a C identifier).
+    pub name: &'a str,
+    /// The program as planned (scratch inserted).
+    pub program: &'a Program,
+    /// Its plan.
+    pub plan: &'a ModelPlan,
+    /// The target.
+    pub target: &'a Target,
+    /// Declarations the firmware made (for the `#[delegate]` checks).
+    pub declared: &'a [BackendScratch],
+    /// Which side defines the symbols.
+    pub symbols: Symbols,
+}
+
+/// One scratch buffer of one delegate call, as the generated code names it.
+pub(crate) struct Region {
+    /// `CALL<index>_<LABEL>`.
+    pub ident: String,
+    pub call: usize,
+    pub value: usize,
+    pub mem_id: u32,
+    pub offset: u64,
+    pub size: u64,
+    /// For the comment: delegate, backend, where the size came from.
+    pub about: String,
+}
+
+impl Input<'_> {
+    /// The pools that hold something, with their plans.
+    pub(crate) fn pools(&self) -> Vec<(&Pool, &crate::pipeline::PoolPlan)> {
+        self.plan
+            .pools
+            .iter()
+            .filter_map(|p| self.target.pool(p.mem_id).map(|pool| (pool, p)))
+            .collect()
+    }
+
+    pub(crate) fn regions(&self) -> Vec<Region> {
+        let mut out = Vec::new();
+        for b in self
+            .plan
+            .buffers
+            .iter()
+            .filter(|b| b.kind == BufferKind::Scratch)
+        {
+            let value = &self.program.values[b.id];
+            let (call, origin) = match &value.kind {
+                ValueKind::Scratch { call, origin, .. } => (*call, origin.to_string()),
+                _ => continue,
+            };
+            let label = value.name.rsplit('.').next().unwrap_or("scratch");
+            let backend = self
+                .plan
+                .calls
+                .iter()
+                .find(|c| c.index == call)
+                .and_then(|c| c.backend.clone())
+                .unwrap_or_default();
+            let delegate = value.name.split('@').next().unwrap_or("");
+            out.push(Region {
+                ident: format!("CALL{call}_{}", upper_ident(label)),
+                call,
+                value: b.id,
+                mem_id: b.mem_id,
+                offset: b.offset,
+                size: b.size,
+                about: format!(
+                    "delegate `{delegate}` ({backend}), buffer `{label}`, size from {origin}"
+                ),
+            });
+        }
+        out
+    }
+
+    /// Sizes each declared backend's calls get (empty for `blob`), by backend, sorted.
+    pub(crate) fn declared_sizes(&self) -> Vec<(String, Vec<u64>)> {
+        let mut out: Vec<(String, Vec<u64>)> = self
+            .declared
+            .iter()
+            .map(|d| {
+                let sizes = match &d.scratch {
+                    DeclaredScratch::Sizes(specs) => {
+                        specs.iter().map(|s| s.size.max(0) as u64).collect()
+                    }
+                    DeclaredScratch::Blob { .. } => Vec::new(),
+                };
+                (d.backend.clone(), sizes)
+            })
+            .collect();
+        out.sort();
+        out
+    }
+}
+
+/// Every requested artifact as (file name, contents), in a fixed order.
+pub fn emit(input: &Input<'_>, what: Emit) -> Vec<(String, String)> {
+    let name = input.name;
+    let mut files = Vec::new();
+    if what.rust {
+        files.push((format!("{name}.rs"), rust::module(input)));
+    }
+    if what.c {
+        files.push((format!("{name}.h"), c::header(input)));
+        files.push((format!("{name}.c"), c::source(input)));
+    }
+    if what.linker {
+        for (pool, plan) in input.pools() {
+            files.push((
+                format!("{name}.{}.ld", pool.name),
+                linker::fragment(input, pool, plan),
+            ));
+        }
+    }
+    if what.json {
+        files.push((format!("{name}.plan.json"), input.plan.to_json()));
+    }
+    if what.report {
+        files.push((
+            format!("{name}.report.txt"),
+            report(input.program, input.plan, input.target),
+        ));
+    }
+    files
+}
+
+/// `name` as a lower-case C identifier (letters, digits, `_`; not starting with a digit).
+pub fn c_ident(name: &str) -> String {
+    let mut s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
+        s.insert(0, '_');
+    }
+    s
+}
+
+/// `name` as an upper-case identifier.
+pub(crate) fn upper_ident(name: &str) -> String {
+    c_ident(name).to_ascii_uppercase()
+}
+
+/// The first line of every generated file (in the file's comment syntax).
+pub(crate) fn banner(input: &Input<'_>) -> String {
+    format!(
+        "@generated by arenaplan-build {} from model `{}` for target `{}`. Do not edit.",
+        env!("CARGO_PKG_VERSION"),
+        input.program.name,
+        input.target.name
+    )
+}

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 /// A problem in an input file, located to the line and column.
 ///
 /// ```
-/// use arenaplan_build::diagnostic::{Diagnostic, SourceText};
+/// use arenaplan_syntax::diagnostic::{Diagnostic, SourceText};
 /// let src = SourceText::new("targets.toml", "a = 1\nb = x\n");
 /// let d = Diagnostic::at(&src, 10, "expected a value").with_help("quote strings");
 /// assert_eq!(d.to_string(), "targets.toml:2:5: expected a value\n  help: quote strings");
@@ -125,7 +125,7 @@ impl SourceText {
 /// The closest of `candidates` to `name`, if close enough to be a likely typo.
 ///
 /// ```
-/// use arenaplan_build::diagnostic::did_you_mean;
+/// use arenaplan_syntax::diagnostic::did_you_mean;
 /// assert_eq!(did_you_mean("npu_scrach", ["npu_scratch", "sram"]), Some("npu_scratch"));
 /// assert_eq!(did_you_mean("zzz", ["npu_scratch"]), None);
 /// ```

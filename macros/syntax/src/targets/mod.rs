@@ -7,7 +7,7 @@
 //! pools only through spec names, so which memory a role lives in is the target's business.
 //!
 //! ```
-//! use arenaplan_build::targets::Catalogue;
+//! use arenaplan_syntax::targets::Catalogue;
 //! let catalogue = Catalogue::builtin();
 //! let target = catalogue.target("corstone-300")?;
 //! let scratch = target.resolve_spec("npu_scratch")?;

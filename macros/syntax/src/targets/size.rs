@@ -8,7 +8,7 @@ use serde::Deserialize;
 /// A size in bytes, read from an integer or a string with an optional binary unit.
 ///
 /// ```
-/// use arenaplan_build::targets::ByteSize;
+/// use arenaplan_syntax::targets::ByteSize;
 /// assert_eq!("2 MiB".parse::<ByteSize>().unwrap().0, 2 * 1024 * 1024);
 /// assert_eq!("0x200000".parse::<ByteSize>().unwrap().0, 0x200000);
 /// assert_eq!("512KiB".parse::<ByteSize>().unwrap().0, 512 * 1024);

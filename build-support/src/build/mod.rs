@@ -78,6 +78,8 @@ pub struct Generated {
     pub linker: Vec<PathBuf>,
     /// The plan.
     pub plan: ModelPlan,
+    /// The `cargo::` instructions the build gave (printed when running under Cargo).
+    pub cargo_instructions: Vec<String>,
 }
 
 impl Generated {
@@ -187,10 +189,12 @@ impl Build {
         let cargo = self
             .cargo
             .unwrap_or_else(|| std::env::var_os("OUT_DIR").is_some());
+        let instructions = std::cell::RefCell::new(Vec::new());
         let emit_cargo = |line: String| {
             if cargo {
                 println!("{line}");
             }
+            instructions.borrow_mut().push(line);
         };
         for var in [ENV_TARGET, ENV_TARGETS_FILE] {
             emit_cargo(format!("cargo::rerun-if-env-changed={var}"));
@@ -283,6 +287,7 @@ impl Build {
                 .collect(),
             name,
             plan: planned.plan,
+            cargo_instructions: Vec::new(),
         };
         emit_cargo(format!("cargo::rustc-env={ENV_TARGET}={}", target.name));
         if let Some(path) = &targets_file {
@@ -300,7 +305,10 @@ impl Build {
             "cargo::rustc-env=ARENAPLAN_PLAN_RS={}",
             g.rust.display()
         ));
-        Ok(g)
+        Ok(Generated {
+            cargo_instructions: instructions.into_inner(),
+            ..g
+        })
     }
 }
 

@@ -31,6 +31,7 @@ pub fn scan(
     target: &Target,
 ) -> Result<Vec<Found>, Vec<Diagnostic>> {
     let mut found: Vec<Found> = Vec::new();
+    let mut seen: Vec<(String, Origin)> = Vec::new();
     let mut problems = Vec::new();
     for file in files {
         let shown = file.strip_prefix(base).unwrap_or(file).to_path_buf();
@@ -51,27 +52,25 @@ pub fn scan(
         let mut attrs = Vec::new();
         collect(&parsed.items, &mut attrs);
         for attr in attrs {
-            match declaration(&source, &attr, target) {
-                Ok(f) => {
-                    if let Some(first) = found
-                        .iter()
-                        .find(|g| g.declaration.backend == f.declaration.backend)
-                    {
-                        problems.push(
-                            at(
-                                &source,
-                                attr.span(),
-                                format!("backend `{}` is declared twice", f.declaration.backend),
-                            )
-                            .with_help(format!(
-                                "the first declaration is at {}; keep one",
-                                first.origin
-                            )),
-                        );
-                    } else {
-                        found.push(f);
-                    }
+            let (result, backend) = declaration(&source, &attr, target);
+            // One declaration per backend, whether or not this one is otherwise valid.
+            if let Some(backend) = backend {
+                let here = origin(&source, attr.span());
+                if let Some((_, first)) = seen.iter().find(|(b, _)| *b == backend) {
+                    problems.push(
+                        at(
+                            &source,
+                            attr.span(),
+                            format!("backend `{backend}` is declared twice"),
+                        )
+                        .with_help(format!("the first declaration is at {first}; keep one")),
+                    );
+                    continue;
                 }
+                seen.push((backend, here));
+            }
+            match result {
+                Ok(f) => found.push(f),
                 Err(mut d) => problems.append(&mut d),
             }
         }
@@ -149,11 +148,13 @@ fn origin(source: &SourceText, span: proc_macro2::Span) -> Origin {
     }
 }
 
+/// The declaration an attribute makes (or every problem with it), and its backend id if it
+/// names one.
 fn declaration(
     source: &SourceText,
     attr: &syn::Attribute,
     target: &Target,
-) -> Result<Found, Vec<Diagnostic>> {
+) -> (Result<Found, Vec<Diagnostic>>, Option<String>) {
     let errors = |e: syn::Error| {
         e.into_iter()
             .map(|e| at(source, e.span(), e.to_string()))
@@ -162,16 +163,50 @@ fn declaration(
     let tokens = match &attr.meta {
         syn::Meta::List(list) => list.tokens.clone(),
         other => {
-            return Err(vec![at(
-                source,
-                other.span(),
-                "#[delegate] needs arguments: backend, scratch, mem_id",
-            )])
+            return (
+                Err(vec![at(
+                    source,
+                    other.span(),
+                    "#[delegate] needs arguments: backend, scratch, mem_id",
+                )]),
+                None,
+            )
         }
     };
-    let args = parse_delegate_args(tokens).map_err(errors)?;
+    let args = match parse_delegate_args(tokens) {
+        Ok(a) => a,
+        Err(e) => return (Err(errors(e)), None),
+    };
+    let backend = args.backend.as_ref().map(|b| b.0.clone());
     let blob = matches!(args.scratch, Some(Scratch::Blob(_)));
-    let checked = check_delegate(args, Some(target), attr.span()).map_err(errors)?;
+    // Sizes the build script cannot evaluate are reported along with the checks' findings.
+    let mut problems: Vec<Diagnostic> = Vec::new();
+    if let Some(Scratch::Sizes { sizes, .. }) = &args.scratch {
+        for size in sizes.iter().filter(|s| s.value.is_none()) {
+            problems.push(
+                at(
+                    source,
+                    size.span(),
+                    "the build script cannot evaluate this size",
+                )
+                .with_help(
+                    "write it as an integer literal or arithmetic on literals, e.g. 4 * 1024",
+                ),
+            );
+        }
+    }
+    let checked = match check_delegate(args, Some(target), attr.span()) {
+        Ok(c) => c,
+        Err(e) => {
+            let mut all = errors(e);
+            all.append(&mut problems);
+            all.sort_by_key(|d| (d.line, d.column));
+            return (Err(all), backend);
+        }
+    };
+    if !problems.is_empty() {
+        return (Err(problems), backend);
+    }
     let where_ = origin(source, attr.span());
     let pools: Vec<PoolChoice> = checked
         .specs
@@ -185,38 +220,30 @@ fn declaration(
         }
     } else {
         let sizes = checked.scratch.unwrap_or_default();
-        let mut specs = Vec::new();
-        let mut problems = Vec::new();
-        for (i, (size, pool)) in sizes.iter().zip(pools).enumerate() {
-            match size.value {
-                Some(v) => specs.push(ScratchSpec {
-                    size: i64::try_from(v).unwrap_or(i64::MAX),
+        DeclaredScratch::Sizes(
+            sizes
+                .iter()
+                .zip(pools)
+                .enumerate()
+                .map(|(i, (size, pool))| ScratchSpec {
+                    size: size
+                        .value
+                        .map_or(0, |v| i64::try_from(v).unwrap_or(i64::MAX)),
                     pool,
                     label: Some(format!("scratch{i}")),
                     origin: origin(source, size.span()),
-                }),
-                None => problems.push(
-                    at(
-                        source,
-                        size.span(),
-                        "the build script cannot evaluate this size",
-                    )
-                    .with_help(
-                        "write it as an integer literal or arithmetic on literals, e.g. 4 * 1024",
-                    ),
-                ),
-            }
-        }
-        if !problems.is_empty() {
-            return Err(problems);
-        }
-        DeclaredScratch::Sizes(specs)
+                })
+                .collect(),
+        )
     };
-    Ok(Found {
-        declaration: BackendScratch {
-            backend: checked.backend,
-            scratch,
-        },
-        origin: where_,
-    })
+    (
+        Ok(Found {
+            declaration: BackendScratch {
+                backend: checked.backend,
+                scratch,
+            },
+            origin: where_,
+        }),
+        backend,
+    )
 }

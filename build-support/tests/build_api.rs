@@ -1,0 +1,263 @@
+//! The build.rs API: deterministic artifacts, the same bytes as the CLI, rerun triggers,
+//! scanning errors, and the generated C compiled by a real C compiler.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use arenaplan_build::emit::Symbols;
+use arenaplan_build::{Build, BuildError};
+
+fn testdata(p: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(p)
+}
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("arenaplan-build-api-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn build(out: &Path, symbols: Symbols) -> Result<arenaplan_build::Generated, BuildError> {
+    Build::new()
+        .model(testdata("fixtures/ethosu_u55_two_calls.pte"))
+        .target("corstone-300")
+        .source(testdata("firmware/decls.rs"))
+        .symbols(symbols)
+        .out_dir(out)
+        .cargo_metadata(false)
+        .try_compile()
+}
+
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn two_builds_and_the_cli_write_identical_bytes() {
+    let (a, b, c) = (temp("a"), temp("b"), temp("cli"));
+    let g = build(&a, Symbols::Rust).unwrap();
+    build(&b, Symbols::Rust).unwrap();
+    assert_eq!(files(&a), files(&b));
+    let names: Vec<String> = files(&a).into_iter().map(|f| f.0).collect();
+    assert_eq!(
+        names,
+        [
+            "ethosu_u55_two_calls.c",
+            "ethosu_u55_two_calls.h",
+            "ethosu_u55_two_calls.plan.json",
+            "ethosu_u55_two_calls.report.txt",
+            "ethosu_u55_two_calls.rs",
+            "ethosu_u55_two_calls.sram.ld",
+        ]
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_arenaplan"))
+        .args([
+            "plan",
+            "--target",
+            "corstone-300",
+            "--emit",
+            "all",
+            "--symbols",
+            "rust",
+            "--model",
+        ])
+        .arg(testdata("fixtures/ethosu_u55_two_calls.pte"))
+        .arg("--source")
+        .arg(testdata("firmware/decls.rs"))
+        .arg("--base")
+        .arg(env!("CARGO_MANIFEST_DIR"))
+        .arg("--out")
+        .arg(&c)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        files(&a),
+        files(&c),
+        "build.rs and the CLI write the same bytes"
+    );
+    // The declarations reached the generated module.
+    let rust = std::fs::read_to_string(&g.rust).unwrap();
+    assert!(rust.contains("pub mod ConvIm2col {"), "{rust}");
+    assert!(rust.contains("pub const SCRATCH: &[usize] = &[2048, 512];"));
+}
+
+#[test]
+fn rewriting_is_skipped_when_nothing_changed() {
+    let dir = temp("mtime");
+    let g = build(&dir, Symbols::Rust).unwrap();
+    let before = std::fs::metadata(&g.header).unwrap().modified().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    build(&dir, Symbols::Rust).unwrap();
+    assert_eq!(
+        std::fs::metadata(&g.header).unwrap().modified().unwrap(),
+        before
+    );
+}
+
+#[test]
+fn cargo_reruns_when_an_input_changes() {
+    let g = build(&temp("rerun"), Symbols::Rust).unwrap();
+    let has = |line: String| {
+        assert!(
+            g.cargo_instructions.contains(&line),
+            "missing {line}: {:?}",
+            g.cargo_instructions
+        )
+    };
+    has(format!(
+        "cargo::rerun-if-changed={}",
+        testdata("fixtures/ethosu_u55_two_calls.pte").display()
+    ));
+    has(format!(
+        "cargo::rerun-if-changed={}",
+        testdata("firmware/decls.rs").display()
+    ));
+    has("cargo::rerun-if-env-changed=ARENAPLAN_TARGET".into());
+    has("cargo::rerun-if-env-changed=ARENAPLAN_TARGETS_FILE".into());
+    has("cargo::rustc-env=ARENAPLAN_TARGET=corstone-300".into());
+    let targets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../targets.toml");
+    let g = Build::new()
+        .model(testdata("fixtures/ethosu_u55_two_calls.pte"))
+        .target("corstone-300")
+        .targets_file(&targets)
+        .source(testdata("firmware/decls.rs"))
+        .out_dir(temp("rerun-targets"))
+        .cargo_metadata(false)
+        .try_compile()
+        .unwrap();
+    assert!(g
+        .cargo_instructions
+        .contains(&format!("cargo::rerun-if-changed={}", targets.display())));
+}
+
+#[test]
+fn scanning_reports_every_bad_declaration_with_its_line() {
+    let dir = temp("bad-decls");
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("lib.rs");
+    std::fs::write(
+        &src,
+        "#[delegate(backend = \"A\", scratch = [0], mem_id = spec!(npu_scratch))]\npub struct A;\n\
+         #[delegate(backend = \"B\", scratch = [SIZE], mem_id = spec!(nope))]\npub struct B;\n\
+         #[delegate(backend = \"A\", scratch = [16], mem_id = spec!(npu_scratch))]\npub struct A2;\n",
+    )
+    .unwrap();
+    let err = Build::new()
+        .model(testdata("fixtures/ethosu_u55_two_calls.pte"))
+        .target("corstone-300")
+        .source(&src)
+        .out_dir(dir.join("out"))
+        .cargo_metadata(false)
+        .try_compile()
+        .unwrap_err()
+        .to_string();
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(
+        lines[0].ends_with("lib.rs:1:38: scratch size must be positive, found 0"),
+        "{err}"
+    );
+    assert!(
+        err.contains("lib.rs:3:38: the build script cannot evaluate this size"),
+        "{err}"
+    );
+    assert!(
+        err.contains("lib.rs:3:60: target `corstone-300` has no compile spec `nope`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("lib.rs:5:1: backend `A` is declared twice"),
+        "{err}"
+    );
+    assert!(!dir.join("out").exists(), "nothing written");
+}
+
+#[test]
+fn missing_settings_say_how_to_give_them() {
+    let err = Build::new()
+        .model("m.pte")
+        .cargo_metadata(false)
+        .out_dir(temp("x"))
+        .try_compile();
+    if std::env::var_os("ARENAPLAN_TARGET").is_none() {
+        let e = err.unwrap_err().to_string();
+        assert!(e.starts_with("no target: call .target(\"...\") in build.rs or set ARENAPLAN_TARGET to one of: corstone-300"), "{e}");
+    }
+    let e = Build::new()
+        .target("corstone-300")
+        .cargo_metadata(false)
+        .try_compile()
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("no model"), "{e}");
+}
+
+#[test]
+fn the_generated_c_compiles_links_and_agrees_with_the_plan() {
+    let dir = temp("c");
+    let g = build(&dir, Symbols::C).unwrap();
+    let main = dir.join("main.c");
+    std::fs::write(
+        &main,
+        "#include <stdio.h>\n#include \"ethosu_u55_two_calls.h\"\nint main(void) {\n\
+         printf(\"%u %u %u %u\\n\", ETHOSU_U55_TWO_CALLS_ARENA_SRAM_SIZE, ETHOSU_U55_TWO_CALLS_CALL0_SCRATCH_OFFSET,\n\
+         ETHOSU_U55_TWO_CALLS_CALL1_SCRATCH_SIZE, ethosu_u55_two_calls_calls[1].nargs);\n\
+         for (unsigned i = 0; i < ETHOSU_U55_TWO_CALLS_BUFFER_COUNT; i++) {\n\
+           const arenaplan_buffer_t *b = &ethosu_u55_two_calls_buffers[i];\n\
+           printf(\"%u %u %u %u\\n\", b->value, b->mem_id, b->offset, b->size);\n}\n\
+         printf(\"%d\\n\", (int)(((unsigned long)ethosu_u55_two_calls_arena_sram) % 16));\nreturn 0;\n}\n",
+    )
+    .unwrap();
+    let exe = dir.join("probe");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let status = Command::new(&cc)
+        .args([
+            "-std=c99",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            "-Wno-c11-extensions",
+            "-o",
+        ])
+        .arg(&exe)
+        .arg(&main)
+        .arg(&g.source)
+        .arg("-I")
+        .arg(&dir)
+        .status()
+        .unwrap();
+    assert!(status.success(), "the generated C compiles and links");
+    let out = String::from_utf8(Command::new(&exe).output().unwrap().stdout).unwrap();
+    let mut lines = out.lines();
+    let sram = g.plan.pool(1).unwrap();
+    let scratch: Vec<_> = g.plan.buffers.iter().filter(|b| b.call.is_some()).collect();
+    assert_eq!(
+        lines.next().unwrap(),
+        format!("{} {} {} 3", sram.size, scratch[0].offset, scratch[1].size)
+    );
+    for b in &g.plan.buffers {
+        assert_eq!(
+            lines.next().unwrap(),
+            format!("{} {} {} {}", b.id, b.mem_id, b.offset, b.size)
+        );
+    }
+    assert_eq!(lines.next().unwrap(), "0", "the arena is aligned");
+}

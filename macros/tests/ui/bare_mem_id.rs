@@ -1,0 +1,15 @@
+mod arenaplan_plan {
+    //! Stands in for the module the build script generates.
+    pub struct Declarations;
+    pub mod backend {
+        #[allow(non_snake_case)]
+        pub mod Npu {
+            pub const SCRATCH: &[usize] = &[64];
+        }
+    }
+}
+
+#[arenaplan::delegate(backend = "Npu", scratch = [64], mem_id = 3)]
+pub struct Npu;
+
+fn main() {}

@@ -34,13 +34,7 @@ mod tests {
     use super::*;
 
     fn item(lower: u64, upper: u64) -> Item {
-        Item {
-            size: 1,
-            align: 1,
-            lower,
-            upper,
-            fixed: None,
-        }
+        Item::free(1, lower, upper)
     }
 
     #[test]

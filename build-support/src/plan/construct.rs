@@ -150,13 +150,7 @@ mod tests {
     use super::*;
 
     fn item(size: u64, lower: u64, upper: u64) -> Item {
-        Item {
-            size,
-            align: 1,
-            lower,
-            upper,
-            fixed: None,
-        }
+        Item::free(size, lower, upper)
     }
 
     #[test]

@@ -18,6 +18,18 @@ pub(crate) struct Item {
 }
 
 impl Item {
+    /// A free item of alignment 1, for tests.
+    #[cfg(test)]
+    pub fn free(size: u64, lower: u64, upper: u64) -> Self {
+        Item {
+            size,
+            align: 1,
+            lower,
+            upper,
+            fixed: None,
+        }
+    }
+
     /// Items for every buffer of a validated problem, in the problem's order.
     pub fn from_problem(problem: &Problem) -> Vec<Item> {
         problem

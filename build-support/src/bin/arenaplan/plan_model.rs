@@ -10,7 +10,7 @@ use arenaplan_build::model::{describe, load_model};
 use arenaplan_build::output::write_if_changed;
 use arenaplan_build::pipeline::{report, Pipeline, PipelineError};
 use arenaplan_build::plan::{Planner, DEFAULT_STEP_BUDGET};
-use arenaplan_build::targets::Catalogue;
+use arenaplan_build::targets::{Catalogue, Target};
 
 use crate::{EXIT_BAD_INPUT, EXIT_DOES_NOT_FIT};
 
@@ -80,21 +80,11 @@ pub(crate) struct InspectArgs {
 }
 
 pub(crate) fn plan(args: &PlanArgs) -> ExitCode {
-    let catalogue = match &args.targets {
-        Some(path) => Catalogue::load(path),
-        None => Ok(Catalogue::builtin()),
-    };
-    let catalogue = match catalogue {
-        Ok(c) => c,
-        Err(d) => return bad_input(&d),
-    };
-    let target = match catalogue.target(&args.target) {
+    let target = match load_target(args.targets.as_deref(), &args.target) {
         Ok(t) => t,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(EXIT_BAD_INPUT);
-        }
+        Err(code) => return code,
     };
+    let target = &target;
     let program = match load_model(&args.model) {
         Ok(p) => p,
         Err(d) => return bad_input(&d),
@@ -175,21 +165,11 @@ pub(crate) fn inspect(args: &InspectArgs) -> ExitCode {
     let Some(target_name) = &args.target else {
         return ExitCode::SUCCESS;
     };
-    let catalogue = match &args.targets {
-        Some(path) => Catalogue::load(path),
-        None => Ok(Catalogue::builtin()),
-    };
-    let catalogue = match catalogue {
-        Ok(c) => c,
-        Err(d) => return bad_input(&d),
-    };
-    let target = match catalogue.target(target_name) {
+    let target = match load_target(args.targets.as_deref(), target_name) {
         Ok(t) => t,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(EXIT_BAD_INPUT);
-        }
+        Err(code) => return code,
     };
+    let target = &target;
     match Pipeline::new(target).run(program) {
         Ok((program, plan)) => {
             println!();
@@ -201,6 +181,18 @@ pub(crate) fn inspect(args: &InspectArgs) -> ExitCode {
             ExitCode::from(EXIT_DOES_NOT_FIT)
         }
     }
+}
+
+/// The target `name` of the catalogue at `path` (or the built-in one); errors are printed.
+fn load_target(path: Option<&std::path::Path>, name: &str) -> Result<Target, ExitCode> {
+    let catalogue = match path {
+        Some(path) => Catalogue::load(path).map_err(|d| bad_input(&d))?,
+        None => Catalogue::builtin(),
+    };
+    catalogue.target(name).cloned().map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(EXIT_BAD_INPUT)
+    })
 }
 
 fn bad_input(d: &Diagnostic) -> ExitCode {

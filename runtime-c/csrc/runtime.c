@@ -1,0 +1,258 @@
+/* The executor: table checks, backend and kernel resolution, the per-call flat argument list,
+ * and the per-instruction temp allocator. */
+#include "arenaplan/runtime.h"
+
+#include <string.h>
+
+const char *ap_status_name(ap_status_t status) {
+    switch (status) {
+    case AP_OK: return "AP_OK";
+    case AP_ERR_INVALID_ARGUMENT: return "AP_ERR_INVALID_ARGUMENT";
+    case AP_ERR_INVALID_PROGRAM: return "AP_ERR_INVALID_PROGRAM";
+    case AP_ERR_BACKEND_NOT_FOUND: return "AP_ERR_BACKEND_NOT_FOUND";
+    case AP_ERR_KERNEL_NOT_FOUND: return "AP_ERR_KERNEL_NOT_FOUND";
+    case AP_ERR_TEMP_EXHAUSTED: return "AP_ERR_TEMP_EXHAUSTED";
+    case AP_ERR_BAD_BLOB: return "AP_ERR_BAD_BLOB";
+    case AP_ERR_BAD_ARGUMENTS: return "AP_ERR_BAD_ARGUMENTS";
+    case AP_ERR_SCRATCH_TOO_SMALL: return "AP_ERR_SCRATCH_TOO_SMALL";
+    case AP_ERR_SCRATCH_MISALIGNED: return "AP_ERR_SCRATCH_MISALIGNED";
+    case AP_ERR_DRIVER: return "AP_ERR_DRIVER";
+    case AP_ERR_STORAGE: return "AP_ERR_STORAGE";
+    }
+    return "AP_ERR_UNKNOWN";
+}
+
+void ap_temp_init(ap_temp_allocator_t *temp, uint8_t *base, size_t size) {
+    if (temp == NULL) {
+        return;
+    }
+    temp->base = base;
+    temp->size = base == NULL ? 0 : size;
+    temp->used = 0;
+}
+
+void *ap_temp_alloc(ap_temp_allocator_t *temp, size_t size, size_t align) {
+    if (temp == NULL || temp->base == NULL || align == 0 || (align & (align - 1)) != 0) {
+        return NULL;
+    }
+    uintptr_t at = (uintptr_t)temp->base + temp->used;
+    uintptr_t aligned = (at + (align - 1)) & ~(uintptr_t)(align - 1);
+    size_t pad = (size_t)(aligned - at);
+    if (pad > temp->size - temp->used || size > temp->size - temp->used - pad) {
+        return NULL;
+    }
+    temp->used += pad + size;
+    return (void *)aligned;
+}
+
+void ap_temp_reset(ap_temp_allocator_t *temp) {
+    if (temp != NULL) {
+        temp->used = 0;
+    }
+}
+
+ap_status_t ap_split_args(ap_buffer_t *args, size_t nargs, size_t ninputs, size_t noutputs,
+                          ap_args_t *out) {
+    if (out == NULL || (args == NULL && nargs > 0)) {
+        return AP_ERR_INVALID_ARGUMENT;
+    }
+    if (ninputs > nargs || noutputs > nargs - ninputs) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    out->inputs = args;
+    out->ninputs = ninputs;
+    out->outputs = args + ninputs;
+    out->noutputs = noutputs;
+    out->scratch = args + ninputs + noutputs;
+    out->nscratch = nargs - ninputs - noutputs;
+    return AP_OK;
+}
+
+static const ap_pool_t *find_pool(const ap_pool_t *pools, size_t npools, uint32_t mem_id) {
+    for (size_t i = 0; i < npools; i++) {
+        if (pools[i].mem_id == mem_id) {
+            return &pools[i];
+        }
+    }
+    return NULL;
+}
+
+static ap_status_t check_instruction(const ap_program_t *p, const ap_instruction_t *ins, size_t max_args) {
+    if (ins->nargs > 0 && ins->args == NULL) {
+        return AP_ERR_INVALID_PROGRAM;
+    }
+    if (ins->nargs > max_args) {
+        return AP_ERR_STORAGE;
+    }
+    if (ins->ninputs > ins->nargs || ins->noutputs > ins->nargs - ins->ninputs) {
+        return AP_ERR_INVALID_PROGRAM;
+    }
+    if (ins->kind == AP_INSTR_DELEGATE ? ins->index >= p->ndelegates
+                                       : (ins->kind != AP_INSTR_KERNEL || ins->index >= p->nkernels)) {
+        return AP_ERR_INVALID_PROGRAM;
+    }
+    for (uint32_t a = 0; a < ins->nargs; a++) {
+        if (ins->args[a] >= p->ntensors) {
+            return AP_ERR_INVALID_PROGRAM;
+        }
+    }
+    return AP_OK;
+}
+
+ap_status_t ap_method_init(ap_method_t *m, const ap_program_t *p, const ap_pool_t *pools, size_t npools,
+                           const ap_backend_t *const *backends, size_t nbackends,
+                           const ap_kernel_t *kernels, size_t nkernels, const ap_method_memory_t *mem) {
+    if (m == NULL || p == NULL || mem == NULL || (pools == NULL && npools > 0) ||
+        (backends == NULL && nbackends > 0) || (kernels == NULL && nkernels > 0)) {
+        return AP_ERR_INVALID_ARGUMENT;
+    }
+    memset(m, 0, sizeof *m);
+    if ((p->ntensors > 0 && p->tensors == NULL) || (p->ninstructions > 0 && p->instructions == NULL) ||
+        (p->ndelegates > 0 && p->delegates == NULL) || (p->nkernels > 0 && p->kernels == NULL) ||
+        (p->ninputs > 0 && p->inputs == NULL) || (p->noutputs > 0 && p->outputs == NULL)) {
+        return AP_ERR_INVALID_PROGRAM;
+    }
+    if (mem->nvalues < p->ntensors || mem->nhandles < p->ndelegates || mem->nkernel_fns < p->nkernels ||
+        (p->ntensors > 0 && mem->values == NULL) ||
+        (p->ndelegates > 0 && (mem->handles == NULL || mem->delegate_backends == NULL)) ||
+        (p->nkernels > 0 && mem->kernel_fns == NULL) || (mem->nargs > 0 && mem->args == NULL)) {
+        return AP_ERR_STORAGE;
+    }
+    m->program = p;
+    m->mem = *mem;
+    ap_temp_init(&m->temp, mem->temp, mem->temp_size);
+    /* Values: each planned tensor inside its pool's arena. */
+    for (uint32_t v = 0; v < p->ntensors; v++) {
+        const ap_tensor_desc_t *t = &p->tensors[v];
+        ap_buffer_t *b = &mem->values[v];
+        if (t->mem_id == 0) {
+            b->data = (uint8_t *)(uintptr_t)t->constant;
+            b->size = t->constant == NULL ? 0 : t->size;
+            continue;
+        }
+        const ap_pool_t *pool = find_pool(pools, npools, t->mem_id);
+        if (pool == NULL || pool->base == NULL || t->offset > pool->size || t->size > pool->size - t->offset) {
+            return AP_ERR_INVALID_PROGRAM;
+        }
+        b->data = pool->base + t->offset;
+        b->size = t->size;
+    }
+    for (uint32_t i = 0; i < p->ninputs; i++) {
+        if (p->inputs[i] >= p->ntensors) {
+            return AP_ERR_INVALID_PROGRAM;
+        }
+    }
+    for (uint32_t i = 0; i < p->noutputs; i++) {
+        if (p->outputs[i] >= p->ntensors) {
+            return AP_ERR_INVALID_PROGRAM;
+        }
+    }
+    for (uint32_t n = 0; n < p->ninstructions; n++) {
+        ap_status_t s = check_instruction(p, &p->instructions[n], mem->nargs);
+        if (s != AP_OK) {
+            m->failed_instruction = n;
+            return s;
+        }
+    }
+    for (uint32_t k = 0; k < p->nkernels; k++) {
+        mem->kernel_fns[k] = NULL;
+        for (size_t r = 0; r < nkernels; r++) {
+            if (p->kernels[k] != NULL && kernels[r].name != NULL && kernels[r].fn != NULL &&
+                strcmp(p->kernels[k], kernels[r].name) == 0) {
+                mem->kernel_fns[k] = &kernels[r];
+                break;
+            }
+        }
+        if (mem->kernel_fns[k] == NULL) {
+            return AP_ERR_KERNEL_NOT_FOUND;
+        }
+    }
+    for (uint32_t d = 0; d < p->ndelegates; d++) {
+        const ap_delegate_desc_t *desc = &p->delegates[d];
+        const ap_backend_t *found = NULL;
+        for (size_t r = 0; r < nbackends && desc->backend != NULL; r++) {
+            if (backends[r] != NULL && backends[r]->id != NULL && strcmp(backends[r]->id, desc->backend) == 0) {
+                found = backends[r];
+                break;
+            }
+        }
+        if (found == NULL || found->execute == NULL) {
+            ap_method_destroy(m);
+            return AP_ERR_BACKEND_NOT_FOUND;
+        }
+        mem->delegate_backends[d] = found;
+        memset(&mem->handles[d], 0, sizeof mem->handles[d]);
+        if (found->init != NULL) {
+            ap_status_t s = found->init(desc->blob, desc->blob_size, desc->specs, desc->nspecs, &mem->handles[d]);
+            if (s != AP_OK) {
+                ap_method_destroy(m);
+                return s;
+            }
+        }
+        m->initialized_delegates = d + 1;
+    }
+    return AP_OK;
+}
+
+static ap_status_t io(ap_method_t *m, const uint32_t *list, uint32_t n, size_t i, ap_buffer_t *out) {
+    if (m == NULL || m->program == NULL || out == NULL || i >= n) {
+        return AP_ERR_INVALID_ARGUMENT;
+    }
+    *out = m->mem.values[list[i]];
+    return AP_OK;
+}
+
+ap_status_t ap_method_input(ap_method_t *m, size_t i, ap_buffer_t *out) {
+    if (m == NULL || m->program == NULL) {
+        return AP_ERR_INVALID_ARGUMENT;
+    }
+    return io(m, m->program->inputs, m->program->ninputs, i, out);
+}
+
+ap_status_t ap_method_output(ap_method_t *m, size_t i, ap_buffer_t *out) {
+    if (m == NULL || m->program == NULL) {
+        return AP_ERR_INVALID_ARGUMENT;
+    }
+    return io(m, m->program->outputs, m->program->noutputs, i, out);
+}
+
+ap_status_t ap_method_execute(ap_method_t *m) {
+    if (m == NULL || m->program == NULL) {
+        return AP_ERR_INVALID_ARGUMENT;
+    }
+    const ap_program_t *p = m->program;
+    ap_context_t ctx = {&m->temp};
+    for (uint32_t n = 0; n < p->ninstructions; n++) {
+        const ap_instruction_t *ins = &p->instructions[n];
+        for (uint32_t a = 0; a < ins->nargs; a++) {
+            m->mem.args[a] = m->mem.values[ins->args[a]];
+        }
+        ap_status_t s;
+        if (ins->kind == AP_INSTR_DELEGATE) {
+            const ap_backend_t *b = m->mem.delegate_backends[ins->index];
+            s = b->execute(&ctx, &m->mem.handles[ins->index], m->mem.args, ins->nargs);
+        } else {
+            const ap_kernel_t *k = m->mem.kernel_fns[ins->index];
+            s = k->fn(&ctx, m->mem.args, ins->nargs, k->user);
+        }
+        ap_temp_reset(&m->temp);
+        if (s != AP_OK) {
+            m->failed_instruction = n;
+            return s;
+        }
+    }
+    return AP_OK;
+}
+
+void ap_method_destroy(ap_method_t *m) {
+    if (m == NULL || m->program == NULL) {
+        return;
+    }
+    for (uint32_t d = 0; d < m->initialized_delegates; d++) {
+        const ap_backend_t *b = m->mem.delegate_backends[d];
+        if (b != NULL && b->destroy != NULL) {
+            b->destroy(&m->mem.handles[d]);
+        }
+    }
+    m->initialized_delegates = 0;
+}

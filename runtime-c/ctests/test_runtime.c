@@ -1,0 +1,456 @@
+/* Tests of the C runtime, the Ethos-U backend and its driver simulator. Plain C99; prints one
+ * line per failed check and a closing "N passed, N failed" line. Built and run by the Rust test
+ * `c_runtime_tests` and by .ci/run under AddressSanitizer, UBSan and valgrind. */
+#include <stdio.h>
+#include <string.h>
+
+#include "arenaplan/ethosu.h"
+#include "arenaplan/ethosu_sim.h"
+#include "arenaplan/neutron.h"
+#include "arenaplan/runtime.h"
+
+uint32_t ap_neutron_sim_calls(void);
+
+static int passed, failed;
+
+#define CHECK(cond)                                                                   \
+    do {                                                                              \
+        if (cond) {                                                                   \
+            passed++;                                                                 \
+        } else {                                                                      \
+            failed++;                                                                 \
+            printf("FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond);                  \
+        }                                                                             \
+    } while (0)
+
+#define CHECK_STATUS(expr, expected)                                                  \
+    do {                                                                              \
+        ap_status_t s_ = (expr);                                                      \
+        if (s_ == (expected)) {                                                       \
+            passed++;                                                                 \
+        } else {                                                                      \
+            failed++;                                                                 \
+            printf("FAILED %s:%d: %s gave %s, expected %s\n", __FILE__, __LINE__, #expr, \
+                   ap_status_name(s_), ap_status_name(expected));                     \
+        }                                                                             \
+    } while (0)
+
+/* ---- A Vela bin stream, built block by block --------------------------------------------- */
+
+typedef struct {
+    uint8_t data[512];
+    size_t size;
+} blob_t;
+
+static void put32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static void block(blob_t *b, const char *name, const uint8_t *data, uint32_t len) {
+    memset(b->data + b->size, 0, 32);
+    memcpy(b->data + b->size, name, strlen(name));
+    put32(b->data + b->size + 16, len);
+    b->size += 32;
+    if (len > 0) {
+        memcpy(b->data + b->size, data, len);
+    }
+    b->size += (len + 15u) & ~15u;
+}
+
+static uint32_t io_record(uint8_t *out, uint32_t bytes, uint32_t offset) {
+    uint32_t words[9] = {1, 1, 1, 1, 1, bytes, 1, offset, 1};
+    for (int i = 0; i < 9; i++) {
+        put32(out + 4 * i, words[i]);
+    }
+    return 36;
+}
+
+/* One input of in_bytes at offset 0, one output of out_bytes after it, the given scratch. */
+static blob_t vela_blob(uint32_t in_bytes, uint32_t out_bytes, uint32_t scratch_size) {
+    blob_t b;
+    memset(&b, 0, sizeof b);
+    uint8_t cmd[8] = {'C', 'O', 'P', '1', 0, 0, 0, 0};
+    uint8_t weights[20];
+    memset(weights, 0x11, sizeof weights);
+    uint8_t scratch[4];
+    put32(scratch, scratch_size);
+    uint8_t inputs[40], outputs[40];
+    put32(inputs, 1);
+    io_record(inputs + 4, in_bytes, 0);
+    put32(outputs, 1);
+    io_record(outputs + 4, out_bytes, (in_bytes + 15u) & ~15u);
+    block(&b, "vela_bin_stream", NULL, 0);
+    block(&b, "cmd_data", cmd, sizeof cmd);
+    block(&b, "weight_data", weights, sizeof weights);
+    block(&b, "scratch_size", scratch, sizeof scratch);
+    block(&b, "inputs", inputs, sizeof inputs);
+    block(&b, "outputs", outputs, sizeof outputs);
+    block(&b, "vela_end_stream", NULL, 0);
+    return b;
+}
+
+/* ---- Method set-up --------------------------------------------------------------------------- */
+
+#define MAXV 16
+static _Alignas(16) uint8_t arena[4096];
+static _Alignas(16) uint8_t temp_pool[1024];
+static ap_buffer_t values[MAXV];
+static ap_handle_t handles[4];
+static const ap_backend_t *delegate_backends[4];
+static const ap_kernel_t *kernel_fns[4];
+static ap_buffer_t argbuf[8];
+
+static ap_status_t setup(ap_method_t *m, const ap_program_t *p, const ap_backend_t *const *backends, size_t nb,
+                         const ap_kernel_t *kernels, size_t nk) {
+    static ap_pool_t pool;
+    pool.mem_id = 1;
+    pool.base = arena;
+    pool.size = sizeof arena;
+    ap_method_memory_t mem = {values, MAXV, handles, delegate_backends, 4, kernel_fns, 4, argbuf, 8,
+                              temp_pool, sizeof temp_pool};
+    memset(arena, 0, sizeof arena);
+    ap_ethosu_sim_reset();
+    return ap_method_init(m, p, &pool, 1, backends, nb, kernels, nk, &mem);
+}
+
+/* ---- A backend that records what it gets ----------------------------------------------------- */
+
+static ap_buffer_t seen[8];
+static size_t seen_n;
+
+static ap_status_t recording_execute(ap_context_t *ctx, ap_handle_t *h, ap_buffer_t *args, size_t nargs) {
+    (void)ctx;
+    (void)h;
+    seen_n = nargs < 8 ? nargs : 8;
+    memcpy(seen, args, seen_n * sizeof *args);
+    return AP_OK;
+}
+static const ap_backend_t recording = {"Recording", NULL, recording_execute, NULL};
+
+/* A legacy backend: reads input 0, writes output 0, ignores anything after. */
+static ap_status_t legacy_execute(ap_context_t *ctx, ap_handle_t *h, ap_buffer_t *args, size_t nargs) {
+    (void)ctx;
+    (void)h;
+    if (nargs < 2 || args[1].size < args[0].size) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    for (size_t i = 0; i < args[0].size; i++) {
+        args[1].data[i] = (uint8_t)(args[0].data[i] + 1);
+    }
+    return AP_OK;
+}
+static const ap_backend_t legacy = {"Legacy", NULL, legacy_execute, NULL};
+
+static uint8_t expected_output(uint32_t sum, uint32_t j) { return (uint8_t)(sum + 31u * j); }
+
+/* ---- Tests -------------------------------------------------------------------------------------- */
+
+static void runtime_contract(void) {
+    /* in (64 B at 0), out (32 B at 64), scratch (500 B declared, at 96). */
+    static const ap_tensor_desc_t tensors[] = {{1, 0, 64, NULL}, {1, 64, 32, NULL}, {1, 96, 500, NULL}};
+    static const uint32_t args[] = {0, 1, 2};
+    static const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 3, 1, 1}};
+    static const ap_delegate_desc_t del[] = {{"Recording", NULL, 0, NULL, 0}};
+    static const uint32_t in[] = {0}, out[] = {1};
+    static const ap_program_t p = {tensors, 3, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+    const ap_backend_t *backends[] = {&recording};
+    ap_method_t m;
+    CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
+    CHECK_STATUS(ap_method_execute(&m), AP_OK);
+    CHECK(seen_n == 3); /* exactly one extra argument beyond inputs and outputs */
+    CHECK(seen[2].size == 500);
+    CHECK(seen[2].data != NULL && ((uintptr_t)seen[2].data % 16) == 0);
+    CHECK(seen[2].data != seen[0].data && seen[2].data != seen[1].data);
+    CHECK(seen[2].data >= arena && seen[2].data + seen[2].size <= arena + sizeof arena);
+    ap_method_destroy(&m);
+}
+
+static void ethos_u_planned_and_legacy_scratch(void) {
+    blob_t blob = vela_blob(16, 8, 64);
+    static const uint32_t in[] = {0}, out[] = {1};
+    const ap_backend_t *backends[] = {&ap_ethosu_backend, &legacy};
+    /* With planned scratch (value 2 at 256). */
+    {
+        const ap_tensor_desc_t tensors[] = {{1, 0, 16, NULL}, {1, 16, 8, NULL}, {1, 256, 64, NULL}};
+        static const uint32_t args[] = {0, 1, 2};
+        const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 3, 1, 1}};
+        const ap_delegate_desc_t del[] = {{"EthosUBackend", blob.data, (uint32_t)blob.size, NULL, 0}};
+        const ap_program_t p = {tensors, 3, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        ap_method_t m;
+        CHECK_STATUS(setup(&m, &p, backends, 2, NULL, 0), AP_OK);
+        ap_buffer_t input, output;
+        CHECK_STATUS(ap_method_input(&m, 0, &input), AP_OK);
+        for (uint32_t i = 0; i < 16; i++) {
+            input.data[i] = (uint8_t)i;
+        }
+        CHECK_STATUS(ap_method_execute(&m), AP_OK);
+        CHECK(ap_ethosu_sim_last()->status == AP_ETHOSU_SIM_OK);
+        CHECK(ap_ethosu_sim_last()->base[1] == (uint64_t)(uintptr_t)(arena + 256)); /* planned scratch used */
+        CHECK_STATUS(ap_method_output(&m, 0, &output), AP_OK);
+        CHECK(output.data[0] == expected_output(120, 0) && output.data[7] == expected_output(120, 7));
+        CHECK(arena[256] == 0xDB || arena[256 + 63] == 0xDB); /* scratch was poisoned */
+        ap_method_destroy(&m);
+    }
+    /* Version skew 1: a plan without scratch arguments runs through the temp allocator. */
+    {
+        const ap_tensor_desc_t tensors[] = {{1, 0, 16, NULL}, {1, 16, 8, NULL}};
+        static const uint32_t args[] = {0, 1};
+        const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 2, 1, 1}};
+        const ap_delegate_desc_t del[] = {{"EthosUBackend", blob.data, (uint32_t)blob.size, NULL, 0}};
+        const ap_program_t p = {tensors, 2, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        ap_method_t m;
+        CHECK_STATUS(setup(&m, &p, backends, 2, NULL, 0), AP_OK);
+        CHECK_STATUS(ap_method_execute(&m), AP_OK);
+        uint64_t base = ap_ethosu_sim_last()->base[1];
+        CHECK(base >= (uint64_t)(uintptr_t)temp_pool && base < (uint64_t)(uintptr_t)(temp_pool + sizeof temp_pool));
+        ap_method_destroy(&m);
+    }
+    /* Version skew 2: a plan with scratch runs on a backend that ignores trailing arguments. */
+    {
+        const ap_tensor_desc_t tensors[] = {{1, 0, 16, NULL}, {1, 16, 16, NULL}, {1, 256, 64, NULL}};
+        static const uint32_t args[] = {0, 1, 2};
+        const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 3, 1, 1}};
+        const ap_delegate_desc_t del[] = {{"Legacy", NULL, 0, NULL, 0}};
+        const ap_program_t p = {tensors, 3, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        ap_method_t m;
+        CHECK_STATUS(setup(&m, &p, backends, 2, NULL, 0), AP_OK);
+        arena[3] = 41;
+        CHECK_STATUS(ap_method_execute(&m), AP_OK);
+        CHECK(arena[16 + 3] == 42);
+        ap_method_destroy(&m);
+    }
+}
+
+static void disjoint_calls_share_scratch(void) {
+    /* x -> call0 -> y -> call1 -> z; both calls' scratch at the same offset (disjoint in time). */
+    blob_t blob = vela_blob(16, 16, 64);
+    const ap_tensor_desc_t tensors[] = {{1, 0, 16, NULL}, {1, 16, 16, NULL}, {1, 32, 16, NULL},
+                                        {1, 512, 64, NULL}, {1, 512, 64, NULL}};
+    static const uint32_t a0[] = {0, 1, 3}, a1[] = {1, 2, 4}, in[] = {0}, out[] = {2};
+    const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, a0, 3, 1, 1}, {AP_INSTR_DELEGATE, 0, a1, 3, 1, 1}};
+    const ap_delegate_desc_t del[] = {{"EthosUBackend", blob.data, (uint32_t)blob.size, NULL, 0}};
+    const ap_program_t p = {tensors, 5, ins, 2, del, 1, NULL, 0, in, 1, out, 1};
+    const ap_backend_t *backends[] = {&ap_ethosu_backend};
+    ap_method_t m;
+    CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
+    for (int i = 0; i < 16; i++) {
+        arena[i] = 1;
+    }
+    CHECK_STATUS(ap_method_execute(&m), AP_OK);
+    uint32_t sum1 = 0;
+    for (uint32_t j = 0; j < 16; j++) {
+        sum1 += expected_output(16, j);
+    }
+    int ok = 1;
+    for (uint32_t j = 0; j < 16; j++) {
+        ok &= arena[32 + j] == expected_output(sum1, j);
+    }
+    CHECK(ok); /* correct outputs with poisoning on */
+    CHECK(ap_ethosu_sim_calls() == 2);
+    ap_method_destroy(&m);
+}
+
+static void a_bad_plan_is_caught_by_poisoning(void) {
+    /* The scratch overlaps tensor w, which is alive across the call: w is poisoned. */
+    blob_t blob = vela_blob(16, 16, 64);
+    const ap_tensor_desc_t tensors[] = {{1, 0, 16, NULL}, {1, 16, 16, NULL}, {1, 64, 64, NULL}, {1, 80, 16, NULL}};
+    static const uint32_t a0[] = {0, 1, 2}, in[] = {0, 3}, out[] = {3};
+    const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, a0, 3, 1, 1}};
+    const ap_delegate_desc_t del[] = {{"EthosUBackend", blob.data, (uint32_t)blob.size, NULL, 0}};
+    const ap_program_t p = {tensors, 4, ins, 1, del, 1, NULL, 0, in, 2, out, 1};
+    const ap_backend_t *backends[] = {&ap_ethosu_backend};
+    ap_method_t m;
+    CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
+    memset(arena + 80, 0x55, 16);
+    CHECK_STATUS(ap_method_execute(&m), AP_OK);
+    CHECK(arena[80] != 0x55); /* the live tensor did not survive: the plan was wrong */
+    ap_method_destroy(&m);
+}
+
+static void bad_tables_and_blobs(void) {
+    blob_t blob = vela_blob(16, 8, 64);
+    static const uint32_t in[] = {0}, out[] = {1};
+    const ap_backend_t *backends[] = {&ap_ethosu_backend};
+    ap_method_t m;
+    const ap_delegate_desc_t del[] = {{"EthosUBackend", blob.data, (uint32_t)blob.size, NULL, 0}};
+    /* Counts: more inputs and outputs than arguments. */
+    {
+        const ap_tensor_desc_t tensors[] = {{1, 0, 16, NULL}, {1, 16, 8, NULL}};
+        static const uint32_t args[] = {0, 1};
+        const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 2, 2, 1}};
+        const ap_program_t p = {tensors, 2, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_ERR_INVALID_PROGRAM);
+    }
+    /* An argument index past the tensors; a tensor outside its pool. */
+    {
+        const ap_tensor_desc_t tensors[] = {{1, 0, 16, NULL}, {1, 4090, 8, NULL}};
+        static const uint32_t args[] = {0, 1};
+        const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 2, 1, 1}};
+        const ap_program_t p = {tensors, 2, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_ERR_INVALID_PROGRAM);
+        static const uint32_t bad_args[] = {0, 7};
+        const ap_tensor_desc_t ok_tensors[] = {{1, 0, 16, NULL}, {1, 16, 8, NULL}};
+        const ap_instruction_t bad_ins[] = {{AP_INSTR_DELEGATE, 0, bad_args, 2, 1, 1}};
+        const ap_program_t q = {ok_tensors, 2, bad_ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        CHECK_STATUS(setup(&m, &q, backends, 1, NULL, 0), AP_ERR_INVALID_PROGRAM);
+    }
+    const ap_tensor_desc_t tensors[] = {{1, 0, 16, NULL}, {1, 16, 8, NULL}, {1, 264, 64, NULL}, {1, 256, 32, NULL}};
+    static const uint32_t args[] = {0, 1, 2}, small[] = {0, 1, 3};
+    const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 3, 1, 1}};
+    /* Missing backend. */
+    {
+        const ap_delegate_desc_t none[] = {{"NoSuchBackend", NULL, 0, NULL, 0}};
+        const ap_program_t p = {tensors, 3, ins, 1, none, 1, NULL, 0, in, 1, out, 1};
+        CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_ERR_BACKEND_NOT_FOUND);
+    }
+    /* Truncated blob, at every length. */
+    {
+        int all_refused = 1;
+        for (size_t cut = 0; cut < blob.size; cut++) {
+            const ap_delegate_desc_t cut_del[] = {{"EthosUBackend", blob.data, (uint32_t)cut, NULL, 0}};
+            const ap_program_t p = {tensors, 3, ins, 1, cut_del, 1, NULL, 0, in, 1, out, 1};
+            all_refused &= setup(&m, &p, backends, 1, NULL, 0) == AP_ERR_BAD_BLOB;
+        }
+        CHECK(all_refused);
+        blob_t swapped = blob;
+        memcpy(swapped.data + 32, "weight_data\0\0\0\0\0", 16); /* block names out of order */
+        const ap_delegate_desc_t sw[] = {{"EthosUBackend", swapped.data, (uint32_t)swapped.size, NULL, 0}};
+        const ap_program_t p = {tensors, 3, ins, 1, sw, 1, NULL, 0, in, 1, out, 1};
+        CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_ERR_BAD_BLOB);
+    }
+    /* Unaligned scratch (offset 264), then scratch smaller than the blob needs. */
+    {
+        const ap_program_t p = {tensors, 3, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
+        CHECK_STATUS(ap_method_execute(&m), AP_ERR_SCRATCH_MISALIGNED);
+        ap_method_destroy(&m);
+        const ap_instruction_t small_ins[] = {{AP_INSTR_DELEGATE, 0, small, 3, 1, 1}};
+        const ap_program_t q = {tensors, 4, small_ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        CHECK_STATUS(setup(&m, &q, backends, 1, NULL, 0), AP_OK);
+        CHECK_STATUS(ap_method_execute(&m), AP_ERR_SCRATCH_TOO_SMALL);
+        ap_method_destroy(&m);
+    }
+    /* The legacy path with a temp pool too small. */
+    {
+        blob_t big = vela_blob(16, 8, 2048);
+        const ap_delegate_desc_t bd[] = {{"EthosUBackend", big.data, (uint32_t)big.size, NULL, 0}};
+        const ap_tensor_desc_t t2[] = {{1, 0, 16, NULL}, {1, 16, 8, NULL}};
+        static const uint32_t a2[] = {0, 1};
+        const ap_instruction_t i2[] = {{AP_INSTR_DELEGATE, 0, a2, 2, 1, 1}};
+        const ap_program_t p = {t2, 2, i2, 1, bd, 1, NULL, 0, in, 1, out, 1};
+        CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
+        CHECK_STATUS(ap_method_execute(&m), AP_ERR_TEMP_EXHAUSTED);
+        ap_method_destroy(&m);
+    }
+    /* Arguments the blob does not fit: fewer than inputs + outputs. */
+    {
+        ap_args_t a;
+        ap_buffer_t one[1];
+        CHECK_STATUS(ap_split_args(one, 1, 1, 1, &a), AP_ERR_BAD_ARGUMENTS);
+        CHECK_STATUS(ap_split_args(NULL, 0, 0, 0, &a), AP_OK);
+        CHECK(a.nscratch == 0);
+    }
+    CHECK(strcmp(ap_status_name(AP_ERR_BAD_BLOB), "AP_ERR_BAD_BLOB") == 0);
+    CHECK(strcmp(ap_status_name((ap_status_t)99), "AP_ERR_UNKNOWN") == 0);
+    CHECK_STATUS(ap_method_init(NULL, NULL, NULL, 0, NULL, 0, NULL, 0, NULL), AP_ERR_INVALID_ARGUMENT);
+}
+
+static ap_status_t add_one(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)ctx;
+    (void)user;
+    if (nargs != 2) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    for (size_t i = 0; i < args[0].size && i < args[1].size; i++) {
+        args[1].data[i] = (uint8_t)(args[0].data[i] + 1);
+    }
+    return AP_OK;
+}
+
+static void kernels_by_name(void) {
+    const ap_tensor_desc_t tensors[] = {{1, 0, 4, NULL}, {1, 16, 4, NULL}};
+    static const uint32_t args[] = {0, 1}, in[] = {0}, out[] = {1};
+    static const char *const names[] = {"add_one"};
+    const ap_instruction_t ins[] = {{AP_INSTR_KERNEL, 0, args, 2, 1, 1}};
+    const ap_program_t p = {tensors, 2, ins, 1, NULL, 0, names, 1, in, 1, out, 1};
+    const ap_kernel_t kernels[] = {{"add_one", add_one, NULL}};
+    ap_method_t m;
+    CHECK_STATUS(setup(&m, &p, NULL, 0, NULL, 0), AP_ERR_KERNEL_NOT_FOUND);
+    CHECK_STATUS(setup(&m, &p, NULL, 0, kernels, 1), AP_OK);
+    arena[0] = 9;
+    CHECK_STATUS(ap_method_execute(&m), AP_OK);
+    CHECK(arena[16] == 10);
+    ap_method_destroy(&m);
+}
+
+/* A Neutron payload, version 0: 1 input, 1 output, 1 input argument. */
+static blob_t neutron_blob(uint32_t scratch, uint32_t sram) {
+    blob_t b;
+    memset(&b, 0, sizeof b);
+    uint8_t header[16] = {1, 1, 1, 0, 0, 0, 0, 0};
+    memcpy(b.data, header, sizeof header);
+    uint32_t words[16] = {0x64434D6Eu, 0, 0, 0, 0, 0, 64, 0, 0, scratch, sram, 1, 1, 0, 0, 0};
+    for (int i = 0; i < 16; i++) {
+        put32(b.data + 16 + 4 * i, words[i]);
+    }
+    b.size = 16 + 64;
+    return b;
+}
+
+static void neutron(void) {
+    blob_t blob = neutron_blob(128, 64);
+    const ap_tensor_desc_t tensors[] = {{1, 0, 8, NULL}, {1, 16, 8, NULL}, {1, 64, 128, NULL}, {1, 192, 64, NULL}};
+    static const uint32_t args[] = {0, 1, 2, 3}, legacy_args[] = {0, 1}, in[] = {0}, out[] = {1};
+    const ap_delegate_desc_t del[] = {{"NeutronBackend", blob.data, (uint32_t)blob.size, NULL, 0}};
+    const ap_backend_t *backends[] = {&ap_neutron_backend};
+    ap_method_t m;
+    const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 4, 1, 1}};
+    const ap_program_t p = {tensors, 4, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+    CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
+    memset(arena, 2, 8);
+    CHECK_STATUS(ap_method_execute(&m), AP_OK);
+    CHECK(arena[16] == expected_output(16, 0) && arena[23] == expected_output(16, 7));
+    CHECK(arena[64] == 0xDB && arena[192] == 0xDB); /* both scratch buffers poisoned */
+    ap_method_destroy(&m);
+    /* Legacy plan: both buffers from the temp allocator. */
+    const ap_instruction_t legacy_ins[] = {{AP_INSTR_DELEGATE, 0, legacy_args, 2, 1, 1}};
+    const ap_program_t q = {tensors, 2, legacy_ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+    CHECK_STATUS(setup(&m, &q, backends, 1, NULL, 0), AP_OK);
+    CHECK_STATUS(ap_method_execute(&m), AP_OK);
+    ap_method_destroy(&m);
+    /* Scratch overlapping the output is refused by the simulator. */
+    const ap_tensor_desc_t bad[] = {{1, 0, 8, NULL}, {1, 64, 8, NULL}, {1, 64, 128, NULL}, {1, 192, 64, NULL}};
+    const ap_program_t r = {bad, 4, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+    CHECK_STATUS(setup(&m, &r, backends, 1, NULL, 0), AP_OK);
+    CHECK_STATUS(ap_method_execute(&m), AP_ERR_DRIVER);
+    ap_method_destroy(&m);
+    /* Bad payloads. */
+    blob_t bad_magic = blob;
+    bad_magic.data[16] ^= 0xFF;
+    const ap_delegate_desc_t bm[] = {{"NeutronBackend", bad_magic.data, (uint32_t)bad_magic.size, NULL, 0}};
+    const ap_program_t s = {tensors, 4, ins, 1, bm, 1, NULL, 0, in, 1, out, 1};
+    CHECK_STATUS(setup(&m, &s, backends, 1, NULL, 0), AP_ERR_BAD_BLOB);
+    int all_refused = 1;
+    for (size_t cut = 0; cut < 16 + 44; cut++) {
+        const ap_delegate_desc_t cd[] = {{"NeutronBackend", blob.data, (uint32_t)cut, NULL, 0}};
+        const ap_program_t t = {tensors, 4, ins, 1, cd, 1, NULL, 0, in, 1, out, 1};
+        all_refused &= setup(&m, &t, backends, 1, NULL, 0) == AP_ERR_BAD_BLOB;
+    }
+    CHECK(all_refused);
+    CHECK(ap_neutron_sim_calls() >= 3);
+}
+
+int main(void) {
+    neutron();
+    runtime_contract();
+    ethos_u_planned_and_legacy_scratch();
+    disjoint_calls_share_scratch();
+    a_bad_plan_is_caught_by_poisoning();
+    bad_tables_and_blobs();
+    kernels_by_name();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}

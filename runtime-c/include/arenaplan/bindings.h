@@ -1,0 +1,5 @@
+/* Everything the Rust crate binds (input to bindgen). */
+#include "arenaplan/runtime.h"
+#include "arenaplan/ethosu.h"
+#include "arenaplan/ethosu_sim.h"
+#include "arenaplan/neutron.h"

@@ -1,0 +1,195 @@
+/* arenaplan runtime: runs a planned program, calling delegate backends with a flat argument
+ * list [inputs..., outputs..., scratch...]. C99, no heap, no global mutable state: everything a
+ * run needs is passed in by the integrator; program tables are const (flash). Nothing here
+ * aborts: every failure is an ap_status_t. */
+#ifndef ARENAPLAN_RUNTIME_H
+#define ARENAPLAN_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ap_status {
+    AP_OK = 0,
+    AP_ERR_INVALID_ARGUMENT = 1, /* a NULL pointer or an index out of range */
+    AP_ERR_INVALID_PROGRAM = 2,  /* tables disagree: index, count, or region outside its pool */
+    AP_ERR_BACKEND_NOT_FOUND = 3,
+    AP_ERR_KERNEL_NOT_FOUND = 4,
+    AP_ERR_TEMP_EXHAUSTED = 5,   /* the legacy temp pool is too small */
+    AP_ERR_BAD_BLOB = 6,         /* a delegate's blob is malformed */
+    AP_ERR_BAD_ARGUMENTS = 7,    /* the argument list does not fit the blob's inputs/outputs */
+    AP_ERR_SCRATCH_TOO_SMALL = 8,
+    AP_ERR_SCRATCH_MISALIGNED = 9,
+    AP_ERR_DRIVER = 10,          /* the NPU driver reported a failure */
+    AP_ERR_STORAGE = 11          /* integrator-provided storage is too small */
+} ap_status_t;
+
+/* A name for a status, e.g. "AP_ERR_BAD_BLOB"; never NULL. */
+const char *ap_status_name(ap_status_t status);
+
+/* One argument: a 1-D byte tensor. */
+typedef struct ap_buffer {
+    uint8_t *data;
+    size_t size;
+} ap_buffer_t;
+
+/* The per-instruction temp allocator (a bump pool reset after every instruction), for
+ * backends running under plans made before scratch was planned. */
+typedef struct ap_temp_allocator {
+    uint8_t *base;
+    size_t size;
+    size_t used;
+} ap_temp_allocator_t;
+
+void ap_temp_init(ap_temp_allocator_t *temp, uint8_t *base, size_t size);
+/* NULL when it does not fit; align must be a power of two. */
+void *ap_temp_alloc(ap_temp_allocator_t *temp, size_t size, size_t align);
+void ap_temp_reset(ap_temp_allocator_t *temp);
+
+/* What a backend or kernel gets besides its arguments. */
+typedef struct ap_context {
+    ap_temp_allocator_t *temp;
+} ap_context_t;
+
+typedef struct ap_compile_spec {
+    const char *key;
+    const char *value;
+} ap_compile_spec_t;
+
+/* Storage a backend keeps per delegate (what init parsed from the blob). */
+#define AP_HANDLE_BYTES 128
+typedef struct ap_handle {
+    union {
+        uint8_t bytes[AP_HANDLE_BYTES];
+        uint64_t align_u64;
+        void *align_ptr;
+    } u;
+} ap_handle_t;
+
+typedef struct ap_backend {
+    const char *id;
+    ap_status_t (*init)(const uint8_t *blob, size_t blob_size, const ap_compile_spec_t *specs,
+                        size_t nspecs, ap_handle_t *handle);
+    ap_status_t (*execute)(ap_context_t *ctx, ap_handle_t *handle, ap_buffer_t *args, size_t nargs);
+    void (*destroy)(ap_handle_t *handle);
+} ap_backend_t;
+
+/* The adoption pattern, once for every backend: split a flat list by the counts a backend read
+ * from its blob. nscratch == 0 means a plan made before scratch was planned (use the temp
+ * allocator); AP_ERR_BAD_ARGUMENTS when the list is shorter than inputs + outputs. */
+typedef struct ap_args {
+    ap_buffer_t *inputs;
+    ap_buffer_t *outputs;
+    ap_buffer_t *scratch;
+    size_t ninputs;
+    size_t noutputs;
+    size_t nscratch;
+} ap_args_t;
+ap_status_t ap_split_args(ap_buffer_t *args, size_t nargs, size_t ninputs, size_t noutputs,
+                          ap_args_t *out);
+
+/* ---- Program tables ---------------------------------------------------------------------- */
+
+/* A value: planned (mem_id >= 1: offset and size in that pool's arena), constant (mem_id 0,
+ * data in flash) or absent (mem_id 0, data NULL: never an argument). */
+typedef struct ap_tensor_desc {
+    uint32_t mem_id;
+    uint32_t offset;
+    uint32_t size;
+    const uint8_t *constant;
+} ap_tensor_desc_t;
+
+enum { AP_INSTR_KERNEL = 0, AP_INSTR_DELEGATE = 1 };
+
+typedef struct ap_instruction {
+    uint32_t kind;  /* AP_INSTR_KERNEL or AP_INSTR_DELEGATE */
+    uint32_t index; /* into the program's kernels or delegates */
+    const uint32_t *args;
+    uint32_t nargs; /* inputs, outputs, then scratch */
+    uint32_t ninputs;
+    uint32_t noutputs;
+} ap_instruction_t;
+
+typedef struct ap_delegate_desc {
+    const char *backend;
+    const uint8_t *blob;
+    uint32_t blob_size;
+    const ap_compile_spec_t *specs;
+    uint32_t nspecs;
+} ap_delegate_desc_t;
+
+typedef struct ap_program {
+    const ap_tensor_desc_t *tensors;
+    uint32_t ntensors;
+    const ap_instruction_t *instructions;
+    uint32_t ninstructions;
+    const ap_delegate_desc_t *delegates;
+    uint32_t ndelegates;
+    const char *const *kernels; /* kernel names, resolved against registered kernels */
+    uint32_t nkernels;
+    const uint32_t *inputs;
+    uint32_t ninputs;
+    const uint32_t *outputs;
+    uint32_t noutputs;
+} ap_program_t;
+
+/* ---- Running ----------------------------------------------------------------------------- */
+
+typedef ap_status_t (*ap_kernel_fn)(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user);
+
+typedef struct ap_kernel {
+    const char *name;
+    ap_kernel_fn fn;
+    void *user;
+} ap_kernel_t;
+
+/* An arena: where pool mem_id lives. */
+typedef struct ap_pool {
+    uint32_t mem_id;
+    uint8_t *base;
+    size_t size;
+} ap_pool_t;
+
+/* Storage for one method, from the integrator (statics, usually). */
+typedef struct ap_method_memory {
+    ap_buffer_t *values; /* >= program->ntensors */
+    size_t nvalues;
+    ap_handle_t *handles;                   /* nhandles >= program->ndelegates */
+    const ap_backend_t **delegate_backends; /* nhandles entries too */
+    size_t nhandles;
+    const ap_kernel_t **kernel_fns; /* nkernel_fns >= program->nkernels */
+    size_t nkernel_fns;
+    ap_buffer_t *args; /* >= the longest argument list */
+    size_t nargs;
+    uint8_t *temp; /* the legacy temp pool (may be NULL with temp_size 0) */
+    size_t temp_size;
+} ap_method_memory_t;
+
+typedef struct ap_method {
+    const ap_program_t *program;
+    ap_method_memory_t mem;
+    ap_temp_allocator_t temp;
+    uint32_t failed_instruction; /* set when execute fails */
+    uint32_t initialized_delegates;
+} ap_method_t;
+
+/* Checks the tables against the pools, resolves backends (by id) and kernels (by name), and
+ * initializes every delegate from its blob. */
+ap_status_t ap_method_init(ap_method_t *method, const ap_program_t *program, const ap_pool_t *pools,
+                           size_t npools, const ap_backend_t *const *backends, size_t nbackends,
+                           const ap_kernel_t *kernels, size_t nkernels, const ap_method_memory_t *memory);
+/* Where input i / output i lives (in its arena). */
+ap_status_t ap_method_input(ap_method_t *method, size_t i, ap_buffer_t *out);
+ap_status_t ap_method_output(ap_method_t *method, size_t i, ap_buffer_t *out);
+/* Runs every instruction in order; the temp pool is reset after each. */
+ap_status_t ap_method_execute(ap_method_t *method);
+void ap_method_destroy(ap_method_t *method);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ARENAPLAN_RUNTIME_H */

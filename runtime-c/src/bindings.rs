@@ -18,6 +18,7 @@ pub enum ap_status {
     AP_ERR_SCRATCH_MISALIGNED = 9,
     AP_ERR_DRIVER = 10,
     AP_ERR_STORAGE = 11,
+    AP_STATUS_FORCE_32_BITS = 2147483647,
 }
 pub use self::ap_status as ap_status_t;
 unsafe extern "C" {
@@ -295,6 +296,7 @@ pub const ap_ethosu_sim_status_AP_ETHOSU_SIM_OK: ap_ethosu_sim_status = 0;
 pub const ap_ethosu_sim_status_AP_ETHOSU_SIM_BAD_CALL: ap_ethosu_sim_status = 1;
 pub const ap_ethosu_sim_status_AP_ETHOSU_SIM_BAD_REGION: ap_ethosu_sim_status = 2;
 pub const ap_ethosu_sim_status_AP_ETHOSU_SIM_OVERLAP: ap_ethosu_sim_status = 3;
+pub const ap_ethosu_sim_status_AP_ETHOSU_SIM_FORCE_32_BITS: ap_ethosu_sim_status = 2147483647;
 pub type ap_ethosu_sim_status = ::core::ffi::c_uint;
 pub use self::ap_ethosu_sim_status as ap_ethosu_sim_status_t;
 #[repr(C)]

@@ -13,7 +13,8 @@ typedef enum ap_ethosu_sim_status {
     AP_ETHOSU_SIM_OK = 0,
     AP_ETHOSU_SIM_BAD_CALL = 1,   /* wrong driver, NULL, bad command stream or region count */
     AP_ETHOSU_SIM_BAD_REGION = 2, /* NULL, unaligned, or an I/O copy outside the scratch */
-    AP_ETHOSU_SIM_OVERLAP = 3     /* two regions overlap */
+    AP_ETHOSU_SIM_OVERLAP = 3,    /* two regions overlap */
+    AP_ETHOSU_SIM_FORCE_32_BITS = 0x7FFFFFFF /* as ap_status_t: 32 bits everywhere */
 } ap_ethosu_sim_status_t;
 
 typedef struct ap_ethosu_sim_record {

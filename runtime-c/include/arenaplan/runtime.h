@@ -24,7 +24,10 @@ typedef enum ap_status {
     AP_ERR_SCRATCH_TOO_SMALL = 8,
     AP_ERR_SCRATCH_MISALIGNED = 9,
     AP_ERR_DRIVER = 10,          /* the NPU driver reported a failure */
-    AP_ERR_STORAGE = 11          /* integrator-provided storage is too small */
+    AP_ERR_STORAGE = 11,         /* integrator-provided storage is too small */
+    /* Keeps the enum 32 bits wide where the compiler packs enums (arm-none-eabi-gcc does), so
+     * the Rust bindings and the C side agree on its size. Never returned. */
+    AP_STATUS_FORCE_32_BITS = 0x7FFFFFFF
 } ap_status_t;
 
 /* A name for a status, e.g. "AP_ERR_BAD_BLOB"; never NULL. */

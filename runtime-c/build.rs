@@ -25,6 +25,11 @@ fn main() {
             .flag_if_supported("-fdata-sections");
     }
     build.compile("arenaplan_runtime");
+    // Dependents' build scripts see DEP_ARENAPLAN_RUNTIME_INCLUDE: the runtime's headers, for
+    // the generated program tables.
+    let include = std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default())
+        .join("include");
+    println!("cargo::metadata=include={}", include.display());
     for dir in ["csrc", "include"] {
         println!("cargo::rerun-if-changed={dir}");
     }

@@ -61,6 +61,8 @@ fn two_builds_and_the_cli_write_identical_bytes() {
             "ethosu_u55_two_calls.report.txt",
             "ethosu_u55_two_calls.rs",
             "ethosu_u55_two_calls.sram.ld",
+            "ethosu_u55_two_calls_program.c",
+            "ethosu_u55_two_calls_program.h",
         ]
     );
     let out = Command::new(env!("CARGO_BIN_EXE_arenaplan"))
@@ -260,4 +262,75 @@ fn the_generated_c_compiles_links_and_agrees_with_the_plan() {
         );
     }
     assert_eq!(lines.next().unwrap(), "0", "the arena is aligned");
+}
+
+#[test]
+fn a_c_integrator_runs_the_generated_program_on_the_c_runtime() {
+    let dir = temp("c-runtime");
+    build(&dir, Symbols::C).unwrap();
+    let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime-c");
+    let main = dir.join("main.c");
+    std::fs::write(
+        &main,
+        r#"#include <stdio.h>
+#include "ethosu_u55_two_calls.h"
+#include "ethosu_u55_two_calls_program.h"
+#include "arenaplan/ethosu.h"
+
+int main(void) {
+    ap_pool_t pools[] = {{ETHOSU_U55_TWO_CALLS_MEM_ID_SRAM, ethosu_u55_two_calls_arena_sram,
+                          ETHOSU_U55_TWO_CALLS_ARENA_SRAM_SIZE}};
+    const ap_backend_t *backends[] = {&ap_ethosu_backend};
+    static ap_buffer_t values[16], args[8];
+    static ap_handle_t handles[4];
+    static const ap_backend_t *resolved[4];
+    ap_method_memory_t mem = {values, 16, handles, resolved, 4, NULL, 0, args, 8, NULL, 0};
+    ap_method_t m;
+    ap_status_t s = ap_method_init(&m, &ethosu_u55_two_calls_program, pools, 1, backends, 1, NULL, 0, &mem);
+    if (s != AP_OK) { printf("init: %s\n", ap_status_name(s)); return 1; }
+    ap_buffer_t in, out;
+    ap_method_input(&m, 0, &in);
+    unsigned sum = 0;
+    for (size_t i = 0; i < in.size; i++) { in.data[i] = (uint8_t)(i % 7); sum += in.data[i]; }
+    s = ap_method_execute(&m);
+    if (s != AP_OK) { printf("execute: %s\n", ap_status_name(s)); return 1; }
+    unsigned mid = 0;
+    for (unsigned j = 0; j < 512; j++) mid += (uint8_t)(sum + 31u * j);
+    ap_method_output(&m, 0, &out);
+    for (unsigned j = 0; j < out.size; j++) {
+        if (out.data[j] != (uint8_t)(mid + 31u * j)) { printf("output %u wrong\n", j); return 1; }
+    }
+    printf("ran %u bytes out\n", (unsigned)out.size);
+    ap_method_destroy(&m);
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let exe = dir.join("integrator");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let c = |f: &str| runtime.join("csrc").join(f);
+    let status = Command::new(&cc)
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-o"])
+        .arg(&exe)
+        .args([
+            main.clone(),
+            dir.join("ethosu_u55_two_calls.c"),
+            dir.join("ethosu_u55_two_calls_program.c"),
+        ])
+        .args([c("runtime.c"), c("ethosu_backend.c"), c("ethosu_sim.c")])
+        .arg("-I")
+        .arg(&dir)
+        .arg("-I")
+        .arg(runtime.join("include"))
+        .status()
+        .unwrap();
+    assert!(
+        status.success(),
+        "generated tables, the runtime and the simulator compile and link"
+    );
+    let out = Command::new(&exe).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert_eq!(stdout.trim(), "ran 128 bytes out");
 }

@@ -86,9 +86,18 @@ impl Generated {
     /// A `cc::Build` set up to compile the generated C source (which defines the arenas and
     /// tables when the C side owns the symbols), with the header's directory on the include
     /// path. Add the integrator's own C files and call `compile`.
+    ///
+    /// In a build script of a crate that depends on the `arenaplan` crate, the runtime's headers
+    /// are known (`DEP_ARENAPLAN_RUNTIME_INCLUDE`): then they are on the include path too, and
+    /// the runtime's program tables (`NAME_program.c`) are compiled as well.
     pub fn cc_build(&self) -> cc::Build {
         let mut build = cc::Build::new();
         build.include(&self.dir).file(&self.source);
+        if let Some(runtime) = std::env::var_os("DEP_ARENAPLAN_RUNTIME_INCLUDE") {
+            build
+                .include(runtime)
+                .file(self.dir.join(format!("{}_program.c", self.name)));
+        }
         build
     }
 }

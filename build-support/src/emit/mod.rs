@@ -4,6 +4,7 @@
 
 mod c;
 mod linker;
+mod program;
 mod rust;
 
 use crate::model::{Program, ValueKind};
@@ -25,7 +26,8 @@ pub enum Symbols {
 pub struct Emit {
     /// `NAME.rs`.
     pub rust: bool,
-    /// `NAME.h` and `NAME.c`.
+    /// `NAME.h` and `NAME.c`, and the runtime's program tables `NAME_program.h` and
+    /// `NAME_program.c` (which include `arenaplan/runtime.h`).
     pub c: bool,
     /// `NAME.<pool>.ld` for every pool.
     pub linker: bool,
@@ -152,6 +154,8 @@ pub fn emit(input: &Input<'_>, what: Emit) -> Vec<(String, String)> {
     if what.c {
         files.push((format!("{name}.h"), c::header(input)));
         files.push((format!("{name}.c"), c::source(input)));
+        files.push((format!("{name}_program.h"), program::header(input)));
+        files.push((format!("{name}_program.c"), program::source(input)));
     }
     if what.linker {
         for (pool, plan) in input.pools() {

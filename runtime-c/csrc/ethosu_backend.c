@@ -8,13 +8,15 @@ static uint32_t rd32(const uint8_t *p) {
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
 
-/* Length of a NUL-padded name in a 16-byte field. */
-static size_t name_length(const uint8_t *field) {
-    size_t n = 0;
-    while (n < 16 && field[n] != 0) {
-        n++;
+/* Whether a NUL-padded 16-byte name field holds `name` (shorter than 16 bytes). */
+static int block_named(const uint8_t *field, const char *name) {
+    size_t i = 0;
+    for (; name[i] != '\0'; i++) {
+        if (i == 16 || field[i] != (uint8_t)name[i]) {
+            return 0;
+        }
     }
-    return n;
+    return i == 16 || field[i] == 0;
 }
 
 static const char *const ORDER[7] = {"vela_bin_stream", "cmd_data", "weight_data", "scratch_size",
@@ -44,8 +46,7 @@ ap_status_t ap_ethosu_parse(const uint8_t *blob, size_t size, ap_ethosu_blob_t *
             return AP_ERR_BAD_BLOB;
         }
         const uint8_t *header = blob + at;
-        size_t name_len = name_length(header);
-        if (name_len != strlen(ORDER[k]) || memcmp(header, ORDER[k], name_len) != 0) {
+        if (!block_named(header, ORDER[k])) {
             return AP_ERR_BAD_BLOB; /* blocks out of order, or not a bin stream */
         }
         uint32_t len = rd32(header + 16);

@@ -69,6 +69,15 @@ ap_status_t ap_split_args(ap_buffer_t *args, size_t nargs, size_t ninputs, size_
     return AP_OK;
 }
 
+/* Whether two NUL-terminated strings are equal (no libc needed on bare metal). */
+static int same_name(const char *a, const char *b) {
+    while (*a != '\0' && *a == *b) {
+        a++;
+        b++;
+    }
+    return *a == *b;
+}
+
 static const ap_pool_t *find_pool(const ap_pool_t *pools, size_t npools, uint32_t mem_id) {
     for (size_t i = 0; i < npools; i++) {
         if (pools[i].mem_id == mem_id) {
@@ -159,7 +168,7 @@ ap_status_t ap_method_init(ap_method_t *m, const ap_program_t *p, const ap_pool_
         mem->kernel_fns[k] = NULL;
         for (size_t r = 0; r < nkernels; r++) {
             if (p->kernels[k] != NULL && kernels[r].name != NULL && kernels[r].fn != NULL &&
-                strcmp(p->kernels[k], kernels[r].name) == 0) {
+                same_name(p->kernels[k], kernels[r].name)) {
                 mem->kernel_fns[k] = &kernels[r];
                 break;
             }
@@ -172,7 +181,7 @@ ap_status_t ap_method_init(ap_method_t *m, const ap_program_t *p, const ap_pool_
         const ap_delegate_desc_t *desc = &p->delegates[d];
         const ap_backend_t *found = NULL;
         for (size_t r = 0; r < nbackends && desc->backend != NULL; r++) {
-            if (backends[r] != NULL && backends[r]->id != NULL && strcmp(backends[r]->id, desc->backend) == 0) {
+            if (backends[r] != NULL && backends[r]->id != NULL && same_name(backends[r]->id, desc->backend)) {
                 found = backends[r];
                 break;
             }

@@ -61,6 +61,7 @@ fn two_builds_and_the_cli_write_identical_bytes() {
             "ethosu_u55_two_calls.report.txt",
             "ethosu_u55_two_calls.rs",
             "ethosu_u55_two_calls.sram.ld",
+            "ethosu_u55_two_calls.svg",
             "ethosu_u55_two_calls_program.c",
             "ethosu_u55_two_calls_program.h",
         ]

@@ -6,6 +6,7 @@ mod c;
 mod linker;
 mod program;
 mod rust;
+mod svg;
 
 use crate::model::{Program, ValueKind};
 use crate::pipeline::{report, BackendScratch, BufferKind, DeclaredScratch, ModelPlan};
@@ -33,7 +34,7 @@ pub struct Emit {
     pub linker: bool,
     /// `NAME.plan.json`.
     pub json: bool,
-    /// `NAME.report.txt`.
+    /// `NAME.report.txt` and the memory map `NAME.svg`.
     pub report: bool,
 }
 
@@ -173,6 +174,7 @@ pub fn emit(input: &Input<'_>, what: Emit) -> Vec<(String, String)> {
             format!("{name}.report.txt"),
             report(input.program, input.plan, input.target),
         ));
+        files.push((format!("{name}.svg"), svg::memory_map(input)));
     }
     files
 }

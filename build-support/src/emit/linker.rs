@@ -6,9 +6,11 @@ use super::{banner, c_ident, Input};
 use crate::pipeline::PoolPlan;
 use crate::targets::Pool;
 
-/// A fragment for GNU ld / lld: the pool's section in its memory region, inserted before
-/// `.bss` (inserting after it would put the arena inside the range cortex-m-rt zeroes at
-/// start-up), with an assertion on the pool's capacity.
+/// A fragment for lld (and GNU ld when included from the main script, as cortex-m-rt's
+/// `memory.x` is): the pool's section in its memory region, NOLOAD (no load image, no
+/// initialisation), inserted before `.bss`, with an assertion on the pool's capacity. The input
+/// section names (`.arenaplan.<pool>` in the catalogue) must not match the main script's `.bss`
+/// patterns, or `.bss` would claim the arenas first and cortex-m-rt would zero them at start-up.
 pub(super) fn fragment(input: &Input<'_>, pool: &Pool, plan: &PoolPlan) -> String {
     let mut o = String::new();
     let sym = format!("__arenaplan_{}_{}", input.name, c_ident(&pool.name));

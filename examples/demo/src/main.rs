@@ -1,0 +1,167 @@
+//! `cargo run -p arenaplan-demo [-- --model FILE --target NAME]`: plan, run, show.
+
+mod run;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use arenaplan_build::build::plan_and_emit;
+use arenaplan_build::emit::{c_ident, Emit, Symbols};
+use arenaplan_build::model::{load_model, ValueKind};
+use arenaplan_build::pipeline::{BufferKind, CallKind};
+use arenaplan_build::plan::{Buffer, Planner, Problem};
+use arenaplan_build::targets::Catalogue;
+
+fn main() -> ExitCode {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut model = root.join("build-support/testdata/fixtures/ethosu_u55_two_calls.pte");
+    let mut target_name = "corstone-300".to_owned();
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match (arg.as_str(), args.next()) {
+            ("--model", Some(v)) => model = PathBuf::from(v),
+            ("--target", Some(v)) => target_name = v,
+            _ => {
+                eprintln!("usage: arenaplan-demo [--model FILE.pte|.tflite|.toml] [--target NAME]");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let catalogue = Catalogue::builtin();
+    let target = match catalogue.target(&target_name) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let program = match load_model(&model) {
+        Ok(p) => p,
+        Err(d) => {
+            eprintln!("error: {d}");
+            return ExitCode::from(2);
+        }
+    };
+    let name = c_ident(&program.name);
+    let planned = match plan_and_emit(program, target, &[], None, &name, Symbols::Rust, Emit::ALL) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {}: {e}", model.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    let (program, plan) = (&planned.program, &planned.plan);
+    let out = root.join("target/arenaplan-demo");
+    if let Err(e) = std::fs::create_dir_all(&out) {
+        eprintln!("error: {}: {e}", out.display());
+        return ExitCode::FAILURE;
+    }
+    for (file, text) in &planned.files {
+        if let Err(e) = arenaplan_build::output::write_if_changed(&out.join(file), text.as_bytes())
+        {
+            eprintln!("error: {file}: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+
+    println!(
+        "arenaplan: model `{}` ({}) on {}",
+        program.name,
+        model.display(),
+        target.name
+    );
+    println!("  {}\n", target.description);
+    println!("pools");
+    for p in &plan.pools {
+        println!(
+            "  {:<6} mem_id {}  arena {:>9} B   lower bound {:>9} B   capacity {:>10} B",
+            p.name, p.mem_id, p.size, p.lower_bound, p.capacity
+        );
+    }
+    println!("\ndelegate calls");
+    for c in plan.calls.iter().filter(|c| c.kind == CallKind::Delegate) {
+        println!(
+            "  call {}  {}  inputs {:?}  outputs {:?}",
+            c.index,
+            c.backend.as_deref().unwrap_or("?"),
+            &c.args[..c.inputs],
+            &c.args[c.inputs..c.inputs + c.outputs]
+        );
+        for &a in &c.args[c.inputs + c.outputs..] {
+            let b = plan.buffer(a).expect("scratch is planned");
+            let pool = target.pool(b.mem_id).map_or("?", |p| p.name.as_str());
+            let origin = match &program.values[a].kind {
+                ValueKind::Scratch { origin, .. } => origin.to_string(),
+                _ => String::new(),
+            };
+            println!(
+                "    scratch `{}`: {} B in {pool} at offset {} (size from {origin})",
+                program.values[a].name, b.size, b.offset
+            );
+        }
+    }
+
+    // The temp-allocator way: the tensors' own arena, plus one temp pool as large as the
+    // largest call's scratch (ExecuTorch resets it after every instruction).
+    let tensors: Vec<_> = plan
+        .buffers
+        .iter()
+        .filter(|b| b.kind == BufferKind::Tensor)
+        .collect();
+    let alignment = target.pools.iter().map(|p| p.alignment).max().unwrap_or(16);
+    let tensor_arena = Planner::new()
+        .plan(
+            &Problem::new(
+                tensors
+                    .iter()
+                    .map(|b| Buffer::new(b.size, b.first as u64, b.last as u64 + 1))
+                    .collect(),
+            )
+            .with_alignment(alignment),
+        )
+        .map_or(0, |p| p.arena);
+    let temp_pool = plan
+        .calls
+        .iter()
+        .map(|c| {
+            c.args[c.inputs + c.outputs..]
+                .iter()
+                .filter_map(|&a| plan.buffer(a))
+                .map(|b| b.size.div_ceil(16) * 16)
+                .sum::<u64>()
+        })
+        .max()
+        .unwrap_or(0);
+    let ours: u64 = plan.pools.iter().map(|p| p.size).sum();
+    let theirs = tensor_arena + temp_pool;
+    println!("\nRAM");
+    println!("  temp-allocator way: tensor arena {tensor_arena} B + temp pool for the largest scratch {temp_pool} B = {theirs} B");
+    println!(
+        "  arenaplan:          {ours} B in {} pool(s), scratch sharing memory with dead tensors",
+        plan.pools.len()
+    );
+    if theirs > ours {
+        println!(
+            "  saved:              {} B ({:.1} %)",
+            theirs - ours,
+            (theirs - ours) as f64 * 100.0 / theirs as f64
+        );
+    }
+
+    println!("\nrun (C runtime, driver simulator: every scratch region is poisoned)");
+    match run::run(program, plan) {
+        Ok(report) => println!("  {report}"),
+        Err(why) => {
+            println!("  not run: {why}");
+        }
+    }
+    println!(
+        "\nmemory map: {}",
+        out.join(format!("{name}.svg")).display()
+    );
+    println!(
+        "plan:       {}",
+        out.join(format!("{name}.plan.json")).display()
+    );
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,61 @@
+//! Corstone-300 firmware: on the host (`cargo run -p ethos-u-corstone300`) and on an emulated
+//! Cortex-M55 (`--target thumbv8m.main-none-eabihf`, run under qemu-system-arm -M mps3-an547),
+//! where it reports over semihosting and exits 0 only when the run checked out.
+#![cfg_attr(target_os = "none", no_std, no_main)]
+
+arenaplan::include_plan!();
+
+mod firmware;
+
+#[cfg(not(target_os = "none"))]
+fn main() -> std::process::ExitCode {
+    struct Stdout;
+    impl core::fmt::Write for Stdout {
+        fn write_str(&mut self, s: &str) -> core::fmt::Result {
+            print!("{s}");
+            Ok(())
+        }
+    }
+    if firmware::run(&mut Stdout) {
+        std::process::ExitCode::SUCCESS
+    } else {
+        std::process::ExitCode::FAILURE
+    }
+}
+
+#[cfg(target_os = "none")]
+mod board {
+    use cortex_m_rt::entry;
+    use cortex_m_semihosting::{debug, hio};
+
+    struct Semihosting(hio::HostStream);
+    impl core::fmt::Write for Semihosting {
+        fn write_str(&mut self, s: &str) -> core::fmt::Result {
+            self.0.write_all(s.as_bytes()).map_err(|_| core::fmt::Error)
+        }
+    }
+
+    #[entry]
+    fn main() -> ! {
+        let ok = match hio::hstdout() {
+            Ok(stream) => super::firmware::run(&mut Semihosting(stream)),
+            Err(()) => false,
+        };
+        debug::exit(if ok {
+            debug::EXIT_SUCCESS
+        } else {
+            debug::EXIT_FAILURE
+        });
+        loop {
+            cortex_m::asm::nop();
+        }
+    }
+
+    #[panic_handler]
+    fn panic(_: &core::panic::PanicInfo) -> ! {
+        debug::exit(debug::EXIT_FAILURE);
+        loop {
+            cortex_m::asm::nop();
+        }
+    }
+}

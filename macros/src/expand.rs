@@ -126,10 +126,14 @@ pub(crate) fn delegate(args: TokenStream, item: TokenStream) -> TokenStream {
             }
         }
     };
+    // The `spec!` calls, expanded once more as values: the compiler checks them like any
+    // other use (and the user's `use arenaplan::spec` counts as used).
+    let specs = checked.specs.iter().map(|s| &s.expr);
     quote! {
         #item
         #binding
         const _: () = {
+            #( let _: u32 = #specs; )*
             #declared
         };
         // One declaration per backend in a crate: a second one is a conflicting impl.

@@ -77,6 +77,8 @@ pub struct SpecRef {
     pub name: String,
     /// The name's span.
     pub span: Span,
+    /// The macro call as written (`spec!(name)` or `arenaplan::spec!(name)`).
+    pub expr: Expr,
 }
 
 impl Size {
@@ -235,6 +237,7 @@ fn spec_ref(e: &Expr) -> Option<SpecRef> {
     Some(SpecRef {
         name: ident.to_string(),
         span: ident.span(),
+        expr: e.clone(),
     })
 }
 

@@ -19,7 +19,13 @@ fn simulated(sum: u32, j: u32) -> u8 {
 
 /// Prints the plan, runs the model, checks the output; whether everything checked out.
 pub fn run(out: &mut dyn Write) -> bool {
-    let _ = writeln!(out, "arenaplan on {} ({} model)", plan::TARGET, plan::MODEL);
+    let _ = writeln!(
+        out,
+        "arenaplan on {} ({} model), backend {}",
+        plan::TARGET,
+        plan::MODEL,
+        <crate::EthosU as arenaplan::Delegate>::BACKEND
+    );
     let _ = writeln!(
         out,
         "pool sram: arena {} B of {} B (lower bound {} B) at {:p}",

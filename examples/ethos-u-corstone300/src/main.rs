@@ -7,6 +7,11 @@ arenaplan::include_plan!();
 
 mod firmware;
 
+/// The Ethos-U backend (C, in the runtime): each call's scratch size comes from its Vela blob,
+/// in the pool the target's `npu_scratch` spec names.
+#[arenaplan::delegate(backend = "EthosUBackend", scratch = blob, mem_id = arenaplan::spec!(npu_scratch))]
+pub struct EthosU;
+
 #[cfg(not(target_os = "none"))]
 fn main() -> std::process::ExitCode {
     struct Stdout;

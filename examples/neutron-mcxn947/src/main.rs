@@ -6,6 +6,12 @@ arenaplan::include_plan!();
 
 use core::fmt::Write;
 
+/// The Neutron backend (C, in the runtime): scratch and SRAM scratch sizes from each call's
+/// payload, in the pools of the target's `npu_scratch` and `fast_scratch` specs.
+#[arenaplan::delegate(backend = "NeutronBackend", scratch = blob,
+                      mem_id = [arenaplan::spec!(npu_scratch), arenaplan::spec!(fast_scratch)])]
+pub struct Neutron;
+
 use arenaplan::sys;
 
 use crate::arenaplan_plan as plan;
@@ -18,8 +24,9 @@ unsafe extern "C" {
 fn run(out: &mut dyn Write) -> bool {
     let _ = writeln!(
         out,
-        "arenaplan on {}: pool sram arena {} B of {} B",
+        "arenaplan on {} ({}): pool sram arena {} B of {} B",
         plan::TARGET,
+        <Neutron as arenaplan::Delegate>::BACKEND,
         plan::pool::sram::SIZE,
         plan::pool::sram::CAPACITY
     );

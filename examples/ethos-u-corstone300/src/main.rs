@@ -17,8 +17,9 @@ fn main() -> std::process::ExitCode {
     struct Stdout;
     impl core::fmt::Write for Stdout {
         fn write_str(&mut self, s: &str) -> core::fmt::Result {
-            print!("{s}");
-            Ok(())
+            // A closed pipe (`| head`) ends the output, not the program.
+            std::io::Write::write_all(&mut std::io::stdout(), s.as_bytes())
+                .map_err(|_| core::fmt::Error)
         }
     }
     if firmware::run(&mut Stdout) {

@@ -23,6 +23,8 @@
 #![deny(missing_docs)]
 
 mod call;
+#[cfg(feature = "host")]
+pub mod host;
 mod runtime;
 
 pub use arenaplan_macros::{delegate, spec};

@@ -2,12 +2,10 @@
 //! arenaplan and run by the C runtime through the bindings, on the driver simulator: the planned
 //! scratch is what the backend hands the driver, and the outputs survive the poisoning.
 
-use std::ffi::CString;
 use std::path::Path;
 
 use arenaplan::sys;
 use arenaplan_build::import::load_pte;
-use arenaplan_build::model::Instruction;
 use arenaplan_build::pipeline::{BufferKind, Pipeline};
 use arenaplan_build::targets::Catalogue;
 
@@ -31,85 +29,9 @@ fn two_ethos_u_calls_run_on_their_planned_scratch() {
     assert!(plan.pools[0].size as usize <= arena.0.len());
 
     // Tables in the runtime's layout, from the plan.
-    let tensors: Vec<sys::ap_tensor_desc> = (0..program.values.len())
-        .map(|v| match plan.buffer(v) {
-            Some(b) => sys::ap_tensor_desc {
-                mem_id: b.mem_id,
-                offset: b.offset as u32,
-                size: b.size as u32,
-                constant: std::ptr::null(),
-            },
-            None => sys::ap_tensor_desc {
-                mem_id: 0,
-                offset: 0,
-                size: 0,
-                constant: std::ptr::null(),
-            },
-        })
-        .collect();
-    let args: Vec<Vec<u32>> = plan
-        .calls
-        .iter()
-        .map(|c| c.args.iter().map(|&a| a as u32).collect())
-        .collect();
-    let delegate_of: Vec<u32> = program
-        .flat_instructions()
-        .into_iter()
-        .filter_map(|(_, i)| match i {
-            Instruction::Delegate(d) => Some(d.delegate as u32),
-            _ => None,
-        })
-        .collect();
-    let instructions: Vec<sys::ap_instruction> = plan
-        .calls
-        .iter()
-        .zip(&args)
-        .zip(&delegate_of)
-        .map(|((c, a), &d)| sys::ap_instruction {
-            kind: 1,
-            index: d,
-            args: a.as_ptr(),
-            nargs: a.len() as u32,
-            ninputs: c.inputs as u32,
-            noutputs: c.outputs as u32,
-        })
-        .collect();
-    let names: Vec<CString> = program
-        .delegates
-        .iter()
-        .map(|d| CString::new(d.backend.clone()).unwrap())
-        .collect();
-    let delegates: Vec<sys::ap_delegate_desc> = program
-        .delegates
-        .iter()
-        .zip(&names)
-        .map(|(d, n)| {
-            let blob = d.blob.as_ref().unwrap();
-            sys::ap_delegate_desc {
-                backend: n.as_ptr(),
-                blob: blob.as_ptr(),
-                blob_size: blob.len() as u32,
-                specs: std::ptr::null(),
-                nspecs: 0,
-            }
-        })
-        .collect();
-    let inputs: Vec<u32> = program.inputs.iter().map(|&v| v as u32).collect();
-    let outputs: Vec<u32> = program.outputs.iter().map(|&v| v as u32).collect();
-    let p = sys::ap_program {
-        tensors: tensors.as_ptr(),
-        ntensors: tensors.len() as u32,
-        instructions: instructions.as_ptr(),
-        ninstructions: instructions.len() as u32,
-        delegates: delegates.as_ptr(),
-        ndelegates: delegates.len() as u32,
-        kernels: std::ptr::null(),
-        nkernels: 0,
-        inputs: inputs.as_ptr(),
-        ninputs: inputs.len() as u32,
-        outputs: outputs.as_ptr(),
-        noutputs: outputs.len() as u32,
-    };
+    let tables = arenaplan::host::Tables::new(&program, &plan).expect("delegate calls only");
+    let p = tables.program();
+    let (nvalues, ndelegates) = tables.counts();
     let pool = sys::ap_pool {
         mem_id: 1,
         base: arena.0.as_mut_ptr(),
@@ -121,15 +43,15 @@ fn two_ethos_u_calls_run_on_their_planned_scratch() {
             data: std::ptr::null_mut(),
             size: 0
         };
-        tensors.len()
+        nvalues
     ];
     let mut handles = vec![
         sys::ap_handle {
             u: sys::ap_handle__bindgen_ty_1 { align_u64: 0 }
         };
-        delegates.len()
+        ndelegates
     ];
-    let mut delegate_backends = vec![std::ptr::null::<sys::ap_backend>(); delegates.len()];
+    let mut delegate_backends = vec![std::ptr::null::<sys::ap_backend>(); ndelegates];
     let mut argbuf = vec![
         sys::ap_buffer {
             data: std::ptr::null_mut(),

@@ -350,6 +350,14 @@ pub fn plan_and_emit(
         pipeline.declare(d.clone());
     }
     let (program, plan) = pipeline.run(program)?;
+    if what.rust || what.c {
+        if let Some(p) = plan.pools.iter().find(|p| p.size > u64::from(u32::MAX)) {
+            return Err(PipelineError::TableOverflow {
+                pool: p.name.clone(),
+                size: p.size,
+            });
+        }
+    }
     let files = emit(
         &Input {
             name,

@@ -201,6 +201,14 @@ pub enum PipelineError {
     /// A call's argument table cannot be built.
     #[error(transparent)]
     Tables(#[from] MissingScratch),
+    /// An arena too large for the generated tables' 32-bit offsets and sizes.
+    #[error("pool `{pool}`: the arena needs {size} bytes, beyond the 32-bit offsets of the generated Rust and C tables")]
+    TableOverflow {
+        /// The pool.
+        pool: String,
+        /// Its arena size.
+        size: u64,
+    },
     /// The planner failed otherwise (an invalid problem or a planner bug).
     #[error("pool `{pool}`: {source}")]
     Plan {

@@ -335,3 +335,33 @@ int main(void) {
     assert!(out.status.success(), "{stdout}");
     assert_eq!(stdout.trim(), "ran 128 bytes out");
 }
+
+#[test]
+fn arenas_beyond_32_bits_are_refused_not_truncated() {
+    let dir = temp("huge");
+    std::fs::create_dir_all(&dir).unwrap();
+    let targets = dir.join("targets.toml");
+    std::fs::write(
+        &targets,
+        "schema_version = 1\n[[target]]\nname = \"big\"\ncpu = \"x\"\nrust_target = \"x\"\ndefault_pool = \"ddr\"\n\
+         [[target.pool]]\nmem_id = 1\nname = \"ddr\"\ncapacity = \"8 GiB\"\nsection = \".arenaplan.ddr\"\nregion = \"DDR\"\n",
+    )
+    .unwrap();
+    let model = dir.join("m.toml");
+    std::fs::write(
+        &model,
+        "name = \"m\"\ninputs = [\"x\"]\noutputs = [\"x\"]\n[[tensor]]\nname = \"x\"\ndtype = \"int8\"\nbytes = 5000000000\n",
+    )
+    .unwrap();
+    let err = Build::new()
+        .model(&model)
+        .targets_file(&targets)
+        .target("big")
+        .out_dir(dir.join("out"))
+        .cargo_metadata(false)
+        .try_compile()
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("beyond the 32-bit offsets"), "{err}");
+    assert!(!dir.join("out").exists());
+}

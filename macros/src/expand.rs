@@ -1,6 +1,8 @@
 //! Code generation for `#[delegate]` and `spec!`.
 
-use arenaplan_syntax::delegate::{backend_module, check_delegate, parse_delegate_args, Size};
+use arenaplan_syntax::delegate::{
+    backend_module, check_delegate, parse_delegate_args_partial, Size,
+};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -50,14 +52,13 @@ pub(crate) fn delegate(args: TokenStream, item: TokenStream) -> TokenStream {
             None
         }
     };
-    let checked = match parse_delegate_args(args) {
-        Ok(parsed) => match check_delegate(parsed, target, attr_span) {
-            Ok(c) => Some(c),
-            Err(e) => {
-                combine(&mut errors, e);
-                None
-            }
-        },
+    // Parse problems and check problems together: every problem of the item at once.
+    let (parsed, parse_errors) = parse_delegate_args_partial(args);
+    if let Some(e) = parse_errors {
+        combine(&mut errors, e);
+    }
+    let checked = match check_delegate(parsed, target, attr_span) {
+        Ok(c) => Some(c),
         Err(e) => {
             combine(&mut errors, e);
             None

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use arenaplan_syntax::delegate::{check_delegate, parse_delegate_args, Scratch};
+use arenaplan_syntax::delegate::{check_delegate, parse_delegate_args_partial, Scratch};
 use syn::spanned::Spanned;
 
 use crate::diagnostic::{Diagnostic, SourceText};
@@ -173,14 +173,12 @@ fn declaration(
             )
         }
     };
-    let args = match parse_delegate_args(tokens) {
-        Ok(a) => a,
-        Err(e) => return (Err(errors(e)), None),
-    };
+    // As in the macro: parse and check problems together.
+    let (args, parse_errors) = parse_delegate_args_partial(tokens);
     let backend = args.backend.as_ref().map(|b| b.0.clone());
     let blob = matches!(args.scratch, Some(Scratch::Blob(_)));
     // Sizes the build script cannot evaluate are reported along with the checks' findings.
-    let mut problems: Vec<Diagnostic> = Vec::new();
+    let mut problems: Vec<Diagnostic> = parse_errors.map(errors).unwrap_or_default();
     if let Some(Scratch::Sizes { sizes, .. }) = &args.scratch {
         for size in sizes.iter().filter(|s| s.value.is_none()) {
             problems.push(

@@ -43,6 +43,8 @@ pub struct DelegateArgs {
     pub scratch: Option<Scratch>,
     /// `mem_id = ...`, one entry per `spec!`, with whether it was written as a list.
     pub mem_id: Option<(Vec<SpecRef>, bool, Span)>,
+    /// How many `mem_id` entries were written (valid or not), for the length check.
+    pub mem_id_written: usize,
 }
 
 /// What `scratch =` says.
@@ -120,14 +122,34 @@ impl Errors {
 }
 
 /// Parses the tokens inside `#[delegate(...)]`. Errors: unknown or repeated keys (with "did
-/// you mean"), malformed values, non-positive literal sizes.
+/// you mean"), malformed values.
 pub fn parse_delegate_args(tokens: TokenStream) -> syn::Result<DelegateArgs> {
-    let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens)?;
+    let (args, errors) = parse_delegate_args_partial(tokens);
+    match errors {
+        Some(e) => Err(e),
+        None => Ok(args),
+    }
+}
+
+/// Like [`parse_delegate_args`], but also returns what parsed, so that the checks can run on
+/// it and every problem of the attribute is reported at once.
+pub fn parse_delegate_args_partial(tokens: TokenStream) -> (DelegateArgs, Option<syn::Error>) {
+    let empty = DelegateArgs {
+        backend: None,
+        scratch: None,
+        mem_id: None,
+        mem_id_written: 0,
+    };
+    let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
+        Ok(m) => m,
+        Err(e) => return (empty, Some(e)),
+    };
     let mut errors = Errors::default();
     let mut args = DelegateArgs {
         backend: None,
         scratch: None,
         mem_id: None,
+        mem_id_written: 0,
     };
     for meta in metas {
         let Meta::NameValue(nv) = &meta else {
@@ -174,6 +196,7 @@ pub fn parse_delegate_args(tokens: TokenStream) -> syn::Result<DelegateArgs> {
                     single => (vec![single], false),
                 };
                 let mut specs = Vec::new();
+                args.mem_id_written = exprs.len();
                 for e in exprs {
                     match spec_ref(e) {
                         Some(s) => specs.push(s),
@@ -196,7 +219,7 @@ pub fn parse_delegate_args(tokens: TokenStream) -> syn::Result<DelegateArgs> {
             }
         }
     }
-    errors.finish(args)
+    (args, errors.0)
 }
 
 fn parse_scratch(value: &Expr, errors: &mut Errors) -> Option<Scratch> {
@@ -336,16 +359,15 @@ pub fn check_delegate(
             }
         }
     }
-    if let (Some(Scratch::Sizes { sizes, .. }), Some((specs, _, span))) =
-        (&args.scratch, &args.mem_id)
+    if let (Some(Scratch::Sizes { sizes, .. }), Some((_, _, span))) = (&args.scratch, &args.mem_id)
     {
-        if sizes.len() != specs.len() {
+        if sizes.len() != args.mem_id_written {
             errors.push(
                 *span,
                 format!(
                     "{} scratch size(s) but {} mem_id(s): give one `spec!(...)` per buffer, in the same order",
                     sizes.len(),
-                    specs.len()
+                    args.mem_id_written
                 ),
             );
         }

@@ -1,5 +1,7 @@
 //! The planner: constructive placement, then search where it pays, then the checker.
 
+use std::cmp::Reverse;
+
 use thiserror::Error;
 
 use super::bound::{items_lower_bound, lower_bound};
@@ -193,8 +195,6 @@ impl Planner {
         })
     }
 }
-
-use std::cmp::Reverse;
 
 /// One independent group and its current placement.
 struct Group {

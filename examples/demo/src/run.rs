@@ -1,6 +1,6 @@
 //! Running a planned program on the C runtime through the `arenaplan` bindings.
 
-use arenaplan::host::Tables;
+use arenaplan::host::{Runner, Tables};
 use arenaplan::sys;
 use arenaplan_build::model::Program;
 use arenaplan_build::pipeline::{CallKind, ModelPlan};
@@ -20,8 +20,6 @@ pub fn run(program: &Program, plan: &ModelPlan) -> Result<String, String> {
     }
     let tables =
         Tables::new(program, plan).ok_or("the tables do not fit the runtime's 32-bit fields")?;
-    let p = tables.program();
-    let (nvalues, ndelegates) = tables.counts();
     let mut arenas: Vec<Vec<Block>> = plan
         .pools
         .iter()
@@ -41,69 +39,26 @@ pub fn run(program: &Program, plan: &ModelPlan) -> Result<String, String> {
         &raw const sys::ap_ethosu_backend,
         &raw const sys::ap_neutron_backend,
     ];
-    let empty = sys::ap_buffer {
-        data: std::ptr::null_mut(),
-        size: 0,
-    };
-    let mut values = vec![empty; nvalues];
-    let mut handles = vec![
-        sys::ap_handle {
-            u: sys::ap_handle__bindgen_ty_1 { align_u64: 0 }
-        };
-        ndelegates
-    ];
-    let mut resolved = vec![std::ptr::null::<sys::ap_backend>(); ndelegates];
-    let mut argbuf = vec![empty; tables.longest_call()];
-    let memory = sys::ap_method_memory {
-        values: values.as_mut_ptr(),
-        nvalues,
-        handles: handles.as_mut_ptr(),
-        delegate_backends: resolved.as_mut_ptr(),
-        nhandles: ndelegates,
-        kernel_fns: std::ptr::null_mut(),
-        nkernel_fns: 0,
-        args: argbuf.as_mut_ptr(),
-        nargs: argbuf.len(),
-        temp: std::ptr::null_mut(),
-        temp_size: 0,
-    };
     let text = |e: arenaplan::RuntimeError| e.to_string();
-    // SAFETY: tables, arrays and arenas outlive the method; the counts match the arrays.
-    unsafe {
-        let mut m: sys::ap_method = std::mem::zeroed();
-        arenaplan::check(sys::ap_method_init(
-            &mut m,
-            &p,
-            pools.as_ptr(),
-            pools.len(),
-            backends.as_ptr(),
-            backends.len(),
-            std::ptr::null(),
-            0,
-            &memory,
-        ))
-        .map_err(text)?;
-        for i in 0..p.ninputs as usize {
-            let mut b = empty;
-            arenaplan::check(sys::ap_method_input(&mut m, i, &mut b)).map_err(text)?;
-            for (j, byte) in std::slice::from_raw_parts_mut(b.data, b.size)
-                .iter_mut()
-                .enumerate()
-            {
-                *byte = (j % 251) as u8;
-            }
+    // SAFETY: the tables, arenas and backends outlive the runner, which alone uses the arenas.
+    let mut runner = unsafe { Runner::new(&tables, &pools, &backends) }.map_err(text)?;
+    for i in 0..program.inputs.len() {
+        for (j, byte) in runner.input(i).map_err(text)?.iter_mut().enumerate() {
+            *byte = (j % 251) as u8;
         }
-        let result = arenaplan::check(sys::ap_method_execute(&mut m));
-        let mut out = empty;
-        if p.noutputs > 0 {
-            let _ = sys::ap_method_output(&mut m, 0, &mut out);
-        }
-        sys::ap_method_destroy(&mut m);
-        result.map_err(|e| format!("{e} at instruction {}", m.failed_instruction))?;
-        let first: Vec<u8> = std::slice::from_raw_parts(out.data, out.size.min(8)).to_vec();
-        Ok(format!(
-            "{} delegate call(s) ran on their planned scratch; output 0: {} bytes, starting {:02x?}",
-            p.ninstructions, out.size, first
-        ))
     }
+    runner
+        .execute()
+        .map_err(|(e, at)| format!("{e} at instruction {at}"))?;
+    let out: &[u8] = if program.outputs.is_empty() {
+        &[]
+    } else {
+        runner.output(0).map_err(text)?
+    };
+    Ok(format!(
+        "{} delegate call(s) ran on their planned scratch; output 0: {} bytes, starting {:02x?}",
+        plan.calls.len(),
+        out.len(),
+        &out[..out.len().min(8)]
+    ))
 }

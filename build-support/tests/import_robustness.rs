@@ -27,7 +27,14 @@ fn corrupted_programs_and_models_are_refused_without_panicking() {
     for dir in ["pte", "pte-delegated"] {
         for path in common::files(&corpus.join(dir), "pte") {
             let data = std::fs::read(&path).unwrap();
-            assert!(read_pte(&data, "x").is_ok(), "{}", path.display());
+            match read_pte(&data, "x") {
+                Ok(_) => {}
+                // A Neutron call whose I/O the runtime would have to transpose is refused on
+                // purpose (corpus_importers checks the message); its corruptions still must
+                // not panic.
+                Err(e) if e.to_string().contains("does not transpose") => {}
+                Err(e) => panic!("{}: {e}", path.display()),
+            }
             mutate(&data, |d| {
                 let _ = read_pte(d, "x");
             });

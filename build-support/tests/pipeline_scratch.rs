@@ -490,12 +490,14 @@ fn scratch_can_come_from_a_backend_declaration() {
                 pool: PoolChoice::Spec("npu_scratch".into()),
                 label: None,
                 origin: Origin::Unknown,
+                role: None,
             },
             ScratchSpec {
                 size: 1024,
                 pool: PoolChoice::Spec("fast_scratch".into()),
                 label: None,
                 origin: Origin::Unknown,
+                role: None,
             },
         ]),
     });
@@ -511,4 +513,323 @@ fn scratch_can_come_from_a_backend_declaration() {
         .map(|b| b.mem_id)
         .collect();
     assert_eq!(pools, vec![2, 1, 2, 1]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scratch roles keep their slots: blobs built here, byte by byte, to the documented layouts.
+
+mod slots {
+    use std::collections::BTreeMap;
+
+    use arenaplan_build::backends::{plugin_for, ScratchRole};
+    use arenaplan_build::emit::{emit, Emit, Input, Symbols};
+    use arenaplan_build::model::{
+        DType, Delegate, DelegateCall, Instruction, Program, ScratchSpec, Value, ValueKind,
+    };
+    use arenaplan_build::pipeline::{report, CallPlan, ModelPlan, Pipeline};
+    use arenaplan_build::targets::Catalogue;
+
+    /// A Neutron payload with one input and one output (format bytes 0), a 64-byte microcode
+    /// whose words are the magic, sizes, I/O counts and `words`, then weights and kernels.
+    fn neutron(version: u8, words: &[(usize, u32)]) -> Vec<u8> {
+        let mut v = vec![1u8, 1, 1, 0, 0, 0, 0, version];
+        v.resize(16, 0);
+        let mut payload = [0u32; 16];
+        payload[0] = 0x6443_4D6E;
+        payload[6] = 64; // microcode bytes
+        payload[7] = 32; // weight bytes
+        let io = if version == 0 { 11 } else { 13 };
+        payload[io] = 1;
+        payload[io + 1] = 1;
+        for &(i, w) in words {
+            payload[i] = w;
+        }
+        for w in payload {
+            v.extend_from_slice(&w.to_le_bytes());
+        }
+        v.extend([0xA5; 32 + 16]); // weights, kernels
+        v
+    }
+
+    /// A Vela bin stream with one input and one output and Vela's `scratch_size`.
+    fn vela(scratch_size: u32) -> Vec<u8> {
+        let io = {
+            let mut v = 1u32.to_le_bytes().to_vec();
+            for w in [1u32, 1, 1, 1, 1, 16, 1, 0, 1] {
+                v.extend_from_slice(&w.to_le_bytes());
+            }
+            v
+        };
+        let blocks: [(&str, Vec<u8>); 7] = [
+            ("vela_bin_stream", vec![]),
+            ("cmd_data", b"COP1\0\0\0\0".to_vec()),
+            ("weight_data", vec![7; 16]),
+            ("scratch_size", scratch_size.to_le_bytes().to_vec()),
+            ("inputs", io.clone()),
+            ("outputs", io),
+            ("vela_end_stream", vec![]),
+        ];
+        let mut out = Vec::new();
+        for (name, data) in blocks {
+            let mut header = [0u8; 32];
+            header[..name.len()].copy_from_slice(name.as_bytes());
+            header[16..20].copy_from_slice(&(data.len() as u32).to_le_bytes());
+            out.extend_from_slice(&header);
+            out.extend_from_slice(&data);
+            out.resize(out.len().div_ceil(16) * 16, 0);
+        }
+        out
+    }
+
+    /// x (16 bytes) -> one call of `backend` running `blob` -> y (16 bytes), with the scratch
+    /// its plugin reads from the blob, as the `.pte` importer declares it.
+    fn one_call(backend: &str, blob: Vec<u8>, flags: &str) -> Program {
+        let mut compile_specs = BTreeMap::new();
+        compile_specs.insert("compile_flags".to_owned(), flags.to_owned());
+        let info = plugin_for(backend)
+            .unwrap()
+            .inspect(&blob, &compile_specs)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut p = Program::new("one_call");
+        let x = p.add_value(Value::planned("x", DType::Int8, vec![16]));
+        let y = p.add_value(Value::planned("y", DType::Int8, vec![16]));
+        p.delegates.push(Delegate {
+            name: "npu".into(),
+            backend: backend.into(),
+            blob: Some(blob),
+            compile_specs,
+            scratch: info
+                .scratch
+                .iter()
+                .map(|s| ScratchSpec::from_blob(backend, s))
+                .collect(),
+        });
+        p.body.push(Instruction::Delegate(DelegateCall {
+            delegate: 0,
+            inputs: vec![x],
+            outputs: vec![y],
+            scratch: Vec::new(),
+        }));
+        p.inputs = vec![x];
+        p.outputs = vec![y];
+        p
+    }
+
+    fn planned(target: &str, program: Program) -> (Program, ModelPlan) {
+        let catalogue = Catalogue::builtin();
+        Pipeline::new(catalogue.target(target).unwrap())
+            .run(program)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The call's trailing arguments as (label, bytes, planned?).
+    fn trailing(program: &Program, plan: &ModelPlan) -> Vec<(String, u64, bool)> {
+        let call: &CallPlan = &plan.calls[0];
+        assert_eq!((call.inputs, call.outputs), (1, 1));
+        assert_eq!(call.args.len(), 2 + call.scratch);
+        call.args[2..]
+            .iter()
+            .map(|&a| {
+                let v = &program.values[a];
+                assert!(matches!(v.kind, ValueKind::Scratch { call: 0, .. }));
+                let label = v.name.rsplit('.').next().unwrap().to_owned();
+                let planned = plan.buffer(a).is_some();
+                assert_eq!(planned, v.bytes > 0, "{label}: planned iff it has bytes");
+                (label, v.bytes, planned)
+            })
+            .collect()
+    }
+
+    fn args(list: &[(&str, u64)]) -> Vec<(String, u64, bool)> {
+        list.iter()
+            .map(|&(l, b)| (l.to_owned(), b, b > 0))
+            .collect()
+    }
+
+    #[test]
+    fn neutron_sram_scratch_without_main_scratch_keeps_slot_one() {
+        let (program, plan) = planned(
+            "imxrt700",
+            one_call("NeutronBackend", neutron(0, &[(9, 0), (10, 2048)]), ""),
+        );
+        assert_eq!(
+            trailing(&program, &plan),
+            args(&[("scratch", 0), ("sram_scratch", 2048)])
+        );
+        // The empty slot reaches the runtime's tables as "no memory": mem_id 0, NULL.
+        let empty = plan.calls[0].args[2];
+        let target = Catalogue::builtin();
+        let target = target.target("imxrt700").unwrap();
+        let files = emit(
+            &Input {
+                name: "m",
+                program: &program,
+                plan: &plan,
+                target,
+                declared: &[],
+                symbols: Symbols::C,
+            },
+            Emit::ALL,
+        );
+        let source = &files.iter().find(|(n, _)| n == "m_program.c").unwrap().1;
+        let rows: Vec<&str> = source
+            .lines()
+            .skip_while(|l| !l.contains("m_tensors["))
+            .skip(1)
+            .collect();
+        assert_eq!(
+            rows[empty],
+            "    {0u, 0u, 0u, 0}, /* empty scratch slot: the backend gets NULL, 0 bytes */"
+        );
+        assert!(
+            rows[empty + 1].starts_with("    {1u, "),
+            "{}",
+            rows[empty + 1]
+        );
+        assert!(source.contains(&format!(
+            "m_args0[4] = {{0u, 1u, {empty}u, {}u}}",
+            empty + 1
+        )));
+        // plan.json and the report say the same.
+        let back = ModelPlan::from_json(&plan.to_json()).unwrap();
+        assert_eq!(back.calls[0].scratch, 2);
+        assert!(back.buffer(empty).is_none());
+        let text = report(&program, &plan, target);
+        assert!(text.contains("scratch 0 `npu@0.scratch`: empty"), "{text}");
+    }
+
+    #[test]
+    fn neutron_main_scratch_alone_is_one_argument() {
+        let (program, plan) = planned(
+            "imxrt700",
+            one_call("NeutronBackend", neutron(0, &[(9, 4096), (10, 0)]), ""),
+        );
+        assert_eq!(trailing(&program, &plan), args(&[("scratch", 4096)]));
+    }
+
+    #[test]
+    fn neutron_main_and_sram_scratch_are_two_arguments() {
+        let (program, plan) = planned(
+            "mcxn947",
+            one_call("NeutronBackend", neutron(0, &[(9, 4096), (10, 1024)]), ""),
+        );
+        assert_eq!(
+            trailing(&program, &plan),
+            args(&[("scratch", 4096), ("sram_scratch", 1024)])
+        );
+    }
+
+    #[test]
+    fn neutron_v1_profile_and_debug_get_slots_two_and_three() {
+        let blob = neutron(1, &[(9, 4096), (10, 0x8000_0100), (11, 64), (12, 1024)]);
+        let (program, plan) = planned("imxrt700", one_call("NeutronBackend", blob, ""));
+        assert_eq!(
+            trailing(&program, &plan),
+            args(&[
+                ("scratch", 4096),
+                ("sram_scratch", 1024),
+                ("profile", 256),
+                ("debug", 64)
+            ])
+        );
+        assert_eq!(ScratchRole::NeutronDebug.slot(), 3);
+        // Only a debug buffer: every slot before it is kept, empty.
+        let blob = neutron(1, &[(11, 64)]);
+        let (program, plan) = planned("imxrt700", one_call("NeutronBackend", blob, ""));
+        assert_eq!(
+            trailing(&program, &plan),
+            args(&[
+                ("scratch", 0),
+                ("sram_scratch", 0),
+                ("profile", 0),
+                ("debug", 64)
+            ])
+        );
+        // Nothing needed: no trailing arguments at all.
+        let (program, plan) = planned("imxrt700", one_call("NeutronBackend", neutron(1, &[]), ""));
+        assert_eq!(trailing(&program, &plan), args(&[]));
+    }
+
+    #[test]
+    fn ethos_u_dedicated_sram_without_vela_scratch_is_empty_then_fast() {
+        let (program, plan) = planned(
+            "corstone-320",
+            one_call("EthosUBackend", vela(0), "--memory-mode=Dedicated_Sram"),
+        );
+        assert_eq!(
+            trailing(&program, &plan),
+            args(&[("scratch", 0), ("fast_scratch", 0x60000)])
+        );
+        let fast = plan.buffer(plan.calls[0].args[3]).unwrap();
+        assert_eq!(fast.mem_id, 1, "fast scratch in SRAM");
+        // With Vela's scratch both are buffers; in Shared_Sram without it, none is.
+        let (program, plan) = planned(
+            "corstone-320",
+            one_call("EthosUBackend", vela(768), "--memory-mode=Dedicated_Sram"),
+        );
+        assert_eq!(
+            trailing(&program, &plan),
+            args(&[("scratch", 768), ("fast_scratch", 0x60000)])
+        );
+        let (program, plan) = planned(
+            "corstone-300",
+            one_call("EthosUBackend", vela(0), "--memory-mode=Shared_Sram"),
+        );
+        assert_eq!(trailing(&program, &plan), args(&[]));
+    }
+
+    #[test]
+    fn blob_pools_from_a_declaration_apply_by_slot() {
+        use arenaplan_build::model::{Origin, PoolChoice};
+        use arenaplan_build::pipeline::{BackendScratch, DeclaredScratch};
+        let catalogue = Catalogue::builtin();
+        let mut pipeline = Pipeline::new(catalogue.target("mcxn947").unwrap());
+        pipeline.declare(BackendScratch {
+            backend: "NeutronBackend".into(),
+            scratch: DeclaredScratch::Blob {
+                // Slot 0 (empty here) and slot 1: the SRAM scratch goes to `cpu_scratch`.
+                pools: vec![
+                    PoolChoice::Spec("npu_scratch".into()),
+                    PoolChoice::Spec("cpu_scratch".into()),
+                ],
+                origin: Origin::Unknown,
+            },
+        });
+        let (program, plan) = pipeline
+            .run(one_call(
+                "NeutronBackend",
+                neutron(0, &[(9, 0), (10, 512)]),
+                "",
+            ))
+            .unwrap();
+        assert_eq!(
+            trailing(&program, &plan),
+            args(&[("scratch", 0), ("sram_scratch", 512)])
+        );
+        assert_eq!(plan.buffer(plan.calls[0].args[3]).unwrap().mem_id, 2);
+    }
+
+    #[test]
+    fn a_role_of_another_backend_or_a_second_one_is_refused() {
+        use arenaplan_build::pipeline::bind_scratch;
+        let catalogue = Catalogue::builtin();
+        let target = catalogue.target("imxrt700").unwrap();
+        let mut program = one_call("NeutronBackend", neutron(0, &[(9, 64)]), "");
+        let mut foreign = program.delegates[0].scratch[0].clone();
+        foreign.role = Some(ScratchRole::EthosUFastScratch);
+        let twice = program.delegates[0].scratch[0].clone();
+        program.delegates[0].scratch.extend([foreign, twice]);
+        let errors: Vec<String> = bind_scratch(&program, target, &[])
+            .unwrap_err()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            errors,
+            vec![
+                "the NeutronBackend blob: delegate `npu` (NeutronBackend), scratch buffer 1 `scratch`: a second buffer for NeutronBackend `scratch` (slot 0); each role has one slot, remove one of them",
+                "the NeutronBackend blob: delegate `npu` (NeutronBackend), scratch buffer 2 `scratch`: it fills EthosUBackend `fast_scratch` (slot 1), a role of another backend; give it no role (declaration order) or move it to that backend",
+            ]
+        );
+    }
 }

@@ -1,7 +1,9 @@
 //! Ethos-U: the Vela bin stream that ExecuTorch's Arm backend stores as the delegate blob.
 //!
 //! A sequence of blocks, each a 32-byte header (16-byte NUL-padded name, `u32` LE size, one
-//! "external" byte, 11 reserved) followed by its data padded to 16 bytes: `vela_bin_stream`
+//! "external" byte, 11 reserved) followed by its data padded to 16 bytes. An external block's
+//! data is a 64-byte key into a named data map held outside the program; arenaplan does not
+//! resolve those, so such a stream is refused. The blocks: `vela_bin_stream`
 //! (empty, first), `cmd_data` (the command stream, starting `COP1` or `COP2`), `weight_data`,
 //! `scratch_size` (`u32` LE), `inputs`, `outputs`, `vela_end_stream` (empty, last). The I/O
 //! blocks hold a `u32` count and one record per tensor: `shape[6]`, element size, offset and
@@ -9,10 +11,12 @@
 
 use std::collections::BTreeMap;
 
-use super::{u32_at, BackendPlugin, BlobError, BlobInfo, BlobScratch};
+use super::{u32_at, BackendPlugin, BlobError, BlobInfo, BlobScratch, ScratchRole};
 
 const BACKEND: &str = "EthosUBackend";
 const HEADER: usize = 32;
+/// The block header's "external" flag.
+const EXTERNAL: usize = 20;
 /// Most I/O records accepted in one block (a partition has a handful).
 const MAX_IO: u32 = 1024;
 
@@ -102,6 +106,15 @@ impl VelaBinStream {
                 ));
             }
             let size = u32_at(BACKEND, blob, at + 16, "block size")? as usize;
+            if header[EXTERNAL] != 0 {
+                return Err(error(
+                    at + EXTERNAL,
+                    format!(
+                        "block `{expected}` is external (header byte {EXTERNAL} is {}): its data is a key into a named data map outside the program, which arenaplan does not resolve; export the program with the delegate's data inline",
+                        header[EXTERNAL]
+                    ),
+                ));
+            }
             let data_at = at + HEADER;
             let data = data_at
                 .checked_add(size)
@@ -210,6 +223,11 @@ impl BackendPlugin for EthosU {
         BACKEND
     }
 
+    /// No: the backend copies inputs into, and outputs out of, the scratch with the CPU.
+    fn npu_reads_io(&self) -> bool {
+        false
+    }
+
     fn inspect(
         &self,
         blob: &[u8],
@@ -217,20 +235,15 @@ impl BackendPlugin for EthosU {
     ) -> Result<BlobInfo, BlobError> {
         let stream = VelaBinStream::parse(blob)?;
         // The fast scratch size (Dedicated_Sram) is not in the stream: it comes from a
-        // declaration or the target (see the pipeline).
-        let scratch = if stream.scratch_size > 0 {
-            vec![BlobScratch {
-                size: u64::from(stream.scratch_size),
-                spec: "npu_scratch",
-                label: "scratch",
-            }]
-        } else {
-            Vec::new()
-        };
+        // declaration or the target (see the pipeline). The scratch role is listed even at
+        // size 0, so that fast scratch still lands in its own slot.
         Ok(BlobInfo {
             inputs: stream.inputs.len(),
             outputs: stream.outputs.len(),
-            scratch,
+            scratch: vec![BlobScratch {
+                role: ScratchRole::EthosUScratch,
+                size: u64::from(stream.scratch_size),
+            }],
             facts: vec![
                 ("command stream bytes".into(), stream.cmd_size.to_string()),
                 ("weight bytes".into(), stream.weight_size.to_string()),

@@ -9,6 +9,7 @@
 
 mod ethos_u;
 mod neutron;
+pub mod slots;
 
 use std::collections::BTreeMap;
 
@@ -16,6 +17,7 @@ use thiserror::Error;
 
 pub use ethos_u::{EthosU, IoRecord, VelaBinStream};
 pub use neutron::{Neutron, NeutronHeader};
+pub use slots::ScratchRole;
 
 /// What a plugin learned from a blob.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,21 +26,38 @@ pub struct BlobInfo {
     pub inputs: usize,
     /// Outputs it produces.
     pub outputs: usize,
-    /// Scratch buffers it needs, in argument order.
+    /// Every scratch role the blob defines, in slot order, with its size (0: not needed).
+    /// A call's arguments carry the roles up to the last one with a size (see [`slots`]).
     pub scratch: Vec<BlobScratch>,
     /// Other facts worth showing (`inspect`), as name → value.
     pub facts: Vec<(String, String)>,
 }
 
-/// One scratch buffer a blob needs.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One scratch role of a blob and the bytes it needs there. The role, not the position in
+/// [`BlobInfo::scratch`], decides which argument slot the buffer gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BlobScratch {
-    /// Bytes.
+    /// What the buffer is for (and so its slot, default pool and label).
+    pub role: ScratchRole,
+    /// Bytes (0: the blob does not need it).
     pub size: u64,
+}
+
+impl BlobScratch {
+    /// Its slot among the call's scratch arguments.
+    pub fn slot(&self) -> usize {
+        self.role.slot()
+    }
+
     /// The compile spec naming its pool (`npu_scratch`, `fast_scratch`).
-    pub spec: &'static str,
+    pub fn spec(&self) -> &'static str {
+        self.role.spec()
+    }
+
     /// Its name in reports.
-    pub label: &'static str,
+    pub fn label(&self) -> &'static str {
+        self.role.label()
+    }
 }
 
 /// A blob that is not what its backend expects.
@@ -57,6 +76,10 @@ pub struct BlobError {
 pub trait BackendPlugin: Sync {
     /// The backend id it handles, e.g. `EthosUBackend`.
     fn backend(&self) -> &'static str;
+    /// Whether the NPU itself reads the call's inputs and writes its outputs where they are
+    /// planned (Neutron), rather than the backend copying them with the CPU (Ethos-U copies
+    /// them into its scratch). Such tensors get the same cache-line care as scratch.
+    fn npu_reads_io(&self) -> bool;
     /// Reads a blob.
     fn inspect(
         &self,

@@ -4,12 +4,17 @@
 //! byte per input and per output, one map byte per input and per output, and a payload version
 //! — followed, at the next 16-byte boundary, by the microcode, which starts with the magic
 //! `0x64434D6E` and holds `u32` LE words: 6 microcode size, 7 weights size, 9 scratch size;
-//! version 0: 10 SRAM scratch size; version 1: 10 profile size (low 31 bits), 11 debug size,
-//! 12 SRAM scratch size.
+//! version 0: 10 SRAM scratch size, 11 and 12 the microcode's inputs and outputs; version 1:
+//! 10 profile size (low 31 bits), 11 debug size, 12 SRAM scratch size, 13 and 14 inputs and
+//! outputs. The weights follow the microcode and the kernels the weights, each 16-aligned.
+//!
+//! A non-zero format byte asks the runtime to transpose that input or output between NCHW and
+//! NHWC around the call. arenaplan's runtime hands the NPU the planned tensors as they are, so
+//! the plugin refuses such blobs rather than let the NPU read the wrong layout.
 
 use std::collections::BTreeMap;
 
-use super::{u32_at, BackendPlugin, BlobError, BlobInfo, BlobScratch};
+use super::{u32_at, BackendPlugin, BlobError, BlobInfo, BlobScratch, ScratchRole};
 
 const BACKEND: &str = "NeutronBackend";
 const MAGIC: u32 = 0x6443_4D6E;
@@ -27,6 +32,10 @@ pub struct NeutronHeader {
     pub outputs: usize,
     /// Input arguments of the delegate call.
     pub input_args: usize,
+    /// Format byte of each input (0: as planned; otherwise the runtime is to transpose it).
+    pub input_formats: Vec<u8>,
+    /// Format byte of each output.
+    pub output_formats: Vec<u8>,
     /// Payload version (0 or 1).
     pub version: u8,
     /// Where the microcode starts.
@@ -35,6 +44,10 @@ pub struct NeutronHeader {
     pub microcode_size: u32,
     /// Weight bytes.
     pub weights_size: u32,
+    /// Where the weights start (after the microcode, 16-aligned).
+    pub weights_offset: usize,
+    /// Where the kernels start (after the weights, 16-aligned).
+    pub kernels_offset: usize,
     /// Scratch bytes.
     pub scratch_size: u32,
     /// SRAM scratch bytes.
@@ -87,27 +100,86 @@ impl NeutronHeader {
                 format!("microcode magic is {magic:#010x}, expected {MAGIC:#010x}"),
             ));
         }
-        let (sram_scratch_size, profile_size, debug_size) = match version {
-            0 => (word(10, "SRAM scratch size")?, 0, 0),
+        let (sram_scratch_size, profile_size, debug_size, io_words) = match version {
+            0 => (word(10, "SRAM scratch size")?, 0, 0, (11, 12)),
             _ => (
                 word(12, "SRAM scratch size")?,
                 word(10, "profile size")? & 0x7FFF_FFFF,
                 word(11, "debug size")?,
+                (13, 14),
             ),
         };
+        for (index, what, header_count) in [
+            (io_words.0, "inputs", inputs),
+            (io_words.1, "outputs", outputs),
+        ] {
+            let count = word(index, &format!("microcode's number of {what}"))?;
+            if count as usize != header_count {
+                return Err(error(
+                    payload_offset + 4 * index,
+                    format!("the microcode has {count} {what} (word {index}) but the payload header declares {header_count}; the blob is inconsistent, compile the model again"),
+                ));
+            }
+        }
+        let microcode_size = word(6, "microcode size")?;
+        let weights_size = word(7, "weights size")?;
+        // In u64: sizes near 4 GiB must not wrap on any host.
+        let align16 = |n: u32| u64::from(n).div_ceil(16) * 16;
+        let weights_offset = payload_offset as u64 + align16(microcode_size);
+        let kernels_offset = weights_offset + align16(weights_size);
+        let len = blob.len() as u64;
+        if weights_offset + u64::from(weights_size) > len || kernels_offset > len {
+            return Err(error(
+                payload_offset + 4 * 6,
+                format!(
+                    "{microcode_size} bytes of microcode and {weights_size} of weights put the weights at {weights_offset} and the kernels at {kernels_offset}, past the end of the {}-byte blob (truncated, or not a Neutron payload?)",
+                    blob.len()
+                ),
+            ));
+        }
         Ok(NeutronHeader {
             inputs,
             outputs,
             input_args,
+            // Both lie before the version byte, which was read above.
+            input_formats: blob[3..3 + inputs].to_vec(),
+            output_formats: blob[3 + inputs..3 + inputs + outputs].to_vec(),
             version,
             payload_offset,
-            microcode_size: word(6, "microcode size")?,
-            weights_size: word(7, "weights size")?,
+            microcode_size,
+            weights_size,
+            // Within the blob, so within usize.
+            weights_offset: weights_offset as usize,
+            kernels_offset: kernels_offset as usize,
             scratch_size: word(9, "scratch size")?,
             sram_scratch_size,
             profile_size,
             debug_size,
         })
+    }
+
+    /// Refuses inputs or outputs the runtime would have to transpose (a non-zero format byte).
+    pub fn check_formats(&self) -> Result<(), BlobError> {
+        let flags = self
+            .input_formats
+            .iter()
+            .enumerate()
+            .map(|(i, &f)| ("input", i, 3 + i, f))
+            .chain(
+                self.output_formats
+                    .iter()
+                    .enumerate()
+                    .map(|(o, &f)| ("output", o, 3 + self.inputs + o, f)),
+            );
+        for (what, index, at, flag) in flags {
+            if flag != 0 {
+                return Err(error(
+                    at,
+                    format!("{what} {index} has format flag {flag} (transpose between NCHW and NHWC around the call); arenaplan's runtime does not transpose: convert the model with channels-last inputs and outputs"),
+                ));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -116,25 +188,36 @@ impl BackendPlugin for Neutron {
         BACKEND
     }
 
+    /// Yes: the Neutron reads the call's inputs and writes its outputs where they are planned.
+    fn npu_reads_io(&self) -> bool {
+        true
+    }
+
     fn inspect(
         &self,
         blob: &[u8],
         _specs: &BTreeMap<String, String>,
     ) -> Result<BlobInfo, BlobError> {
         let h = NeutronHeader::parse(blob)?;
-        let mut scratch = Vec::new();
-        if h.scratch_size > 0 {
-            scratch.push(BlobScratch {
+        h.check_formats()?;
+        let mut scratch = vec![
+            BlobScratch {
+                role: ScratchRole::NeutronScratch,
                 size: u64::from(h.scratch_size),
-                spec: "npu_scratch",
-                label: "scratch",
-            });
-        }
-        if h.sram_scratch_size > 0 {
-            scratch.push(BlobScratch {
+            },
+            BlobScratch {
+                role: ScratchRole::NeutronSramScratch,
                 size: u64::from(h.sram_scratch_size),
-                spec: "fast_scratch",
-                label: "sram_scratch",
+            },
+        ];
+        if h.version >= 1 {
+            scratch.push(BlobScratch {
+                role: ScratchRole::NeutronProfile,
+                size: u64::from(h.profile_size),
+            });
+            scratch.push(BlobScratch {
+                role: ScratchRole::NeutronDebug,
+                size: u64::from(h.debug_size),
             });
         }
         Ok(BlobInfo {

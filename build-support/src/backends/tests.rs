@@ -45,11 +45,15 @@ fn a_vela_bin_stream_gives_scratch_and_io_counts() {
     assert_eq!(
         info.scratch,
         vec![BlobScratch {
+            role: ScratchRole::EthosUScratch,
             size: 1536,
-            spec: "npu_scratch",
-            label: "scratch"
         }]
     );
+    assert_eq!(
+        (info.scratch[0].slot(), info.scratch[0].spec()),
+        (0, "npu_scratch")
+    );
+    assert!(!EthosU.npu_reads_io());
     let parsed = VelaBinStream::parse(&stream(&valid_blocks())).unwrap();
     assert_eq!(parsed.inputs[1].offset, 16);
     assert_eq!(parsed.weight_size, 33);
@@ -97,19 +101,68 @@ fn vela_streams_with_problems_are_refused_with_the_offset() {
     assert!(VelaBinStream::parse(b"not a stream at all, certainly not").is_err());
 }
 
-fn neutron(version: u8, words: &[(usize, u32)]) -> Vec<u8> {
-    // 1 input, 1 output, 1 input arg; formats, maps, version; payload at 16.
-    let mut v = vec![1u8, 1, 1, 1, 0, 0, 0, version];
+#[test]
+fn a_vela_stream_without_scratch_still_names_the_scratch_role() {
+    let mut blocks = valid_blocks();
+    blocks[3].1 = 0u32.to_le_bytes().to_vec();
+    let info = EthosU.inspect(&stream(&blocks), &BTreeMap::new()).unwrap();
+    assert_eq!(
+        info.scratch,
+        vec![BlobScratch {
+            role: ScratchRole::EthosUScratch,
+            size: 0,
+        }]
+    );
+}
+
+#[test]
+fn external_vela_blocks_are_refused_naming_the_block() {
+    let mut blob = stream(&valid_blocks());
+    // weight_data is the third block: 32 + 16 (cmd_data's 8 bytes padded) after the second.
+    let weights = 32 + 32 + 16;
+    assert_eq!(&blob[weights..weights + 11], b"weight_data");
+    blob[weights + 20] = 1;
+    assert_eq!(
+        VelaBinStream::parse(&blob).unwrap_err().to_string(),
+        format!(
+            "EthosUBackend blob, at byte {:#x}: block `weight_data` is external (header byte 20 is 1): its data is a key into a named data map outside the program, which arenaplan does not resolve; export the program with the delegate's data inline",
+            weights + 20
+        )
+    );
+}
+
+/// Bytes of microcode, weights and kernels in the payloads below.
+const MICROCODE: u32 = 64;
+const WEIGHTS: u32 = 40;
+const KERNELS: usize = 16;
+
+/// A Neutron payload: 1 input, 1 output, 1 input argument with the given format bytes and
+/// version; at 16 a microcode of 16 words (magic, sizes, I/O counts, then `words`), followed by
+/// weights and kernels, each 16-aligned.
+fn neutron_with(version: u8, formats: [u8; 2], words: &[(usize, u32)]) -> Vec<u8> {
+    let mut v = vec![1u8, 1, 1, formats[0], formats[1], 0, 0, version];
     v.resize(16, 0);
-    let mut payload = vec![0u32; 16];
+    let mut payload = vec![0u32; (MICROCODE / 4) as usize];
     payload[0] = 0x6443_4D6E;
+    payload[6] = MICROCODE;
+    payload[7] = WEIGHTS;
+    let io = if version == 0 { 11 } else { 13 };
+    payload[io] = 1;
+    payload[io + 1] = 1;
     for &(i, w) in words {
         payload[i] = w;
     }
     for w in payload {
         v.extend_from_slice(&w.to_le_bytes());
     }
+    v.extend(std::iter::repeat_n(0xA5, WEIGHTS as usize));
+    v.resize(v.len().div_ceil(16) * 16, 0);
+    v.extend(std::iter::repeat_n(0x5A, KERNELS));
     v
+}
+
+fn neutron(version: u8, words: &[(usize, u32)]) -> Vec<u8> {
+    neutron_with(version, [0, 0], words)
 }
 
 #[test]
@@ -133,16 +186,105 @@ fn neutron_headers_of_both_versions() {
         ),
         (40960, 16, 32, 12288)
     );
+    assert_eq!((v1.weights_offset, v1.kernels_offset), (80, 128));
     let info = Neutron
         .inspect(&neutron(1, &[(9, 40960), (12, 12288)]), &BTreeMap::new())
         .unwrap();
     assert_eq!(
         info.scratch
             .iter()
-            .map(|s| (s.size, s.spec))
+            .map(|s| (s.role, s.size, s.spec()))
             .collect::<Vec<_>>(),
-        vec![(40960, "npu_scratch"), (12288, "fast_scratch")]
+        vec![
+            (ScratchRole::NeutronScratch, 40960, "npu_scratch"),
+            (ScratchRole::NeutronSramScratch, 12288, "fast_scratch"),
+            (ScratchRole::NeutronProfile, 0, "npu_scratch"),
+            (ScratchRole::NeutronDebug, 0, "npu_scratch"),
+        ]
     );
+    assert!(Neutron.npu_reads_io());
+}
+
+#[test]
+fn neutron_roles_come_in_slot_order_with_their_sizes() {
+    let v0 = Neutron
+        .inspect(&neutron(0, &[(9, 0), (10, 2048)]), &BTreeMap::new())
+        .unwrap();
+    assert_eq!(
+        v0.scratch
+            .iter()
+            .map(|s| (s.slot(), s.label(), s.size))
+            .collect::<Vec<_>>(),
+        vec![(0, "scratch", 0), (1, "sram_scratch", 2048)],
+        "version 0 has no profile or debug buffer"
+    );
+    let v1 = Neutron
+        .inspect(
+            &neutron(1, &[(9, 4096), (10, 0x8000_0100), (11, 64), (12, 1024)]),
+            &BTreeMap::new(),
+        )
+        .unwrap();
+    assert_eq!(
+        v1.scratch
+            .iter()
+            .map(|s| (s.slot(), s.label(), s.size))
+            .collect::<Vec<_>>(),
+        vec![
+            (0, "scratch", 4096),
+            (1, "sram_scratch", 1024),
+            (2, "profile", 256),
+            (3, "debug", 64)
+        ]
+    );
+}
+
+#[test]
+fn neutron_blobs_the_runtime_would_have_to_transpose_are_refused() {
+    let input = neutron_with(0, [1, 0], &[]);
+    // The header itself is readable; the plugin refuses it.
+    assert_eq!(NeutronHeader::parse(&input).unwrap().input_formats, vec![1]);
+    assert_eq!(
+        Neutron
+            .inspect(&input, &BTreeMap::new())
+            .unwrap_err()
+            .to_string(),
+        "NeutronBackend blob, at byte 0x3: input 0 has format flag 1 (transpose between NCHW and NHWC around the call); arenaplan's runtime does not transpose: convert the model with channels-last inputs and outputs"
+    );
+    let output = neutron_with(1, [0, 2], &[]);
+    let e = Neutron
+        .inspect(&output, &BTreeMap::new())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("NeutronBackend blob, at byte 0x4: output 0 has format flag 2"),
+        "{e}"
+    );
+}
+
+#[test]
+fn neutron_microcode_must_agree_with_the_header_and_fit_the_blob() {
+    for (version, word) in [(0u8, 11usize), (0, 12), (1, 13), (1, 14)] {
+        let e = NeutronHeader::parse(&neutron(version, &[(word, 2)]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(&format!("(word {word}) but the payload header declares 1")),
+            "{e}"
+        );
+    }
+    let e = NeutronHeader::parse(&neutron(0, &[(7, 4096)]))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains(
+            "put the weights at 80 and the kernels at 4176, past the end of the 144-byte blob"
+        ),
+        "{e}"
+    );
+    let e = NeutronHeader::parse(&neutron(0, &[(6, u32::MAX)]))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("past the end"), "{e}");
 }
 
 #[test]
@@ -157,10 +299,10 @@ fn neutron_blobs_with_problems_are_refused() {
         .unwrap_err()
         .to_string()
         .contains("payload version 7"));
-    // Version 1 reads up to word 12 of the payload at 16: 68 bytes.
+    // The kernels start at 128: a blob cut before them is refused.
     let full = neutron(1, &[(9, 1)]);
-    assert!(NeutronHeader::parse(&full[..68]).is_ok());
-    for cut in 0..68 {
+    assert!(NeutronHeader::parse(&full[..128]).is_ok());
+    for cut in 0..128 {
         assert!(
             NeutronHeader::parse(&full[..cut]).is_err(),
             "truncated at {cut}"

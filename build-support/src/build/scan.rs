@@ -230,6 +230,7 @@ fn declaration(
                     pool,
                     label: Some(format!("scratch{i}")),
                     origin: origin(source, size.span()),
+                    role: None,
                 })
                 .collect(),
         )

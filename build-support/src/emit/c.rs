@@ -30,7 +30,16 @@ pub(super) fn header(input: &Input<'_>) -> String {
         );
         let _ = writeln!(o, "#define {up}_MEM_ID_{p} {}u", pool.mem_id);
         let _ = writeln!(o, "#define {up}_ARENA_{p}_SIZE {}u", plan.size);
-        let _ = writeln!(o, "#define {up}_ARENA_{p}_ALIGN {}u", pool.alignment);
+        let _ = writeln!(
+            o,
+            "#define {up}_ARENA_{p}_ALIGN {}u",
+            pool.arena_alignment()
+        );
+        let _ = writeln!(
+            o,
+            "#define {up}_POOL_{p}_DCACHE_LINE {}u /* 0: no data cache in front of the pool */",
+            pool.dcache_line.unwrap_or(0)
+        );
         let _ = writeln!(o, "#define {up}_POOL_{p}_CAPACITY {}u", pool.capacity);
         let _ = writeln!(o, "#define {up}_POOL_{p}_LOWER_BOUND {}u", plan.lower_bound);
         let _ = writeln!(
@@ -136,7 +145,7 @@ pub(super) fn source(input: &Input<'_>) -> String {
             o,
             "__attribute__((section(\"{}\"), aligned({}))) uint8_t {name}_arena_{}[{up}_ARENA_{}_SIZE];",
             pool.section,
-            pool.alignment,
+            pool.arena_alignment(),
             c_ident(&pool.name),
             upper_ident(&pool.name)
         );

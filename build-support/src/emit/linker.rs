@@ -26,7 +26,7 @@ pub(super) fn fragment(input: &Input<'_>, pool: &Pool, plan: &PoolPlan) -> Strin
         o,
         "  .arenaplan.{} (NOLOAD) : ALIGN({})",
         c_ident(&pool.name),
-        pool.alignment
+        pool.arena_alignment()
     );
     let _ = writeln!(o, "  {{");
     let _ = writeln!(o, "    {sym}_start = .;");

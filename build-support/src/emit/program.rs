@@ -4,7 +4,12 @@
 use std::fmt::Write;
 
 use super::{banner, upper_ident, Input};
-use crate::model::Instruction;
+use crate::model::{Instruction, Value, ValueKind};
+
+/// A scratch argument that holds a role's slot without memory.
+fn is_empty_slot(value: &Value) -> bool {
+    matches!(value.kind, ValueKind::Scratch { .. }) && value.bytes == 0
+}
 
 pub(super) fn header(input: &Input<'_>) -> String {
     let name = input.name;
@@ -49,6 +54,12 @@ pub(super) fn source(input: &Input<'_>) -> String {
         match plan.buffer(v) {
             Some(b) => {
                 let _ = writeln!(o, "    {{{}u, {}u, {}u, 0}},", b.mem_id, b.offset, b.size);
+            }
+            None if is_empty_slot(&program.values[v]) => {
+                let _ = writeln!(
+                    o,
+                    "    {{0u, 0u, 0u, 0}}, /* empty scratch slot: the backend gets NULL, 0 bytes */"
+                );
             }
             None => {
                 let _ = writeln!(o, "    {{0u, 0u, 0u, 0}}, /* not planned */");

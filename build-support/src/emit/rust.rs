@@ -50,9 +50,22 @@ pub(super) fn module(input: &Input<'_>) -> String {
         );
         let _ = writeln!(
             o,
-            "        /// Alignment of the arena and of every offset in it."
+            "        /// Alignment of the arena's start (the pool's, or its data-cache line if larger)."
         );
-        let _ = writeln!(o, "        pub const ALIGN: usize = {};", pool.alignment);
+        let _ = writeln!(
+            o,
+            "        pub const ALIGN: usize = {};",
+            pool.arena_alignment()
+        );
+        let _ = writeln!(
+            o,
+            "        /// Data-cache line in front of the pool (0: none); buffers the NPU sees are on whole lines."
+        );
+        let _ = writeln!(
+            o,
+            "        pub const DCACHE_LINE: usize = {};",
+            pool.dcache_line.unwrap_or(0)
+        );
         let _ = writeln!(o, "    }}");
     }
     let _ = writeln!(o, "}}");
@@ -71,7 +84,7 @@ pub(super) fn module(input: &Input<'_>) -> String {
         let stat = format!("ARENA_{}", upper_ident(&pool.name));
         let symbol = format!("{name}_arena_{}", super::c_ident(&pool.name));
         let _ = writeln!(o, "/// Storage of the arena of pool `{}`.", pool.name);
-        let _ = writeln!(o, "#[repr(C, align({}))]", pool.alignment);
+        let _ = writeln!(o, "#[repr(C, align({}))]", pool.arena_alignment());
         let _ = writeln!(o, "pub struct {ty}(pub ::core::cell::UnsafeCell<::core::mem::MaybeUninit<[u8; pool::{m}::SIZE]>>);");
         let _ = writeln!(o, "// SAFETY: the runtime hands each call the disjoint regions the plan proved; the arena");
         let _ = writeln!(o, "// is never accessed as a whole.");

@@ -16,8 +16,8 @@ use super::flatbuf::{read_u32, read_u64, root, Table, Vector};
 use super::ImportError;
 use crate::backends::plugin_for;
 use crate::model::{
-    DType, Delegate, DelegateCall, Instruction, KernelCall, Origin, PoolChoice, Program,
-    ScratchSpec, SourcePlan, Value, ValueKind,
+    DType, Delegate, DelegateCall, Instruction, KernelCall, PoolChoice, Program, ScratchSpec,
+    SourcePlan, Value, ValueKind,
 };
 
 /// Most values, instructions or delegates accepted in one plan.
@@ -421,14 +421,7 @@ fn delegate(
             let scratch = info
                 .scratch
                 .iter()
-                .map(|s| ScratchSpec {
-                    size: i64::try_from(s.size).unwrap_or(i64::MAX),
-                    pool: PoolChoice::Spec(s.spec.into()),
-                    label: Some(s.label.into()),
-                    origin: Origin::Blob {
-                        backend: backend.clone(),
-                    },
-                })
+                .map(|s| ScratchSpec::from_blob(&backend, s))
                 .collect();
             (scratch, Some((info.inputs, info.outputs)))
         }

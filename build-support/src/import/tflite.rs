@@ -4,9 +4,9 @@
 //! constant; variable: persistent, not planned; otherwise planned, as TFLite Micro does),
 //! operators become kernel calls, and Vela's `ethos-u` custom operator becomes a delegate call.
 //! Its inputs are (command stream, weights, scratch, fast scratch, feature maps…): the feature
-//! maps are the call's inputs, and the two scratch tensors become the delegate's scratch
-//! declarations in the target's `npu_scratch` and `fast_scratch` pools — one buffer when both
-//! name the same tensor (Shared_Sram). The `OfflineMemoryAllocation` metadata, when present, is
+//! maps are the call's inputs, and the two scratch tensors become the delegate's Ethos-U
+//! scratch and fast-scratch roles (argument slots 0 and 1) in the target's `npu_scratch` and
+//! `fast_scratch` pools — one buffer when both name the same tensor (Shared_Sram). The `OfflineMemoryAllocation` metadata, when present, is
 //! kept as the file's own plan.
 
 use std::collections::BTreeMap;
@@ -14,6 +14,7 @@ use std::path::Path;
 
 use super::flatbuf::{root, Table, Vector};
 use super::ImportError;
+use crate::backends::ScratchRole;
 use crate::model::{
     DType, Delegate, DelegateCall, Instruction, KernelCall, Origin, PoolChoice, Program,
     ScratchSpec, SourcePlan, Value, ValueKind,
@@ -231,26 +232,30 @@ fn ethos_u_call(
     }
     let (scratch, fast) = (inputs[2], inputs[3]);
     let mut declared = Vec::new();
-    for (tensor, spec, label) in [
-        (scratch, "npu_scratch", "scratch"),
-        (fast, "fast_scratch", "scratch_fast"),
+    for (tensor, role) in [
+        (scratch, ScratchRole::EthosUScratch),
+        (fast, ScratchRole::EthosUFastScratch),
     ] {
-        if label == "scratch_fast" && tensor == scratch {
+        if role == ScratchRole::EthosUFastScratch && tensor == scratch {
             continue; // Shared_Sram: one tensor serves both
         }
         let value = &mut program.values[tensor];
         // The scratch tensors are the call's scratch, not tensors of the graph.
         value.kind = ValueKind::Unmanaged;
-        if value.bytes > 0 {
-            declared.push(ScratchSpec {
-                size: i64::try_from(value.bytes).unwrap_or(i64::MAX),
-                pool: PoolChoice::Spec(spec.into()),
-                label: Some(label.into()),
-                origin: Origin::ModelTensor {
-                    tensor: value.name.clone(),
-                },
-            });
-        }
+        // A role of zero bytes keeps its slot when a later role needs memory (binding makes
+        // it an empty argument); trailing ones are dropped below.
+        declared.push(ScratchSpec {
+            size: i64::try_from(value.bytes).unwrap_or(i64::MAX),
+            pool: PoolChoice::Spec(role.spec().into()),
+            label: Some(role.label().into()),
+            origin: Origin::ModelTensor {
+                tensor: value.name.clone(),
+            },
+            role: Some(role),
+        });
+    }
+    while declared.last().is_some_and(|s| s.size == 0) {
+        declared.pop();
     }
     for &t in &inputs[..2] {
         program.values[t].kind = ValueKind::Constant;

@@ -73,6 +73,14 @@ pub fn describe(program: &Program) -> String {
                 .as_ref()
                 .map(|l| format!(" `{l}`"))
                 .unwrap_or_default();
+            if s.size == 0 && s.role.is_some() {
+                let _ = writeln!(
+                    out,
+                    "         scratch {i}{label}: not needed (0 bytes in {})",
+                    s.origin
+                );
+                continue;
+            }
             let _ = writeln!(
                 out,
                 "         scratch {i}{label}: {} bytes in {} (declared at {})",

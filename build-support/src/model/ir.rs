@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
 
+use crate::backends::{BlobScratch, ScratchRole};
+
 /// Index into [`Program::values`].
 pub type ValueId = usize;
 /// Index into [`Program::delegates`].
@@ -76,11 +78,13 @@ pub enum ValueKind {
     /// Memory the runtime or the caller owns (persistent state, non-tensor values, tensors
     /// the file leaves unplanned): not planned.
     Unmanaged,
-    /// A delegate call's scratch buffer, inserted by the scratch pass.
+    /// A delegate call's scratch buffer, inserted by the scratch pass. One of zero bytes is an
+    /// empty slot: not planned, the backend gets no memory there.
     Scratch {
         /// Flat index of the delegate call it belongs to.
         call: usize,
-        /// Which of the delegate's scratch declarations (declaration order).
+        /// Its position among the call's scratch arguments (a role's slot, or the
+        /// declaration's index).
         slot: usize,
         /// Where its size came from (a declaration, the blob, the target).
         origin: Origin,
@@ -190,9 +194,10 @@ impl Value {
         }
     }
 
-    /// Whether the planner places it.
+    /// Whether the planner places it: a tensor or scratch of at least one byte (a value of
+    /// zero bytes, such as an empty scratch slot, needs no memory and gets none).
     pub fn is_planned(&self) -> bool {
-        matches!(self.kind, ValueKind::Planned | ValueKind::Scratch { .. })
+        matches!(self.kind, ValueKind::Planned | ValueKind::Scratch { .. }) && self.bytes > 0
     }
 }
 
@@ -227,7 +232,8 @@ pub struct DelegateCall {
     pub inputs: Vec<ValueId>,
     /// Values written.
     pub outputs: Vec<ValueId>,
-    /// Scratch buffers appended by the scratch pass, in declaration order.
+    /// Scratch buffers appended by the scratch pass: by role slot for a backend with slots,
+    /// else in declaration order. A slot the call does not need holds an empty value.
     pub scratch: Vec<ValueId>,
 }
 
@@ -277,6 +283,33 @@ pub struct ScratchSpec {
     pub label: Option<String>,
     /// Where it was declared, for error messages.
     pub origin: Origin,
+    /// The backend role it fills, when it comes from a compiled blob or model: the role, not
+    /// the declaration order, decides its argument slot (`None`: declaration order).
+    pub role: Option<ScratchRole>,
+}
+
+impl ScratchSpec {
+    /// The declaration a backend plugin's reading of a blob makes: size and role from the
+    /// blob, pool through the role's compile spec. A size of 0 is kept: the role's slot may
+    /// still be needed as an empty argument.
+    ///
+    /// ```
+    /// use arenaplan_build::backends::{BlobScratch, ScratchRole};
+    /// use arenaplan_build::model::ScratchSpec;
+    /// let s = ScratchSpec::from_blob("NeutronBackend", &BlobScratch { role: ScratchRole::NeutronProfile, size: 64 });
+    /// assert_eq!((s.size, s.label.as_deref()), (64, Some("profile")));
+    /// ```
+    pub fn from_blob(backend: &str, scratch: &BlobScratch) -> Self {
+        ScratchSpec {
+            size: i64::try_from(scratch.size).unwrap_or(i64::MAX),
+            pool: PoolChoice::Spec(scratch.spec().into()),
+            label: Some(scratch.label().into()),
+            origin: Origin::Blob {
+                backend: backend.into(),
+            },
+            role: Some(scratch.role),
+        }
+    }
 }
 
 /// Where a declaration came from.

@@ -317,6 +317,7 @@ impl Builder<'_> {
                 pool,
                 label: s.label.clone(),
                 origin: self.origin(s.size.span()),
+                role: None,
             });
         }
         self.delegate_names

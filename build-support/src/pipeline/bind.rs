@@ -1,23 +1,48 @@
-//! Binding delegates to their scratch declarations and checking each against the target.
+//! Binding delegates to their scratch declarations, putting blob roles in their argument
+//! slots, and checking each buffer against the target.
 
 use thiserror::Error;
 
+use crate::backends::{slots::slots_of, ScratchRole};
 use crate::model::{Delegate, Origin, PoolChoice, Program, ScratchSpec};
 use crate::targets::{SpecError, Target};
 
-/// A scratch declaration checked against the target: a positive size in an enabled pool.
+/// One scratch argument of a delegate's calls, checked against the target: a positive size in
+/// an enabled pool, or an empty slot.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BoundScratch {
-    /// Size in bytes.
+    /// Size in bytes (0: an empty slot).
     pub size: u64,
-    /// The pool's id.
+    /// The pool's id (0 for an empty slot, as in the runtime's tables).
     pub mem_id: u32,
-    /// The pool's name.
+    /// The pool's name (empty for an empty slot).
     pub pool: String,
     /// Label from the declaration, if any.
     pub label: Option<String>,
     /// Where the declaration came from.
     pub origin: Origin,
+    /// The backend role it fills, if any (its position is then the role's slot).
+    pub role: Option<ScratchRole>,
+}
+
+impl BoundScratch {
+    /// An argument for a role the call does not need but whose slot must be kept, because a
+    /// later role is needed: no memory, the backend sees data `NULL` and size 0.
+    pub fn empty(role: ScratchRole, origin: Origin) -> Self {
+        BoundScratch {
+            size: 0,
+            mem_id: 0,
+            pool: String::new(),
+            label: Some(role.label().into()),
+            origin,
+            role: Some(role),
+        }
+    }
+
+    /// Whether it is an empty slot.
+    pub fn is_empty(&self) -> bool {
+        self.size == 0
+    }
 }
 
 /// A backend's scratch declaration from outside the model (`#[delegate]` in firmware).
@@ -35,9 +60,9 @@ pub enum DeclaredScratch {
     /// Fixed buffers, in argument order; they replace whatever the model or the blob says.
     Sizes(Vec<ScratchSpec>),
     /// `scratch = blob`: each call's sizes come from its blob (the backend's plugin); the
-    /// pools given here replace the plugin's choice, buffer by buffer in order.
+    /// pools given here replace the plugin's choice, role by role in slot order.
     Blob {
-        /// Pools for the blob's buffers, in order (fewer is fine).
+        /// Pools for the blob's roles, by slot (fewer is fine).
         pools: Vec<PoolChoice>,
         /// Where the declaration is.
         origin: Origin,
@@ -53,7 +78,8 @@ pub struct ScratchError {
     pub delegate: String,
     /// Its backend.
     pub backend: String,
-    /// Which buffer (declaration order, from 0).
+    /// Which buffer: its position among the scratch arguments (a role's slot, or the
+    /// declaration order), from 0.
     pub index: usize,
     /// The buffer's label, if any.
     pub label: Option<String>,
@@ -76,6 +102,12 @@ pub enum ScratchProblem {
     /// `scratch = blob` for a backend arenaplan has no blob plugin for.
     #[error("declared `scratch = blob`, but arenaplan cannot read this backend's blobs; declare the sizes instead")]
     NoBlobSizes,
+    /// A buffer for a role of another backend: it has no slot in this backend's arguments.
+    #[error("it fills {0}, a role of another backend; give it no role (declaration order) or move it to that backend")]
+    ForeignRole(ScratchRole),
+    /// A second buffer for a role that already has one.
+    #[error("a second buffer for {0}; each role has one slot, remove one of them")]
+    DuplicateRole(ScratchRole),
 }
 
 /// Ethos-U in Dedicated_Sram mode also needs fast scratch (region 2), whose size Vela does not
@@ -89,9 +121,10 @@ fn dedicated_sram_fast_scratch(
     let from_blob = specs
         .iter()
         .any(|s| matches!(s.origin, Origin::Blob { .. }));
-    let has_fast = specs
-        .iter()
-        .any(|s| s.pool == PoolChoice::Spec("fast_scratch".into()));
+    let has_fast = specs.iter().any(|s| {
+        s.role == Some(ScratchRole::EthosUFastScratch)
+            || s.pool == PoolChoice::Spec("fast_scratch".into())
+    });
     let flags = delegate
         .compile_specs
         .get("compile_flags")
@@ -109,15 +142,83 @@ fn dedicated_sram_fast_scratch(
         .as_ref()
         .and_then(|n| n.fast_scratch_size)
         .map_or(0, |s| i64::try_from(s).unwrap_or(i64::MAX));
+    let role = ScratchRole::EthosUFastScratch;
     Some(ScratchSpec {
         size,
-        pool: PoolChoice::Spec("fast_scratch".into()),
-        label: Some("fast_scratch".into()),
+        pool: PoolChoice::Spec(role.spec().into()),
+        label: Some(role.label().into()),
         origin: Origin::Target {
             target: target.name.clone(),
             setting: "npu.fast_scratch".into(),
         },
+        role: Some(role),
     })
+}
+
+/// A scratch argument before binding.
+enum Arg {
+    /// A buffer to bind against the target.
+    Buffer(ScratchSpec),
+    /// A role's slot this call does not need, kept because a later role is needed.
+    Empty(ScratchRole, Origin),
+    /// A declaration that cannot have a slot.
+    Refused(ScratchSpec, ScratchProblem),
+}
+
+/// Whether a size was read from the compiled partition (a blob, a Vela model's tensor): there
+/// zero means "not needed", while a declaration of zero bytes is a mistake to report.
+fn from_compiled(origin: &Origin) -> bool {
+    matches!(origin, Origin::Blob { .. } | Origin::ModelTensor { .. })
+}
+
+/// The call's scratch arguments: buffers with a role at their role's slot, from slot 0 up to
+/// the last role needed (an unneeded role before it is an empty argument, so no later role
+/// shifts); then buffers without a role, in declaration order.
+fn arrange(backend: &str, specs: Vec<ScratchSpec>) -> Vec<Arg> {
+    let mut slots: Vec<Option<ScratchSpec>> = Vec::new();
+    let mut plain = Vec::new();
+    let mut refused = Vec::new();
+    for spec in specs {
+        let Some(role) = spec.role else {
+            plain.push(Arg::Buffer(spec));
+            continue;
+        };
+        if role.backend() != backend {
+            refused.push(Arg::Refused(spec, ScratchProblem::ForeignRole(role)));
+            continue;
+        }
+        let slot = role.slot();
+        if slots.len() <= slot {
+            slots.resize(slot + 1, None);
+        }
+        if slots[slot].is_some() {
+            refused.push(Arg::Refused(spec, ScratchProblem::DuplicateRole(role)));
+        } else {
+            slots[slot] = Some(spec);
+        }
+    }
+    let needed = |s: &ScratchSpec| s.size != 0 || !from_compiled(&s.origin);
+    let used = slots
+        .iter()
+        .rposition(|s| s.as_ref().is_some_and(needed))
+        .map_or(0, |last| last + 1);
+    let roles = slots_of(backend).map_or(&[][..], |s| s.roles);
+    let mut args = Vec::with_capacity(used + plain.len() + refused.len());
+    for (slot, spec) in slots.into_iter().take(used).enumerate() {
+        match spec {
+            Some(s) if needed(&s) => args.push(Arg::Buffer(s)),
+            Some(s) => args.extend(s.role.map(|role| Arg::Empty(role, s.origin))),
+            // Every placed role is this backend's, so its table covers the slot.
+            None => args.extend(
+                roles
+                    .get(slot)
+                    .map(|&role| Arg::Empty(role, Origin::Unknown)),
+            ),
+        }
+    }
+    args.extend(plain);
+    args.extend(refused);
+    args
 }
 
 /// The scratch each delegate's calls get: its own declarations if it has any, else those of
@@ -131,6 +232,7 @@ pub fn bind_scratch(
     let mut errors = Vec::new();
     for delegate in &program.delegates {
         let mut specs = delegate.scratch.clone();
+        let mut blob_pools: &[PoolChoice] = &[];
         match external
             .iter()
             .find(|b| b.backend == delegate.backend)
@@ -139,6 +241,7 @@ pub fn bind_scratch(
             None => {}
             Some(DeclaredScratch::Sizes(declared)) => specs = declared.clone(),
             Some(DeclaredScratch::Blob { pools, origin }) => {
+                blob_pools = pools;
                 if specs.is_empty() && crate::backends::plugin_for(&delegate.backend).is_none() {
                     errors.push(ScratchError {
                         delegate: delegate.name.clone(),
@@ -149,27 +252,42 @@ pub fn bind_scratch(
                         problem: ScratchProblem::NoBlobSizes,
                     });
                 }
-                for (spec, pool) in specs.iter_mut().zip(pools) {
-                    spec.pool = pool.clone();
-                }
             }
         }
         if let Some(fast) = dedicated_sram_fast_scratch(delegate, &specs, target) {
             specs.push(fast);
         }
-        let mut buffers = Vec::with_capacity(specs.len());
-        for (index, spec) in specs.iter().enumerate() {
-            match bind_one(spec, target) {
-                Ok(b) => buffers.push(b),
-                Err(problem) => errors.push(ScratchError {
-                    delegate: delegate.name.clone(),
-                    backend: delegate.backend.clone(),
-                    index,
-                    label: spec.label.clone(),
-                    origin: spec.origin.clone(),
-                    problem,
-                }),
-            }
+        // Roles in slot order, so that a `scratch = blob` declaration's pools apply slot by
+        // slot (the Dedicated_Sram fast scratch included).
+        specs.sort_by_key(|s| s.role.map_or(usize::MAX, ScratchRole::slot));
+        for (spec, pool) in specs.iter_mut().zip(blob_pools) {
+            spec.pool = pool.clone();
+        }
+        let args = arrange(&delegate.backend, specs);
+        let mut buffers = Vec::with_capacity(args.len());
+        for (index, arg) in args.into_iter().enumerate() {
+            let (spec, problem) = match arg {
+                Arg::Empty(role, origin) => {
+                    buffers.push(BoundScratch::empty(role, origin));
+                    continue;
+                }
+                Arg::Buffer(spec) => match bind_one(&spec, target) {
+                    Ok(b) => {
+                        buffers.push(b);
+                        continue;
+                    }
+                    Err(problem) => (spec, problem),
+                },
+                Arg::Refused(spec, problem) => (spec, problem),
+            };
+            errors.push(ScratchError {
+                delegate: delegate.name.clone(),
+                backend: delegate.backend.clone(),
+                index,
+                label: spec.label,
+                origin: spec.origin,
+                problem,
+            });
         }
         bound.push(buffers);
     }
@@ -194,5 +312,6 @@ fn bind_one(spec: &ScratchSpec, target: &Target) -> Result<BoundScratch, Scratch
         pool: pool.name.clone(),
         label: spec.label.clone(),
         origin: spec.origin.clone(),
+        role: spec.role,
     })
 }

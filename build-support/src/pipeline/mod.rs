@@ -66,7 +66,7 @@ pub use tables::{argument_tables, CallArgs, MissingScratch};
 /// Its JSON form (`NAME.plan.json`, see [`ModelPlan::to_json`]) is a fixed format other tools
 /// read: field names as here, `kind` as `"tensor"`/`"scratch"` and `"delegate"`/`"kernel"`,
 /// `call` and `backend` present only where they apply, `first`/`last` inclusive instruction
-/// indices, `args` value ids (constants have no buffer).
+/// indices, `args` value ids (constants and empty scratch slots have no buffer).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelPlan {
@@ -108,7 +108,8 @@ pub struct BufferPlan {
     pub mem_id: u32,
     /// Offset in the pool's arena.
     pub offset: u64,
-    /// Bytes.
+    /// Bytes of the value. A buffer the NPU reads or writes, in a pool with a data-cache line,
+    /// starts on a line and owns the rest of its last line too: nothing else is placed there.
     pub size: u64,
     /// First instruction alive (inclusive).
     pub first: usize,
@@ -266,6 +267,7 @@ impl<'t> Pipeline<'t> {
         let tables = argument_tables(&program, &bound)?;
         let life = lifetimes(&program);
         let mem_ids = pools::assign(&program, self.target, &life)?;
+        let npu_visible = pools::npu_visible(&program);
         let mut pool_plans = Vec::new();
         let mut buffers = Vec::new();
         for pool in &self.target.pools {
@@ -275,7 +277,8 @@ impl<'t> Pipeline<'t> {
             if members.is_empty() {
                 continue;
             }
-            let (plan, offsets) = pools::plan_pool(&program, pool, &members, &life, &self.planner)?;
+            let (plan, offsets) =
+                pools::plan_pool(&program, pool, &members, &life, &npu_visible, &self.planner)?;
             pool_plans.push(plan);
             for (&v, offset) in members.iter().zip(offsets) {
                 let l = life[v].expect("pool members have lifetimes");

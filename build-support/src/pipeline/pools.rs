@@ -1,9 +1,17 @@
 //! Choosing each buffer's pool, checking pool rules, and planning one pool.
+//!
+//! In a pool with a data-cache line (`dcache_line` in targets.toml), a buffer the NPU reads or
+//! writes is planned on whole lines: aligned to the line and its room rounded up to whole
+//! lines, so no other buffer shares a line with it. The backend cleans such a buffer before the
+//! NPU runs and invalidates it after; without the padding, invalidating the last line would
+//! throw away a neighbour's bytes the CPU had just written. The padding is the planner's item
+//! size, so the lower bound and the checker count it; `plan.json` keeps the real size.
 
 use std::fmt;
 
 use thiserror::Error;
 
+use crate::backends::plugin_for;
 use crate::model::{Instruction, PoolChoice, Program, ValueKind};
 use crate::plan::{Buffer, PlanError, Planner, Problem};
 use crate::targets::{Pool, SpecError, Target};
@@ -129,19 +137,80 @@ pub(super) fn assign(
     Ok(mem_ids)
 }
 
+/// Which values the NPU itself reads or writes: the scratch of every call of a backend that
+/// arenaplan has a blob plugin for (an NPU backend), and the inputs and outputs of those calls
+/// whose backend lets the NPU access them in place ([`BackendPlugin::npu_reads_io`]).
+///
+/// [`BackendPlugin::npu_reads_io`]: crate::backends::BackendPlugin::npu_reads_io
+pub(super) fn npu_visible(program: &Program) -> Vec<bool> {
+    let mut visible = vec![false; program.values.len()];
+    for (_, instruction) in program.flat_instructions() {
+        let Instruction::Delegate(call) = instruction else {
+            continue;
+        };
+        let Some(plugin) = program
+            .delegates
+            .get(call.delegate)
+            .and_then(|d| plugin_for(&d.backend))
+        else {
+            continue;
+        };
+        let mut mark = |ids: &[usize]| {
+            for &v in ids {
+                if let Some(flag) = visible.get_mut(v) {
+                    *flag = true;
+                }
+            }
+        };
+        mark(&call.scratch);
+        if plugin.npu_reads_io() {
+            mark(&call.inputs);
+            mark(&call.outputs);
+        }
+    }
+    visible
+}
+
+/// The buffer the planner places for value `v`: on whole data-cache lines when the NPU sees it
+/// and the pool has a line.
+fn planned_buffer(
+    program: &Program,
+    pool: &Pool,
+    v: usize,
+    life: Lifetime,
+    npu_visible: bool,
+) -> Buffer {
+    let bytes = program.values[v].bytes;
+    let (lower, upper) = (life.first as u64, life.last as u64 + 1);
+    let buffer = Buffer::new(bytes, lower, upper);
+    match pool.dcache_line {
+        Some(line) if npu_visible => {
+            // The padded room becomes the size itself, so that the checker, which checks sizes
+            // as given, also proves that nothing else is placed in the padding.
+            let on_lines = buffer.with_alignment(line);
+            Buffer {
+                size: on_lines.padded_size(pool.alignment),
+                ..on_lines
+            }
+        }
+        _ => buffer,
+    }
+}
+
 /// Plans the `members` (value ids) of one pool; offsets in the order of `members`.
 pub(super) fn plan_pool(
     program: &Program,
     pool: &Pool,
     members: &[usize],
     life: &[Option<Lifetime>],
+    npu_visible: &[bool],
     planner: &Planner,
 ) -> Result<(PoolPlan, Vec<u64>), PipelineError> {
     let buffers: Vec<Buffer> = members
         .iter()
         .map(|&v| {
             let l = life[v].expect("planned values have lifetimes");
-            Buffer::new(program.values[v].bytes, l.first as u64, l.last as u64 + 1)
+            planned_buffer(program, pool, v, l, npu_visible[v])
         })
         .collect();
     let problem = Problem::new(buffers)

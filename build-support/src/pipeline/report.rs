@@ -64,9 +64,15 @@ pub fn report(program: &Program, plan: &ModelPlan, target: &Target) -> String {
         );
         for &arg in &call.args[call.inputs + call.outputs..] {
             let value = &program.values[arg];
-            let (Some(buffer), ValueKind::Scratch { slot, origin, .. }) =
-                (plan.buffer(arg), &value.kind)
-            else {
+            let ValueKind::Scratch { slot, origin, .. } = &value.kind else {
+                continue;
+            };
+            let Some(buffer) = plan.buffer(arg) else {
+                let _ = writeln!(
+                    out,
+                    "    scratch {slot} `{}`: empty (0 bytes from {origin}; a later slot is needed)",
+                    value.name
+                );
                 continue;
             };
             let pool = target.pool(buffer.mem_id).map_or("?", |p| p.name.as_str());

@@ -5,11 +5,13 @@ use crate::model::{DType, PoolChoice, Program, Value, ValueId, ValueKind};
 use super::bind::BoundScratch;
 
 /// Removes the scratch values an earlier run inserted, then appends to every delegate call,
-/// after its inputs and outputs and in declaration order, one scratch value per buffer bound
-/// to its delegate. Running it twice gives the same program. Returns how many were inserted.
+/// after its inputs and outputs and in the bound order (role slots, else declaration order),
+/// one scratch value per buffer bound to its delegate. Running it twice gives the same program.
+/// Returns how many were inserted.
 ///
 /// A scratch value lives exactly during its call; each call gets its own values (sizes are per
-/// delegate, so two calls of one backend may differ).
+/// delegate, so two calls of one backend may differ). An empty slot becomes a value of zero
+/// bytes in no pool: it keeps its place in the argument list but is never planned.
 pub fn insert_scratch(program: &mut Program, bound: &[Vec<BoundScratch>]) -> usize {
     strip_scratch(program);
     let mut new_values: Vec<Value> = Vec::new();
@@ -31,7 +33,7 @@ pub fn insert_scratch(program: &mut Program, bound: &[Vec<BoundScratch>]) -> usi
                     slot,
                     origin: scratch.origin.clone(),
                 },
-                pool: Some(PoolChoice::MemId(i64::from(scratch.mem_id))),
+                pool: (!scratch.is_empty()).then(|| PoolChoice::MemId(i64::from(scratch.mem_id))),
             });
             call.scratch.push(first_id + new_values.len() - 1);
         }

@@ -2,7 +2,8 @@
 //!
 //! A pool is a memory with a `mem_id` (≥ 1; 0 is reserved, as in ExecuTorch, where program
 //! `mem_id` k is planned buffer k − 1 at run time), a capacity, a linker section and region, an
-//! alignment, whether the CPU can reach it and whether it is enabled by default. A *compile
+//! alignment, the CPU's data-cache line where a data cache sits between the CPU and the pool,
+//! whether the CPU can reach it and whether it is enabled by default. A *compile
 //! spec* names a pool by role (`npu_scratch`, `fast_scratch`, …): firmware and models refer to
 //! pools only through spec names, so which memory a role lives in is the target's business.
 //!
@@ -95,6 +96,11 @@ pub struct Pool {
     pub region: String,
     /// Alignment of every offset (and of the arena's start), a power of two.
     pub alignment: u64,
+    /// The data-cache line, in bytes, of the CPU that reaches this pool through a data cache
+    /// (`None`: no data cache in the way, e.g. a Cortex-M33, or a region mapped non-cacheable).
+    /// A buffer the NPU reads or writes here starts on a line and is padded to whole lines, so
+    /// cleaning or invalidating it never touches a neighbour's bytes.
+    pub dcache_line: Option<u64>,
     /// Whether the CPU can read and write it (a CPU kernel's tensors must be in such a pool).
     pub cpu_access: bool,
     /// Whether firmware has it by default (a disabled pool must be enabled before use).
@@ -222,6 +228,22 @@ pub struct UnknownTarget {
     pub known: Vec<String>,
 }
 
+impl Pool {
+    /// Alignment of the arena's start: the pool's alignment, or its data-cache line if that is
+    /// larger (a buffer that starts on a line at offset 0 must start on one in memory too).
+    ///
+    /// ```
+    /// use arenaplan_syntax::targets::Catalogue;
+    /// let catalogue = Catalogue::builtin();
+    /// let sram = catalogue.target("corstone-300")?.resolve_spec("npu_scratch")?;
+    /// assert_eq!((sram.alignment, sram.arena_alignment()), (16, 32));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn arena_alignment(&self) -> u64 {
+        self.alignment.max(self.dcache_line.unwrap_or(1))
+    }
+}
+
 impl Target {
     /// The pool with this `mem_id`.
     pub fn pool(&self, mem_id: u32) -> Option<&Pool> {
@@ -322,6 +344,20 @@ fn validate_target(source: &SourceText, raw: schema::RawTarget) -> Result<Target
                 v as u64
             }
         };
+        let dcache_line = match &p.dcache_line {
+            None => None,
+            Some(l) => {
+                let v = *l.get_ref();
+                if v < 1 || !(v as u64).is_power_of_two() || v > 4096 {
+                    return Err(at(
+                        l.span(),
+                        format!("pool `{name}`: dcache_line {v} is not a power of two between 1 and 4096"),
+                    )
+                    .with_help("give the CPU's data-cache line size in bytes (32 on Cortex-M7, M55 and M85), or leave dcache_line out where the CPU has no data cache"));
+                }
+                Some(v as u64)
+            }
+        };
         pools.push(Pool {
             mem_id,
             name,
@@ -329,6 +365,7 @@ fn validate_target(source: &SourceText, raw: schema::RawTarget) -> Result<Target
             section: p.section,
             region: p.region,
             alignment,
+            dcache_line,
             cpu_access: p.cpu_access,
             enabled: p.enabled,
         });

@@ -53,6 +53,8 @@ pub(super) struct RawPool {
     pub section: String,
     pub region: String,
     pub alignment: Option<Spanned<i64>>,
+    /// Data-cache line of the CPU that reaches the pool, where it has a data cache.
+    pub dcache_line: Option<Spanned<i64>>,
     #[serde(default = "yes")]
     pub cpu_access: bool,
     #[serde(default = "yes")]

@@ -43,6 +43,19 @@ fn the_builtin_catalogue_is_valid_and_complete() {
     let c300 = c.target("corstone-300").unwrap();
     assert_eq!(c300.resolve_spec("npu_scratch").unwrap().capacity, 2 << 20);
     assert_eq!(c300.pool(3).map(|p| p.enabled), Some(false));
+    // Cortex-M55 and M85 have 32-byte data-cache lines; the Cortex-M33 boards have no data
+    // cache in front of their NPU pools.
+    for (name, line) in [
+        ("corstone-300", Some(32)),
+        ("corstone-320", Some(32)),
+        ("mcxn947", None),
+        ("imxrt700", None),
+    ] {
+        let t = c.target(name).unwrap();
+        assert!(t.pools.iter().all(|p| p.dcache_line == line), "{name}");
+        let npu = t.resolve_spec("npu_scratch").unwrap();
+        assert_eq!(npu.arena_alignment(), line.unwrap_or(16).max(16), "{name}");
+    }
     let c320 = c.target("corstone-320").unwrap();
     assert_ne!(
         c320.resolve_spec("npu_scratch").unwrap().mem_id,
@@ -148,4 +161,33 @@ fn spec_resolution_explains_unknown_and_disabled() {
         c.target("bord").unwrap_err().to_string(),
         "unknown target `bord` (did you mean `board`?); the catalogue defines: board"
     );
+}
+
+#[test]
+fn dcache_lines_are_powers_of_two() {
+    let with = |line: &str| {
+        MINIMAL.replace(
+            "region = \"SRAM\"\n[[target.pool]]",
+            &format!("region = \"SRAM\"\ndcache_line = {line}\n[[target.pool]]"),
+        )
+    };
+    let c = parse(&with("32")).unwrap();
+    let sram = c.targets[0].pool(1).unwrap();
+    assert_eq!((sram.dcache_line, sram.arena_alignment()), (Some(32), 32));
+    assert_eq!(c.targets[0].pool(3).unwrap().dcache_line, None);
+    let e = error(&with("48"));
+    assert!(
+        e.starts_with(
+            "t.toml:13:15: pool `sram`: dcache_line 48 is not a power of two between 1 and 4096"
+        ),
+        "{e}"
+    );
+    assert!(
+        e.contains("help: give the CPU's data-cache line size in bytes"),
+        "{e}"
+    );
+    let e = error(&with("0"));
+    assert!(e.contains("dcache_line 0 is not a power of two"), "{e}");
+    let e = error(&with("\"32\""));
+    assert!(e.starts_with("t.toml:13:15: invalid type"), "{e}");
 }

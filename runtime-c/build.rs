@@ -1,9 +1,27 @@
-//! Compiles the C runtime (and, on the host, the NPU driver simulators) with `cc`; with the
-//! `regenerate-bindings` feature also regenerates the bindgen bindings into OUT_DIR, for CI to
-//! compare with the committed `src/bindings.rs`.
+//! Compiles the C runtime with `cc`, with the NPU drivers it is told about:
+//!
+//! - `ETHOS_U_CORE_DRIVER_PATH`: a checkout of Arm's `ethos-u-core-driver`. Its
+//!   `ethosu_driver.c` is compiled unchanged and the Ethos-U backend is compiled against its
+//!   `ethosu_driver.h`. With the `simulator` feature the register layer is arenaplan's recording
+//!   device layer (`csrc/ethosu_device_host.c`); without it, Arm's own
+//!   (`ethosu_device_u55_u65.c` or `ethosu_device_u85.c`, after `ETHOSU_TARGET_NPU_CONFIG`,
+//!   default `ethos-u55-128`). Without the variable, the simulator stands in for the driver.
+//! - `NXP_NEUTRON_DRIVER_PATH`: the folder holding NXP's `NeutronDriver.h` and
+//!   `NeutronErrors.h`; the Neutron backend is compiled against them (NXP's library links on a
+//!   board; the simulator implements the same functions on the host).
+//!
+//! With the `regenerate-bindings` feature it also regenerates the bindgen bindings into OUT_DIR,
+//! for CI to compare with the committed `src/bindings.rs`.
+
+use std::path::{Path, PathBuf};
 
 fn main() {
     let target = std::env::var("TARGET").unwrap_or_default();
+    let thumb = target.starts_with("thumb");
+    let simulator = std::env::var_os("CARGO_FEATURE_SIMULATOR").is_some();
+    let arm_driver = env_dir("ETHOS_U_CORE_DRIVER_PATH", "include/ethosu_driver.h");
+    let nxp_api = env_dir("NXP_NEUTRON_DRIVER_PATH", "NeutronDriver.h");
+
     let mut build = cc::Build::new();
     build
         .include("include")
@@ -13,28 +31,119 @@ fn main() {
         .warnings_into_errors(true)
         .file("csrc/runtime.c")
         .file("csrc/ethosu_backend.c")
-        .file("csrc/neutron_backend.c");
-    // The simulators stand in for the vendors' drivers where there is no NPU: on the host, and
-    // in firmware that asks for them (QEMU). Real firmware links Arm's or NXP's driver instead.
-    if std::env::var_os("CARGO_FEATURE_SIMULATOR").is_some() {
-        build.file("csrc/ethosu_sim.c").file("csrc/neutron_sim.c");
+        .file("csrc/neutron_backend.c")
+        .file("csrc/dcache.c");
+    if std::env::var_os("CARGO_FEATURE_DCACHE_SCB").is_some() {
+        build.define("AP_DCACHE_SCB", None);
     }
-    if target.starts_with("thumb") {
+    if let Some(driver) = &arm_driver {
+        build
+            .define("AP_ETHOSU_ARM_DRIVER", None)
+            .include(driver.join("include"))
+            .include(driver.join("src"));
+    }
+    if let Some(api) = &nxp_api {
+        build.define("AP_NEUTRON_NXP_API", None).include(api);
+    }
+    // The simulators stand in for the NPUs where there is none: on the host, and in firmware
+    // that asks for them (QEMU).
+    if simulator {
+        build
+            .define("AP_DCACHE_RECORD", None)
+            .file("csrc/ethosu_npu_model.c")
+            .file("csrc/neutron_sim.c")
+            .file(if arm_driver.is_some() {
+                "csrc/ethosu_device_host.c"
+            } else {
+                "csrc/ethosu_sim.c"
+            });
+    }
+    if thumb {
         build
             .flag_if_supported("-ffunction-sections")
             .flag_if_supported("-fdata-sections");
     }
     build.compile("arenaplan_runtime");
+    if let Some(driver) = &arm_driver {
+        compile_arm_driver(driver, simulator, thumb);
+    }
+
     // Dependents' build scripts see DEP_ARENAPLAN_RUNTIME_INCLUDE: the runtime's headers, for
     // the generated program tables.
-    let include = std::path::Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default())
-        .join("include");
+    let include =
+        Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default()).join("include");
     println!("cargo::metadata=include={}", include.display());
-    for dir in ["csrc", "include"] {
+    for dir in ["csrc", "include", "port"] {
         println!("cargo::rerun-if-changed={dir}");
     }
     #[cfg(feature = "regenerate-bindings")]
     regenerate();
+}
+
+/// The folder an environment variable names, if it is set; a build error if it does not hold
+/// `expect`.
+fn env_dir(var: &str, expect: &str) -> Option<PathBuf> {
+    println!("cargo::rerun-if-env-changed={var}");
+    let dir = PathBuf::from(std::env::var_os(var).filter(|v| !v.is_empty())?);
+    if !dir.join(expect).is_file() {
+        panic!(
+            "{var}={} does not hold {expect}: point it at the folder that does, or unset it to \
+             use arenaplan's simulator",
+            dir.display()
+        );
+    }
+    println!("cargo::rerun-if-changed={}", dir.display());
+    Some(dir)
+}
+
+/// Arm's driver front end, unchanged, for the NPU `ETHOSU_TARGET_NPU_CONFIG` names, and Arm's
+/// register layer for it unless the simulator's device layer takes its place.
+fn compile_arm_driver(driver: &Path, simulator: bool, thumb: bool) {
+    println!("cargo::rerun-if-env-changed=ETHOSU_TARGET_NPU_CONFIG");
+    let config =
+        std::env::var("ETHOSU_TARGET_NPU_CONFIG").unwrap_or_else(|_| "ethos-u55-128".into());
+    let (arch, macs) = config
+        .strip_prefix("ethos-")
+        .and_then(|c| c.split_once('-'))
+        .filter(|(arch, macs)| {
+            ["u55", "u65", "u85"].contains(arch) && macs.parse::<u32>().is_ok()
+        })
+        .unwrap_or_else(|| {
+            panic!("ETHOSU_TARGET_NPU_CONFIG={config}: expected ethos-u55-N, ethos-u65-N or ethos-u85-N")
+        });
+    let mut build = cc::Build::new();
+    build
+        .include(driver.join("include"))
+        .include(driver.join("src"))
+        // <cmsis_compiler.h> for __WFE/__SEV when no CMSIS is on the path.
+        .include("port")
+        .std("c11")
+        .warnings(false)
+        .extra_warnings(false)
+        .define("ETHOSU", None)
+        .define(&format!("ETHOSU{}", &arch[1..]), None)
+        .define("ETHOSU_ARCH", arch)
+        .define("ETHOSU_MACS", macs)
+        .file(driver.join("src/ethosu_driver.c"));
+    if !simulator {
+        build.file(driver.join(if arch == "u85" {
+            "src/ethosu_device_u85.c"
+        } else {
+            "src/ethosu_device_u55_u65.c"
+        }));
+    }
+    if thumb {
+        // No stdio or assert on bare metal: the driver's logs and asserts compile out.
+        build
+            .define("ETHOSU_LOG_ENABLE", "0")
+            .define("NDEBUG", None)
+            .opt_level(2)
+            .flag_if_supported("-ffunction-sections")
+            .flag_if_supported("-fdata-sections");
+    } else {
+        build.define("ETHOSU_LOG_SEVERITY", "-1");
+    }
+    build.compile("ethosu_core_driver");
 }
 
 #[cfg(feature = "regenerate-bindings")]
@@ -46,7 +155,7 @@ fn regenerate() {
         .use_core()
         .allowlist_function("ap_.*")
         .allowlist_type("ap_.*")
-        .allowlist_var("AP_.*|ap_ethosu_backend|ap_neutron_backend")
+        .allowlist_var("AP_.*|ap_ethosu_backend|ap_neutron_backend|ap_ethosu_fast_scratch.*")
         .rustified_enum("ap_status")
         .layout_tests(false)
         .generate()

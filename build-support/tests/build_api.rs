@@ -277,6 +277,7 @@ fn a_c_integrator_runs_the_generated_program_on_the_c_runtime() {
 #include "ethosu_u55_two_calls.h"
 #include "ethosu_u55_two_calls_program.h"
 #include "arenaplan/ethosu.h"
+#include "arenaplan/ethosu_sim.h"
 
 int main(void) {
     ap_pool_t pools[] = {{ETHOSU_U55_TWO_CALLS_MEM_ID_SRAM, ethosu_u55_two_calls_arena_sram,
@@ -287,7 +288,9 @@ int main(void) {
     static const ap_backend_t *resolved[4];
     ap_method_memory_t mem = {values, 16, handles, resolved, 4, NULL, 0, args, 8, NULL, 0};
     ap_method_t m;
-    ap_status_t s = ap_method_init(&m, &ethosu_u55_two_calls_program, pools, 1, backends, 1, NULL, 0, &mem);
+    ap_status_t s = ap_ethosu_host_setup(AP_ETHOSU_U55_128_CONFIG, AP_ETHOSU_U55_128_ID, NULL, 0);
+    if (s != AP_OK) { printf("npu: %s\n", ap_status_name(s)); return 1; }
+    s = ap_method_init(&m, &ethosu_u55_two_calls_program, pools, 1, backends, 1, NULL, 0, &mem);
     if (s != AP_OK) { printf("init: %s\n", ap_status_name(s)); return 1; }
     ap_buffer_t in, out;
     ap_method_input(&m, 0, &in);
@@ -319,7 +322,14 @@ int main(void) {
             dir.join("ethosu_u55_two_calls.c"),
             dir.join("ethosu_u55_two_calls_program.c"),
         ])
-        .args([c("runtime.c"), c("ethosu_backend.c"), c("ethosu_sim.c")])
+        .arg("-DAP_DCACHE_RECORD")
+        .args([
+            c("runtime.c"),
+            c("ethosu_backend.c"),
+            c("dcache.c"),
+            c("ethosu_npu_model.c"),
+            c("ethosu_sim.c"),
+        ])
         .arg("-I")
         .arg(&dir)
         .arg("-I")

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "arenaplan/ethosu.h"
+#include "arenaplan/ethosu_sim.h"
 #include "model.h"
 #include "model_program.h"
 
@@ -20,7 +21,13 @@ int main(void) {
     printf("call 0 scratch: %u B at offset %u; call 1 scratch: %u B at offset %u\n",
            MODEL_CALL0_SCRATCH_SIZE, MODEL_CALL0_SCRATCH_OFFSET, MODEL_CALL1_SCRATCH_SIZE,
            MODEL_CALL1_SCRATCH_OFFSET);
-    ap_status_t s = ap_method_init(&method, &model_program, pools, 1, backends, 1, NULL, 0, &memory);
+    /* No NPU here: register the emulated Ethos-U55-128 (a board calls ethosu_init instead). */
+    ap_status_t s = ap_ethosu_host_setup(AP_ETHOSU_U55_128_CONFIG, AP_ETHOSU_U55_128_ID, NULL, 0);
+    if (s != AP_OK) {
+        printf("NPU set-up failed: %s\n", ap_status_name(s));
+        return 1;
+    }
+    s = ap_method_init(&method, &model_program, pools, 1, backends, 1, NULL, 0, &memory);
     if (s != AP_OK) {
         printf("init failed: %s\n", ap_status_name(s));
         return 1;

@@ -1,8 +1,14 @@
-/* The Ethos-U backend: Vela bin stream, adoption of planned scratch, driver call. */
+/* The Ethos-U backend: Vela bin stream, adoption of planned scratch, driver call, output layout
+ * (see arenaplan/ethosu.h for the contract). */
 #include "arenaplan/ethosu.h"
+
+#include "arenaplan/dcache.h"
 #include "arenaplan/ethosu_driver.h"
 
 #include <string.h>
+
+__attribute__((weak)) uint8_t *ap_ethosu_fast_scratch = NULL;
+__attribute__((weak)) size_t ap_ethosu_fast_scratch_size = 0;
 
 static uint32_t rd32(const uint8_t *p) {
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
@@ -42,12 +48,15 @@ ap_status_t ap_ethosu_parse(const uint8_t *blob, size_t size, ap_ethosu_blob_t *
     memset(out, 0, sizeof *out);
     size_t at = 0;
     for (int k = 0; k < 7; k++) {
-        if (size - at < 32 || at > size) {
+        if (at > size || size - at < 32) {
             return AP_ERR_BAD_BLOB;
         }
         const uint8_t *header = blob + at;
         if (!block_named(header, ORDER[k])) {
             return AP_ERR_BAD_BLOB; /* blocks out of order, or not a bin stream */
+        }
+        if (header[20] != 0) {
+            return AP_ERR_UNSUPPORTED; /* external data: a key into a named data map */
         }
         uint32_t len = rd32(header + 16);
         size_t data_at = at + 32;
@@ -102,24 +111,56 @@ ap_status_t ap_ethosu_parse(const uint8_t *blob, size_t size, ap_ethosu_blob_t *
     return AP_OK;
 }
 
-/* Record r of an I/O block: its offset in the scratch region and its byte size. */
-static ap_status_t io_record(const uint8_t *block, uint32_t r, uint32_t scratch_size, ap_ethosu_io_t *out) {
+/* One input or output of a partition: its copy in the scratch region. */
+typedef struct io_copy {
+    uint32_t offset;     /* in the scratch */
+    uint32_t bytes;      /* shape x element size */
+    uint32_t chunks;     /* outputs: rows Vela writes, each `stride` bytes apart */
+    uint32_t stride;
+} io_copy_t;
+
+/* Record r of an I/O block, checked against the scratch. */
+static ap_status_t io_record(const uint8_t *block, uint32_t r, uint32_t scratch_size, io_copy_t *out) {
     const uint8_t *rec = block + 4 + (size_t)r * 36;
-    uint64_t bytes = rd32(rec + 24);
+    uint64_t elem = rd32(rec + 24), bytes = elem, chunks = 1;
     for (int d = 0; d < 6; d++) {
-        bytes *= rd32(rec + 4 * d);
-        if (bytes > scratch_size) {
+        uint32_t dim = rd32(rec + 4 * d);
+        bytes *= dim;
+        if (d < 5) {
+            chunks *= dim == 0 ? 1u : dim;
+        }
+        if (bytes > scratch_size || chunks > scratch_size) {
             return AP_ERR_BAD_BLOB;
         }
     }
+    uint64_t last = rd32(rec + 20);
+    uint64_t stride = (last == 0 ? 1u : last) * elem;
     uint32_t offset = rd32(rec + 28);
     uint32_t region = rd32(rec + 32);
-    if (region != 1 || offset > scratch_size || bytes > scratch_size - offset) {
+    if (region != 1 || elem == 0 || offset > scratch_size || bytes > scratch_size - offset ||
+        stride * chunks > scratch_size - offset) {
         return AP_ERR_BAD_BLOB;
     }
     out->offset = offset;
-    out->size = (uint32_t)bytes;
+    out->bytes = (uint32_t)bytes;
+    out->chunks = (uint32_t)chunks;
+    out->stride = (uint32_t)stride;
     return AP_OK;
+}
+
+/* How output `o` goes from its copy to a tensor of `tensor_bytes`: whole, or row by row when
+ * Vela pads its rows (ExecuTorch's layout adjustment). Rows narrower than the tensor's would
+ * need 4-bit values expanded to 8 bits, which needs the tensor's type: refused. */
+static ap_status_t output_rows(const io_copy_t *o, size_t tensor_bytes, size_t *row) {
+    if (tensor_bytes == o->bytes) {
+        *row = 0; /* one copy */
+        return AP_OK;
+    }
+    if (tensor_bytes % o->chunks != 0) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    *row = tensor_bytes / o->chunks;
+    return *row > o->stride ? AP_ERR_UNSUPPORTED : AP_OK;
 }
 
 static ap_status_t init(const uint8_t *blob, size_t blob_size, const ap_compile_spec_t *specs, size_t nspecs,
@@ -134,20 +175,24 @@ static ap_status_t init(const uint8_t *blob, size_t blob_size, const ap_compile_
     if (s != AP_OK) {
         return s;
     }
-    ap_ethosu_job_t job;
-    for (uint32_t i = 0; i < parsed.ninputs; i++) {
-        if (io_record(parsed.inputs_block, i, parsed.scratch_size, &job.inputs[i]) != AP_OK) {
-            return AP_ERR_BAD_BLOB;
-        }
+    /* The NPU reads the command stream and the weights in place: 16-byte aligned. */
+    if (((uintptr_t)blob & 15u) != 0) {
+        return AP_ERR_BLOB_MISALIGNED;
     }
-    for (uint32_t i = 0; i < parsed.noutputs; i++) {
-        if (io_record(parsed.outputs_block, i, parsed.scratch_size, &job.outputs[i]) != AP_OK) {
+    io_copy_t io;
+    for (uint32_t i = 0; i < parsed.ninputs + parsed.noutputs; i++) {
+        int in = i < parsed.ninputs;
+        if (io_record(in ? parsed.inputs_block : parsed.outputs_block, in ? i : i - parsed.ninputs,
+                      parsed.scratch_size, &io) != AP_OK) {
             return AP_ERR_BAD_BLOB;
         }
     }
     memcpy(handle->u.bytes, &parsed, sizeof parsed);
     return AP_OK;
 }
+
+/* A scratch buffer the NPU will use: line-aligned (cache maintenance discards whole lines). */
+static int line_aligned(const void *p) { return ((uintptr_t)p % AP_DCACHE_LINE_SIZE) == 0; }
 
 static ap_status_t execute(ap_context_t *ctx, ap_handle_t *handle, ap_buffer_t *args, size_t nargs) {
     ap_ethosu_blob_t b;
@@ -158,60 +203,90 @@ static ap_status_t execute(ap_context_t *ctx, ap_handle_t *handle, ap_buffer_t *
         return s;
     }
     uint8_t *scratch;
-    uint8_t *fast = NULL;
-    size_t fast_size = 0;
-    if (a.nscratch >= 1) {
-        /* Planned scratch: use it (and a second buffer as fast scratch). */
-        if (a.scratch[0].data == NULL || a.scratch[0].size < b.scratch_size) {
+    if (a.nscratch > AP_ETHOSU_SLOT_SCRATCH) {
+        const ap_buffer_t *planned = &a.scratch[AP_ETHOSU_SLOT_SCRATCH];
+        if (planned->size < b.scratch_size || (b.scratch_size > 0 && planned->data == NULL)) {
             return AP_ERR_SCRATCH_TOO_SMALL;
         }
-        if (((uintptr_t)a.scratch[0].data & 15u) != 0) {
-            return AP_ERR_SCRATCH_MISALIGNED;
-        }
-        scratch = a.scratch[0].data;
-        if (a.nscratch >= 2) {
-            if (a.scratch[1].size > 0 && ((uintptr_t)a.scratch[1].data & 15u) != 0) {
-                return AP_ERR_SCRATCH_MISALIGNED;
-            }
-            fast = a.scratch[1].data;
-            fast_size = a.scratch[1].size;
-        }
+        scratch = planned->data;
     } else {
         /* A plan made before scratch was planned: the temp allocator, as ExecuTorch does. */
-        scratch = ap_temp_alloc(ctx->temp, b.scratch_size, 16);
+        scratch = ap_temp_alloc(ctx->temp, AP_DCACHE_ROUND((size_t)b.scratch_size), AP_DCACHE_LINE_SIZE);
         if (scratch == NULL) {
             return AP_ERR_TEMP_EXHAUSTED;
         }
     }
-    ap_ethosu_job_t job;
-    job.ninputs = b.ninputs;
-    job.noutputs = b.noutputs;
-    for (uint32_t i = 0; i < b.ninputs; i++) {
-        (void)io_record(b.inputs_block, i, b.scratch_size, &job.inputs[i]); /* checked by init */
-        if (a.inputs[i].size < job.inputs[i].size || (a.inputs[i].data == NULL && job.inputs[i].size > 0)) {
-            return AP_ERR_BAD_ARGUMENTS;
-        }
-        memcpy(scratch + job.inputs[i].offset, a.inputs[i].data, job.inputs[i].size);
+    int fast_planned = a.nscratch > AP_ETHOSU_SLOT_FAST_SCRATCH && a.scratch[AP_ETHOSU_SLOT_FAST_SCRATCH].size > 0;
+    uint8_t *fast = fast_planned ? a.scratch[AP_ETHOSU_SLOT_FAST_SCRATCH].data : ap_ethosu_fast_scratch;
+    size_t fast_size = fast_planned ? a.scratch[AP_ETHOSU_SLOT_FAST_SCRATCH].size : ap_ethosu_fast_scratch_size;
+    if (fast == NULL) {
+        fast_size = 0;
     }
-    for (uint32_t i = 0; i < b.noutputs; i++) {
-        (void)io_record(b.outputs_block, i, b.scratch_size, &job.outputs[i]);
-        if (a.outputs[i].size < job.outputs[i].size || (a.outputs[i].data == NULL && job.outputs[i].size > 0)) {
+    if ((scratch != NULL && !line_aligned(scratch)) || (fast_size > 0 && !line_aligned(fast))) {
+        return AP_ERR_SCRATCH_MISALIGNED;
+    }
+    io_copy_t io[2 * AP_ETHOSU_MAX_IO];
+    size_t rows[AP_ETHOSU_MAX_IO];
+    for (uint32_t i = 0; i < b.ninputs + b.noutputs; i++) {
+        int in = i < b.ninputs;
+        ap_buffer_t *t = in ? &a.inputs[i] : &a.outputs[i - b.ninputs];
+        (void)io_record(in ? b.inputs_block : b.outputs_block, in ? i : i - b.ninputs, b.scratch_size, &io[i]);
+        if (t->data == NULL && t->size > 0) {
             return AP_ERR_BAD_ARGUMENTS;
         }
+        if (in && t->size != io[i].bytes) {
+            return AP_ERR_BAD_ARGUMENTS;
+        }
+        if (!in && (s = output_rows(&io[i], t->size, &rows[i - b.ninputs])) != AP_OK) {
+            return s;
+        }
+    }
+    for (uint32_t i = 0; i < b.ninputs; i++) {
+        if (io[i].bytes > 0) {
+            memcpy(scratch + io[i].offset, a.inputs[i].data, io[i].bytes);
+        }
+    }
+    struct ethosu_driver *drv = ethosu_reserve_driver();
+    if (drv == NULL) {
+        return AP_ERR_DRIVER_SETUP;
+    }
+    if (fast_planned && drv->fast_memory != 0) {
+        ethosu_release_driver(drv);
+        return AP_ERR_DRIVER_SETUP; /* the driver would put base address 2 in its own memory */
+    }
+    size_t scratch_span = AP_DCACHE_ROUND((size_t)b.scratch_size), fast_span = AP_DCACHE_ROUND(fast_size);
+    if (scratch_span > 0) {
+        ap_dcache_clean(scratch, scratch_span);
+    }
+    if (fast_span > 0) {
+        ap_dcache_clean(fast, fast_span);
     }
     uint64_t base[3] = {(uint64_t)(uintptr_t)b.weights, (uint64_t)(uintptr_t)scratch, (uint64_t)(uintptr_t)fast};
     size_t sizes[3] = {b.weights_size, b.scratch_size, fast_size};
-    struct ethosu_driver *drv = ethosu_reserve_driver();
-    if (drv == NULL) {
-        return AP_ERR_DRIVER;
-    }
-    int rc = ethosu_invoke_v3(drv, b.cmd, (int)b.cmd_size, base, sizes, fast != NULL ? 3 : 2, &job);
+    int rc = ethosu_invoke_v3(drv, b.cmd, (int)b.cmd_size, base, sizes, 3, NULL);
     ethosu_release_driver(drv);
+    if (scratch_span > 0) {
+        ap_dcache_invalidate(scratch, scratch_span);
+    }
+    if (fast_span > 0) {
+        ap_dcache_invalidate(fast, fast_span);
+    }
     if (rc != 0) {
         return AP_ERR_DRIVER;
     }
-    for (uint32_t i = 0; i < b.noutputs; i++) {
-        memcpy(a.outputs[i].data, scratch + job.outputs[i].offset, job.outputs[i].size);
+    for (uint32_t k = 0; k < b.noutputs; k++) {
+        const io_copy_t *o = &io[b.ninputs + k];
+        uint8_t *dst = a.outputs[k].data;
+        const uint8_t *src = scratch + o->offset;
+        if (rows[k] == 0) {
+            if (o->bytes > 0) {
+                memcpy(dst, src, o->bytes);
+            }
+            continue;
+        }
+        for (uint32_t r = 0; r < o->chunks; r++) {
+            memcpy(dst + (size_t)r * rows[k], src + (size_t)r * o->stride, rows[k]);
+        }
     }
     return AP_OK;
 }

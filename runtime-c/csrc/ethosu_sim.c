@@ -1,116 +1,127 @@
-/* A host simulator of Arm's Ethos-U driver API, for the host and QEMU (no NPU). Not a model of
- * the NPU: it checks the contract and makes mistakes visible.
+/* The Ethos-U driver simulator: Arm's driver API (arenaplan/ethosu_driver.h) for builds without
+ * Arm's driver, over the emulated NPU (ethosu_npu_model.c). It applies the checks Arm's front
+ * end applies, in its order (the driver's README and ethosu_driver.c v1.0.0 are the reference):
  *
- * ethosu_invoke_v3 checks every region (non-NULL, 16-byte aligned, non-empty, no two
- * overlapping, the scratch holding every I/O copy), records the call, reads the inputs from
- * their copies in the scratch region, then POISONS the whole scratch (and fast scratch) with
- * 0xDB, then writes each output as a documented function of the inputs:
+ *  - the payload starts with the "COP1" word and is a whole number of words;
+ *  - when ethosu_init was given fast memory and the job has a third base address, that base
+ *    address is replaced by the fast memory (the job fails if the fast memory is smaller);
+ *  - driver actions: OPTIMIZER_CONFIG (checked against the NPU), COMMAND_STREAM (the stream and
+ *    every base address 16-byte aligned), NOP; anything else fails the job.
  *
- *     output[k][j] = (sum of all input bytes + 31 * j + 7 * k) mod 256
- *
- * So a plan that let scratch overlap a live tensor corrupts it, and a test sees it. */
-#include "arenaplan/ethosu.h"
+ * One NPU, registered by ethosu_init. Where Arm's driver blocks (reserving a driver that is in
+ * use), the simulator returns NULL. */
 #include "arenaplan/ethosu_driver.h"
-#include "arenaplan/ethosu_sim.h"
+
+#include "ethosu_npu_model.h"
 
 #include <string.h>
 
-struct ethosu_driver {
-    int reserved;
-};
+#define COP1 0x31504F43u /* "COP1" read as a little-endian word */
 
-static struct ethosu_driver the_driver;
-static ap_ethosu_sim_record_t last;
-static uint32_t calls;
+enum { OPTIMIZER_CONFIG = 1, COMMAND_STREAM = 2, NOP = 5 };
 
-struct ethosu_driver *ethosu_reserve_driver(void) {
-    if (the_driver.reserved) {
-        return NULL;
-    }
-    the_driver.reserved = 1;
-    return &the_driver;
+static struct ethosu_driver *registered;
+
+static uint32_t rd32(const uint8_t *p) {
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
 
-void ethosu_release_driver(struct ethosu_driver *drv) {
-    if (drv == &the_driver) {
-        the_driver.reserved = 0;
-    }
-}
-
-static int overlap(uint64_t a, size_t an, uint64_t b, size_t bn) {
-    return an > 0 && bn > 0 && a < b + bn && b < a + an;
-}
-
-int ethosu_invoke_v3(struct ethosu_driver *drv, const void *cmd, const int cmd_size, uint64_t *const base,
-                     const size_t *sizes, const int n, void *user_arg) {
-    memset(&last, 0, sizeof last);
-    last.status = AP_ETHOSU_SIM_BAD_CALL;
-    calls++;
-    if (drv != &the_driver || cmd == NULL || cmd_size < 4 || base == NULL || sizes == NULL || n < 2 || n > 3 ||
-        user_arg == NULL) {
+int ethosu_init(struct ethosu_driver *drv, void *const base_address, const void *fast_memory,
+                const size_t fast_memory_size, uint32_t secure_enable, uint32_t privilege_enable) {
+    (void)secure_enable;
+    (void)privilege_enable;
+    if (drv == NULL || base_address == NULL || registered != NULL) {
         return -1;
     }
-    if (memcmp(cmd, "COP1", 4) != 0 && memcmp(cmd, "COP2", 4) != 0) {
-        return -1;
-    }
-    last.num_regions = (uint32_t)n;
-    for (int k = 0; k < n; k++) {
-        last.base[k] = base[k];
-        last.size[k] = sizes[k];
-        if (k >= 1 && sizes[k] > 0 && (base[k] == 0 || (base[k] & 15u) != 0)) {
-            last.status = AP_ETHOSU_SIM_BAD_REGION;
-            return -1;
-        }
-        for (int j = 0; j < k; j++) {
-            if (overlap(base[j], sizes[j], base[k], sizes[k])) {
-                last.status = AP_ETHOSU_SIM_OVERLAP;
-                return -1;
-            }
-        }
-    }
-    const ap_ethosu_job_t *job = (const ap_ethosu_job_t *)user_arg;
-    uint8_t *scratch = (uint8_t *)(uintptr_t)base[1];
-    if (scratch == NULL || job->ninputs > AP_ETHOSU_MAX_IO || job->noutputs > AP_ETHOSU_MAX_IO) {
-        last.status = AP_ETHOSU_SIM_BAD_REGION;
-        return -1;
-    }
-    uint32_t sum = 0;
-    for (uint32_t i = 0; i < job->ninputs; i++) {
-        const ap_ethosu_io_t *io = &job->inputs[i];
-        if (io->offset > sizes[1] || io->size > sizes[1] - io->offset) {
-            last.status = AP_ETHOSU_SIM_BAD_REGION;
-            return -1;
-        }
-        for (uint32_t j = 0; j < io->size; j++) {
-            sum += scratch[io->offset + j];
-        }
-    }
-    for (uint32_t i = 0; i < job->noutputs; i++) {
-        const ap_ethosu_io_t *io = &job->outputs[i];
-        if (io->offset > sizes[1] || io->size > sizes[1] - io->offset) {
-            last.status = AP_ETHOSU_SIM_BAD_REGION;
-            return -1;
-        }
-    }
-    memset(scratch, 0xDB, sizes[1]);
-    if (n == 3 && sizes[2] > 0) {
-        memset((uint8_t *)(uintptr_t)base[2], 0xDB, sizes[2]);
-    }
-    for (uint32_t k = 0; k < job->noutputs; k++) {
-        const ap_ethosu_io_t *io = &job->outputs[k];
-        for (uint32_t j = 0; j < io->size; j++) {
-            scratch[io->offset + j] = (uint8_t)(sum + 31u * j + 7u * k);
-        }
-    }
-    last.input_sum = sum;
-    last.status = AP_ETHOSU_SIM_OK;
+    drv->fast_memory = (uint64_t)(uintptr_t)fast_memory;
+    drv->fast_memory_size = fast_memory_size;
+    drv->npu = base_address;
+    drv->reserved = 0;
+    drv->registered = 1;
+    registered = drv;
     return 0;
 }
 
-const ap_ethosu_sim_record_t *ap_ethosu_sim_last(void) { return &last; }
-uint32_t ap_ethosu_sim_calls(void) { return calls; }
-void ap_ethosu_sim_reset(void) {
-    memset(&last, 0, sizeof last);
-    calls = 0;
-    the_driver.reserved = 0;
+void ethosu_deinit(struct ethosu_driver *drv) {
+    if (drv != NULL && drv == registered) {
+        registered = NULL;
+        drv->registered = 0;
+    }
+}
+
+struct ethosu_driver *ethosu_reserve_driver(void) {
+    if (registered == NULL || registered->reserved) {
+        return NULL;
+    }
+    registered->reserved = 1;
+    return registered;
+}
+
+void ethosu_release_driver(struct ethosu_driver *drv) {
+    if (drv != NULL && drv == registered) {
+        drv->reserved = 0;
+    }
+}
+
+int ap_ethosu_host_irq(void) { return 0; /* jobs complete synchronously here */ }
+
+int ethosu_invoke_v3(struct ethosu_driver *drv, const void *custom_data_ptr, const int custom_data_size,
+                     uint64_t *const base_addr, const size_t *base_addr_size, const int num_base_addr,
+                     void *user_arg) {
+    (void)user_arg;
+    const uint8_t *data = custom_data_ptr;
+    if (drv == NULL || drv != registered || data == NULL || base_addr == NULL || base_addr_size == NULL ||
+        custom_data_size < 4 || num_base_addr < 0 || num_base_addr > (int)AP_ETHOSU_SIM_REGIONS) {
+        ap_ethosu_npu_refused(AP_ETHOSU_SIM_BAD_CALL, NULL, NULL, 0);
+        return -1;
+    }
+    if (rd32(data) != COP1 || custom_data_size % 4 != 0) {
+        ap_ethosu_npu_refused(AP_ETHOSU_SIM_BAD_CALL, base_addr, base_addr_size, num_base_addr);
+        return -1;
+    }
+    if (drv->fast_memory != 0 && num_base_addr > 2) {
+        if (base_addr_size[2] > drv->fast_memory_size) {
+            ap_ethosu_npu_refused(AP_ETHOSU_SIM_BAD_REGION, base_addr, base_addr_size, num_base_addr);
+            return -1;
+        }
+        base_addr[2] = drv->fast_memory;
+    }
+    ap_ethosu_npu_t *npu = drv->npu;
+    size_t words = (size_t)custom_data_size / 4;
+    for (size_t w = 1; w < words;) {
+        uint32_t action = rd32(data + 4 * w);
+        switch (action & 0xFFu) {
+        case OPTIMIZER_CONFIG:
+            if (w + 3 > words || !ap_ethosu_npu_verify_config(npu, rd32(data + 4 * w + 4), rd32(data + 4 * w + 8))) {
+                return -1;
+            }
+            w += 3;
+            break;
+        case COMMAND_STREAM: {
+            size_t length = (size_t)(((action >> 8) & 0xFFu) << 16 | (action >> 16));
+            const uint8_t *cmd = data + 4 * (w + 1);
+            int aligned = ((uintptr_t)cmd & 15u) == 0;
+            for (int k = 0; k < num_base_addr; k++) {
+                aligned &= (base_addr[k] & 15u) == 0;
+            }
+            if (!aligned) {
+                ap_ethosu_npu_refused(AP_ETHOSU_SIM_BAD_REGION, base_addr, base_addr_size, num_base_addr);
+                return -1;
+            }
+            if (!ap_ethosu_npu_run(npu, data, (size_t)custom_data_size, cmd, (uint32_t)(length * 4), base_addr,
+                                   base_addr_size, num_base_addr)) {
+                return -1;
+            }
+            w += 1 + length;
+            break;
+        }
+        case NOP:
+            w += 1;
+            break;
+        default:
+            ap_ethosu_npu_refused(AP_ETHOSU_SIM_BAD_CALL, base_addr, base_addr_size, num_base_addr);
+            return -1;
+        }
+    }
+    return 0;
 }

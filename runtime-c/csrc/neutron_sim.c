@@ -1,67 +1,204 @@
-/* A host simulator of the Neutron driver seam (neutron_driver.h), for the host and QEMU. It
- * checks every region (non-NULL where needed, scratch 16-byte aligned and as large as the
- * payload says, no scratch overlapping another scratch, an input or an output), then poisons the
- * scratch and SRAM scratch with 0xDB and writes each output as
- *
- *     output[k][j] = (sum of all input bytes + 31 * j + 7 * k) mod 256
- *
- * so a plan that lets scratch overlap live data fails visibly. */
+/* The host simulator of NXP's Neutron driver API (see arenaplan/neutron_sim.h). */
+#include "arenaplan/neutron_sim.h"
+
+#include "arenaplan/neutron.h"
 #include "arenaplan/neutron_driver.h"
 
 #include <string.h>
+
+#define NEUTRON_MAGIC 0x64434D6Eu
+#define MODELS 8
+
+typedef struct model {
+    int prepared;
+    const void *microcode;
+    ap_neutron_job_t job; /* the next run, as the backend described it */
+    int described;
+} model_t;
+
+static int initialized;
+static model_t models[MODELS];
+static ap_neutron_sim_record_t last;
+static uint32_t calls;
+
+static int aligned16(const void *p) { return p != NULL && ((uintptr_t)p & 15u) == 0; }
 
 static int overlap(const void *a, size_t an, const void *b, size_t bn) {
     uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
     return a != NULL && b != NULL && an > 0 && bn > 0 && x < y + bn && y < x + an;
 }
 
-static uint32_t neutron_calls;
-
-uint32_t ap_neutron_sim_calls(void) { return neutron_calls; }
-
-int ap_neutron_run_blocking(const ap_neutron_run_t *r) {
-    neutron_calls++;
-    if (r == NULL || r->microcode == NULL || r->microcode_size < 4 || (r->ninputs > 0 && r->inputs == NULL) ||
-        (r->noutputs > 0 && r->outputs == NULL)) {
-        return -1;
-    }
-    const void *regions[2] = {r->scratch, r->sram_scratch};
-    const size_t sizes[2] = {r->scratch_size, r->sram_scratch_size};
-    for (int k = 0; k < 2; k++) {
-        if (sizes[k] > 0 && (regions[k] == NULL || ((uintptr_t)regions[k] & 15u) != 0)) {
-            return -2;
-        }
-        for (uint32_t i = 0; i < r->ninputs; i++) {
-            if (overlap(regions[k], sizes[k], r->inputs[i], r->input_sizes[i])) {
-                return -3;
-            }
-        }
-        for (uint32_t i = 0; i < r->noutputs; i++) {
-            if (overlap(regions[k], sizes[k], r->outputs[i], r->output_sizes[i])) {
-                return -3;
-            }
+static model_t *model_of(NeutronModelHandle h) {
+    for (int i = 0; i < MODELS; i++) {
+        if (h == (NeutronModelHandle)&models[i] && models[i].prepared) {
+            return &models[i];
         }
     }
-    if (overlap(regions[0], sizes[0], regions[1], sizes[1])) {
-        return -3;
+    return NULL;
+}
+
+static NeutronError fail(ap_neutron_sim_status_t status) {
+    last.status = status;
+    return (NeutronError)(0x100 * (int32_t)status + 3); /* driver component, as NXP's codes */
+}
+
+NeutronError neutronInit(void) {
+    initialized = 1;
+    return ENONE;
+}
+
+NeutronError neutronDeinit(void) {
+    initialized = 0;
+    memset(models, 0, sizeof models);
+    return ENONE;
+}
+
+NeutronError neutronModelPrepare(const NeutronModelConfig *mcfg, NeutronModelHandle *hdl) {
+    if (!initialized) {
+        return fail(AP_NEUTRON_SIM_NOT_INITIALIZED);
+    }
+    if (mcfg == NULL || hdl == NULL || !aligned16(mcfg->microcode) || !aligned16(mcfg->weights) ||
+        !aligned16(mcfg->kernels)) {
+        return fail(AP_NEUTRON_SIM_BAD_MODEL);
+    }
+    const uint8_t *m = mcfg->microcode;
+    if (((uint32_t)m[0] | (uint32_t)m[1] << 8 | (uint32_t)m[2] << 16 | (uint32_t)m[3] << 24) != NEUTRON_MAGIC) {
+        return fail(AP_NEUTRON_SIM_BAD_MODEL);
+    }
+    for (int i = 0; i < MODELS; i++) {
+        if (!models[i].prepared) {
+            memset(&models[i], 0, sizeof models[i]);
+            models[i].prepared = 1;
+            models[i].microcode = m;
+            *hdl = &models[i];
+            return ENONE;
+        }
+    }
+    return fail(AP_NEUTRON_SIM_BAD_MODEL); /* out of model contexts */
+}
+
+NeutronError neutronModelUnprepare(NeutronModelHandle hdl) {
+    model_t *m = model_of(hdl);
+    if (m == NULL) {
+        return fail(AP_NEUTRON_SIM_BAD_HANDLE);
+    }
+    m->prepared = 0;
+    return ENONE;
+}
+
+void ap_neutron_job_hook(void *model_handle, const ap_neutron_job_t *job) {
+    model_t *m = model_of(model_handle);
+    if (m != NULL && job != NULL) {
+        m->job = *job;
+        m->described = 1;
+    }
+}
+
+NeutronError neutronRunBlocking(NeutronModelHandle hdl, const NeutronDataConfig *dcfg) {
+    memset(&last, 0, sizeof last);
+    calls++;
+    model_t *m = model_of(hdl);
+    if (!initialized) {
+        return fail(AP_NEUTRON_SIM_NOT_INITIALIZED);
+    }
+    if (m == NULL) {
+        return fail(AP_NEUTRON_SIM_BAD_HANDLE);
+    }
+    if (!m->described || dcfg == NULL || (m->job.ninputs > 0 && dcfg->inputs == NULL) || dcfg->outputs == NULL) {
+        return fail(AP_NEUTRON_SIM_BAD_DATA);
+    }
+    const ap_neutron_job_t *j = &m->job;
+    m->described = 0; /* one description, one run */
+    last.ninputs = j->ninputs;
+    last.noutputs = j->noutputs;
+    last.scratch = (uint64_t)(uintptr_t)j->scratch;
+    last.scratch_size = j->scratch_size;
+    last.sram_scratch = (uint64_t)(uintptr_t)j->sram_scratch;
+    last.sram_scratch_size = j->sram_scratch_size;
+    last.profile = (uint64_t)(uintptr_t)j->profile;
+    last.profile_size = j->profile_size;
+    last.debug = (uint64_t)(uintptr_t)j->debug;
+    last.debug_size = j->debug_size;
+    /* NXP's layout: outputs, then scratch, profile, debug; the SRAM scratch apart. */
+    int same = dcfg->scratch == j->scratch && dcfg->scratchWeights == j->sram_scratch &&
+               dcfg->outputs[j->noutputs] == j->scratch && dcfg->outputs[j->noutputs + 1] == j->profile &&
+               dcfg->outputs[j->noutputs + 2] == j->debug;
+    for (uint32_t i = 0; i < j->ninputs; i++) {
+        same &= dcfg->inputs[i] == j->inputs[i];
+    }
+    for (uint32_t i = 0; i < j->noutputs; i++) {
+        same &= dcfg->outputs[i] == j->outputs[i];
+    }
+    if (!same) {
+        return fail(AP_NEUTRON_SIM_BAD_DATA);
+    }
+    void *regions[4] = {j->scratch, j->sram_scratch, j->profile, j->debug};
+    size_t sizes[4] = {j->scratch_size, j->sram_scratch_size, j->profile_size, j->debug_size};
+    for (uint32_t i = 0; i < j->ninputs + j->noutputs; i++) {
+        const void *p = i < j->ninputs ? j->inputs[i] : j->outputs[i - j->ninputs];
+        size_t n = i < j->ninputs ? j->input_sizes[i] : j->output_sizes[i - j->ninputs];
+        if (n > 0 && p == NULL) {
+            return fail(AP_NEUTRON_SIM_BAD_REGION);
+        }
+    }
+    for (int k = 0; k < 4; k++) {
+        if (sizes[k] == 0) {
+            continue;
+        }
+        if (!aligned16(regions[k])) {
+            return fail(AP_NEUTRON_SIM_BAD_REGION);
+        }
+        for (int q = 0; q < k; q++) {
+            if (overlap(regions[k], sizes[k], regions[q], sizes[q])) {
+                return fail(AP_NEUTRON_SIM_OVERLAP);
+            }
+        }
+        for (uint32_t i = 0; i < j->ninputs + j->noutputs; i++) {
+            const void *p = i < j->ninputs ? j->inputs[i] : j->outputs[i - j->ninputs];
+            size_t n = i < j->ninputs ? j->input_sizes[i] : j->output_sizes[i - j->ninputs];
+            if (overlap(regions[k], sizes[k], p, n)) {
+                return fail(AP_NEUTRON_SIM_OVERLAP);
+            }
+        }
     }
     uint32_t sum = 0;
-    for (uint32_t i = 0; i < r->ninputs; i++) {
-        const uint8_t *in = r->inputs[i];
-        for (size_t j = 0; in != NULL && j < r->input_sizes[i]; j++) {
-            sum += in[j];
+    for (uint32_t i = 0; i < j->ninputs; i++) {
+        const uint8_t *in = j->inputs[i];
+        for (size_t b = 0; b < j->input_sizes[i]; b++) {
+            sum += in[b];
         }
     }
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 4; k++) {
         if (sizes[k] > 0) {
-            memset((void *)(uintptr_t)regions[k], 0xDB, sizes[k]);
+            memset(regions[k], 0xDB, sizes[k]);
         }
     }
-    for (uint32_t k = 0; k < r->noutputs; k++) {
-        uint8_t *out = r->outputs[k];
-        for (size_t j = 0; out != NULL && j < r->output_sizes[k]; j++) {
-            out[j] = (uint8_t)(sum + 31u * j + 7u * k);
+    for (uint32_t k = 0; k < j->noutputs; k++) {
+        uint8_t *out = j->outputs[k];
+        for (size_t b = 0; b < j->output_sizes[k]; b++) {
+            out[b] = (uint8_t)(sum + 31u * b + 7u * k);
         }
     }
-    return 0;
+    last.input_sum = sum;
+    last.status = AP_NEUTRON_SIM_OK;
+    return ENONE;
+}
+
+ap_status_t ap_neutron_host_setup(void) {
+    ap_neutron_sim_reset();
+    return neutronInit() == ENONE ? AP_OK : AP_ERR_DRIVER;
+}
+
+const ap_neutron_sim_record_t *ap_neutron_sim_last(void) { return &last; }
+uint32_t ap_neutron_sim_calls(void) { return calls; }
+uint32_t ap_neutron_sim_prepared(void) {
+    uint32_t n = 0;
+    for (int i = 0; i < MODELS; i++) {
+        n += models[i].prepared != 0;
+    }
+    return n;
+}
+void ap_neutron_sim_reset(void) {
+    memset(&last, 0, sizeof last);
+    calls = 0;
 }

@@ -18,6 +18,9 @@ const char *ap_status_name(ap_status_t status) {
     case AP_ERR_SCRATCH_MISALIGNED: return "AP_ERR_SCRATCH_MISALIGNED";
     case AP_ERR_DRIVER: return "AP_ERR_DRIVER";
     case AP_ERR_STORAGE: return "AP_ERR_STORAGE";
+    case AP_ERR_UNSUPPORTED: return "AP_ERR_UNSUPPORTED";
+    case AP_ERR_BLOB_MISALIGNED: return "AP_ERR_BLOB_MISALIGNED";
+    case AP_ERR_DRIVER_SETUP: return "AP_ERR_DRIVER_SETUP";
     case AP_STATUS_FORCE_32_BITS: break;
     }
     return "AP_ERR_UNKNOWN";

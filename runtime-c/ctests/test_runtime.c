@@ -4,12 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arenaplan/dcache.h"
 #include "arenaplan/ethosu.h"
 #include "arenaplan/ethosu_sim.h"
 #include "arenaplan/neutron.h"
+#include "arenaplan/neutron_sim.h"
 #include "arenaplan/runtime.h"
-
-uint32_t ap_neutron_sim_calls(void);
 
 static int passed, failed;
 
@@ -38,7 +38,7 @@ static int passed, failed;
 /* ---- A Vela bin stream, built block by block --------------------------------------------- */
 
 typedef struct {
-    uint8_t data[512];
+    _Alignas(16) uint8_t data[1024];
     size_t size;
 } blob_t;
 
@@ -68,11 +68,30 @@ static uint32_t io_record(uint8_t *out, uint32_t bytes, uint32_t offset) {
     return 36;
 }
 
-/* One input of in_bytes at offset 0, one output of out_bytes after it, the given scratch. */
-static blob_t vela_blob(uint32_t in_bytes, uint32_t out_bytes, uint32_t scratch_size) {
+/* A COP1 payload as Vela writes it: optimizer config for the emulated U55-128, NOPs so the
+ * command stream starts 16-byte aligned, then a stream naming regions 1 (IFM, OFM), 0 (weights)
+ * and, with `fast`, 2, ending in NPU_OP_STOP. */
+static uint32_t cop1(uint8_t *out, int fast) {
+    uint32_t words[16] = {0x31504F43u, 1, AP_ETHOSU_U55_128_CONFIG, AP_ETHOSU_U55_128_ID, 5, 5, 5, 0,
+                          (1u << 16) | 271u, (1u << 16) | 287u, 296u, 1u << 14, 0, 0, 0};
+    uint32_t n = 13; /* ... a command with a payload word (IFM_BASE0 = 0) */
+    if (fast) {
+        words[n++] = (2u << 16) | 399u;
+    }
+    words[n++] = 0xFFFF0000u; /* NPU_OP_STOP */
+    words[7] = ((n - 8) << 16) | 2u; /* COMMAND_STREAM of n - 8 words */
+    for (uint32_t i = 0; i < n; i++) {
+        put32(out + 4 * i, words[i]);
+    }
+    return 4 * n;
+}
+
+/* Inputs and outputs with the given shapes' last dimension, one chunk each unless `rows`. */
+static blob_t vela_blob_io(uint32_t in_bytes, uint32_t out_rows, uint32_t out_row, uint32_t scratch_size, int fast) {
     blob_t b;
     memset(&b, 0, sizeof b);
-    uint8_t cmd[8] = {'C', 'O', 'P', '1', 0, 0, 0, 0};
+    uint8_t cmd[64];
+    uint32_t cmd_size = cop1(cmd, fast);
     uint8_t weights[20];
     memset(weights, 0x11, sizeof weights);
     uint8_t scratch[4];
@@ -81,9 +100,10 @@ static blob_t vela_blob(uint32_t in_bytes, uint32_t out_bytes, uint32_t scratch_
     put32(inputs, 1);
     io_record(inputs + 4, in_bytes, 0);
     put32(outputs, 1);
-    io_record(outputs + 4, out_bytes, (in_bytes + 15u) & ~15u);
+    io_record(outputs + 4, out_row, (in_bytes + 15u) & ~15u);
+    put32(outputs + 4 + 12, out_rows); /* shape[3] */
     block(&b, "vela_bin_stream", NULL, 0);
-    block(&b, "cmd_data", cmd, sizeof cmd);
+    block(&b, "cmd_data", cmd, cmd_size);
     block(&b, "weight_data", weights, sizeof weights);
     block(&b, "scratch_size", scratch, sizeof scratch);
     block(&b, "inputs", inputs, sizeof inputs);
@@ -92,11 +112,16 @@ static blob_t vela_blob(uint32_t in_bytes, uint32_t out_bytes, uint32_t scratch_
     return b;
 }
 
+/* One input of in_bytes at offset 0, one output of out_bytes after it, the given scratch. */
+static blob_t vela_blob(uint32_t in_bytes, uint32_t out_bytes, uint32_t scratch_size) {
+    return vela_blob_io(in_bytes, 1, out_bytes, scratch_size, 0);
+}
+
 /* ---- Method set-up --------------------------------------------------------------------------- */
 
 #define MAXV 16
-static _Alignas(16) uint8_t arena[4096];
-static _Alignas(16) uint8_t temp_pool[1024];
+static _Alignas(32) uint8_t arena[4096];
+static _Alignas(32) uint8_t temp_pool[1024];
 static ap_buffer_t values[MAXV];
 static ap_handle_t handles[4];
 static const ap_backend_t *delegate_backends[4];
@@ -113,6 +138,8 @@ static ap_status_t setup(ap_method_t *m, const ap_program_t *p, const ap_backend
                               temp_pool, sizeof temp_pool};
     memset(arena, 0, sizeof arena);
     ap_ethosu_sim_reset();
+    ap_neutron_sim_reset();
+    ap_dcache_reset();
     return ap_method_init(m, p, &pool, 1, backends, nb, kernels, nk, &mem);
 }
 
@@ -386,19 +413,23 @@ static void kernels_by_name(void) {
     ap_method_destroy(&m);
 }
 
-/* A Neutron payload, version 0: 1 input, 1 output, 1 input argument. */
-static blob_t neutron_blob(uint32_t scratch, uint32_t sram) {
+/* A Neutron payload: 1 input, 1 output, 1 input argument; version 0 (scratch, SRAM scratch) or
+ * 1 (also profile and debug sizes). */
+static blob_t neutron_blob_v(uint32_t version, uint32_t scratch, uint32_t sram, uint32_t profile, uint32_t debug) {
     blob_t b;
     memset(&b, 0, sizeof b);
-    uint8_t header[16] = {1, 1, 1, 0, 0, 0, 0, 0};
+    uint8_t header[16] = {1, 1, 1, 0, 0, 0, 0, (uint8_t)version};
     memcpy(b.data, header, sizeof header);
-    uint32_t words[16] = {0x64434D6Eu, 0, 0, 0, 0, 0, 64, 0, 0, scratch, sram, 1, 1, 0, 0, 0};
+    uint32_t v0[16] = {0x64434D6Eu, 0, 0, 0, 0, 0, 64, 0, 0, scratch, sram, 1, 1, 0, 0, 0};
+    uint32_t v1[16] = {0x64434D6Eu, 0, 0, 0, 0, 0, 64, 0, 0, scratch, profile | 0x80000000u, debug, sram, 1, 1, 0};
     for (int i = 0; i < 16; i++) {
-        put32(b.data + 16 + 4 * i, words[i]);
+        put32(b.data + 16 + 4 * i, version == 0 ? v0[i] : v1[i]);
     }
     b.size = 16 + 64;
     return b;
 }
+
+static blob_t neutron_blob(uint32_t scratch, uint32_t sram) { return neutron_blob_v(0, scratch, sram, 0, 0); }
 
 static void neutron(void) {
     blob_t blob = neutron_blob(128, 64);
@@ -426,6 +457,7 @@ static void neutron(void) {
     const ap_program_t r = {bad, 4, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
     CHECK_STATUS(setup(&m, &r, backends, 1, NULL, 0), AP_OK);
     CHECK_STATUS(ap_method_execute(&m), AP_ERR_DRIVER);
+    CHECK(ap_neutron_sim_last()->status == AP_NEUTRON_SIM_OVERLAP && ap_neutron_sim_calls() == 1);
     ap_method_destroy(&m);
     /* Bad payloads. */
     blob_t bad_magic = blob;
@@ -440,11 +472,211 @@ static void neutron(void) {
         all_refused &= setup(&m, &t, backends, 1, NULL, 0) == AP_ERR_BAD_BLOB;
     }
     CHECK(all_refused);
-    CHECK(ap_neutron_sim_calls() >= 3);
+}
+
+/* Each scratch role in its slot; a zero-size role before a present one is an empty argument. */
+static void neutron_slots_by_role(void) {
+    const ap_backend_t *backends[] = {&ap_neutron_backend};
+    static const uint32_t in[] = {0}, out[] = {1};
+    ap_method_t m;
+    /* Values: 0 in, 1 out, 2 empty (mem_id 0), 3..6 planned buffers. */
+    const ap_tensor_desc_t tensors[] = {{1, 0, 8, NULL},    {1, 16, 8, NULL},   {0, 0, 0, NULL},
+                                        {1, 64, 128, NULL}, {1, 192, 64, NULL}, {1, 256, 32, NULL},
+                                        {1, 288, 48, NULL}};
+    /* main = 0, SRAM > 0: [in, out, empty, sram]. */
+    {
+        blob_t blob = neutron_blob(0, 64);
+        static const uint32_t args[] = {0, 1, 2, 4};
+        const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 4, 1, 1}};
+        const ap_delegate_desc_t del[] = {{"NeutronBackend", blob.data, (uint32_t)blob.size, NULL, 0}};
+        const ap_program_t p = {tensors, 7, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
+        CHECK_STATUS(ap_method_execute(&m), AP_OK);
+        CHECK(ap_neutron_sim_last()->sram_scratch == (uint64_t)(uintptr_t)(arena + 192));
+        CHECK(ap_neutron_sim_last()->scratch == 0 && ap_neutron_sim_last()->scratch_size == 0);
+        ap_method_destroy(&m);
+    }
+    /* SRAM = 0, main > 0: [in, out, scratch]. */
+    {
+        blob_t blob = neutron_blob(128, 0);
+        static const uint32_t args[] = {0, 1, 3};
+        const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 3, 1, 1}};
+        const ap_delegate_desc_t del[] = {{"NeutronBackend", blob.data, (uint32_t)blob.size, NULL, 0}};
+        const ap_program_t p = {tensors, 7, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
+        CHECK_STATUS(ap_method_execute(&m), AP_OK);
+        CHECK(ap_neutron_sim_last()->scratch == (uint64_t)(uintptr_t)(arena + 64));
+        CHECK(ap_neutron_sim_last()->sram_scratch == 0);
+        ap_method_destroy(&m);
+    }
+    /* Version 1 with every role: [in, out, scratch, sram, profile, debug]. */
+    {
+        blob_t blob = neutron_blob_v(1, 128, 64, 32, 48);
+        static const uint32_t args[] = {0, 1, 3, 4, 5, 6};
+        const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 6, 1, 1}};
+        const ap_delegate_desc_t del[] = {{"NeutronBackend", blob.data, (uint32_t)blob.size, NULL, 0}};
+        const ap_program_t p = {tensors, 7, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
+        CHECK_STATUS(ap_method_execute(&m), AP_OK);
+        const ap_neutron_sim_record_t *r = ap_neutron_sim_last();
+        CHECK(r->scratch == (uint64_t)(uintptr_t)(arena + 64) && r->sram_scratch == (uint64_t)(uintptr_t)(arena + 192));
+        CHECK(r->profile == (uint64_t)(uintptr_t)(arena + 256) && r->profile_size == 32);
+        CHECK(r->debug == (uint64_t)(uintptr_t)(arena + 288) && r->debug_size == 48);
+        CHECK(arena[256] == 0xDB && arena[288 + 47] == 0xDB);
+        ap_method_destroy(&m);
+        /* The legacy direction: no scratch arguments, every role from the temp pool. */
+        static const uint32_t legacy_args[] = {0, 1};
+        const ap_instruction_t legacy_ins[] = {{AP_INSTR_DELEGATE, 0, legacy_args, 2, 1, 1}};
+        const ap_program_t q = {tensors, 2, legacy_ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        CHECK_STATUS(setup(&m, &q, backends, 1, NULL, 0), AP_OK);
+        CHECK_STATUS(ap_method_execute(&m), AP_OK);
+        r = ap_neutron_sim_last();
+        uint64_t lo = (uint64_t)(uintptr_t)temp_pool, hi = lo + sizeof temp_pool;
+        CHECK(r->scratch >= lo && r->scratch < hi && r->sram_scratch >= lo && r->sram_scratch < hi);
+        CHECK(r->profile >= lo && r->profile < hi && r->debug >= lo && r->debug < hi);
+        ap_method_destroy(&m);
+        CHECK(ap_neutron_sim_prepared() == 0); /* destroy unprepared the model */
+    }
+    /* A transposition flag, a misaligned payload. */
+    {
+        blob_t blob = neutron_blob(128, 0);
+        blob.data[3] = 1;
+        static const uint32_t args[] = {0, 1, 3};
+        const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 3, 1, 1}};
+        const ap_delegate_desc_t del[] = {{"NeutronBackend", blob.data, (uint32_t)blob.size, NULL, 0}};
+        const ap_program_t p = {tensors, 7, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_ERR_UNSUPPORTED);
+        blob_t moved = neutron_blob(128, 0);
+        memmove(moved.data + 4, moved.data, moved.size);
+        const ap_delegate_desc_t mv[] = {{"NeutronBackend", moved.data + 4, (uint32_t)moved.size, NULL, 0}};
+        const ap_program_t q = {tensors, 7, ins, 1, mv, 1, NULL, 0, in, 1, out, 1};
+        CHECK_STATUS(setup(&m, &q, backends, 1, NULL, 0), AP_ERR_BLOB_MISALIGNED);
+    }
+}
+
+/* Dedicated_Sram: the planned fast scratch is base address 2; the driver's fast memory is
+ * refused next to it; without either, a stream that uses region 2 fails. */
+static void ethos_u_fast_scratch(void) {
+    blob_t blob = vela_blob_io(16, 1, 8, 64, 1);
+    const ap_backend_t *backends[] = {&ap_ethosu_backend};
+    static const uint32_t in[] = {0}, out[] = {1};
+    const ap_tensor_desc_t tensors[] = {{1, 0, 16, NULL}, {1, 32, 8, NULL}, {1, 256, 64, NULL}, {1, 512, 96, NULL},
+                                        {0, 0, 0, NULL}};
+    const ap_delegate_desc_t del[] = {{"EthosUBackend", blob.data, (uint32_t)blob.size, NULL, 0}};
+    ap_method_t m;
+    static const uint32_t args[] = {0, 1, 2, 3}, u55_args[] = {0, 1, 2}, no_main[] = {0, 1, 4, 3};
+    const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 4, 1, 1}};
+    const ap_program_t p = {tensors, 5, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+    CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
+    CHECK_STATUS(ap_method_execute(&m), AP_OK);
+    const ap_ethosu_sim_record_t *r = ap_ethosu_sim_last();
+    CHECK(r->status == AP_ETHOSU_SIM_OK && r->num_regions == 3);
+    CHECK(r->base[1] == (uint64_t)(uintptr_t)(arena + 256) && r->size[1] == 64);
+    CHECK(r->base[2] == (uint64_t)(uintptr_t)(arena + 512) && r->size[2] == 96); /* BASEP2 = planned */
+    CHECK((r->regions_used & 7u) == 7u);
+    CHECK(arena[512] == 0xDB && arena[512 + 95] == 0xDB);
+    /* Cache maintenance: clean both before, invalidate both after, whole lines. */
+    CHECK(ap_dcache_count() == 4 && ap_dcache_misaligned() == 0);
+    CHECK(ap_dcache_records()[0].op == AP_DCACHE_CLEAN && ap_dcache_records()[0].addr == (uint64_t)(uintptr_t)(arena + 256));
+    CHECK(ap_dcache_records()[3].op == AP_DCACHE_INVALIDATE && ap_dcache_records()[3].size == 96);
+    ap_method_destroy(&m);
+    /* A driver given fast memory would replace the planned fast scratch: refused. */
+    static _Alignas(32) uint8_t driver_fast[128];
+    CHECK_STATUS(ap_ethosu_host_setup(AP_ETHOSU_U55_128_CONFIG, AP_ETHOSU_U55_128_ID, driver_fast, sizeof driver_fast), AP_OK);
+    CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
+    CHECK_STATUS(ap_method_execute(&m), AP_ERR_DRIVER_SETUP);
+    ap_method_destroy(&m);
+    /* ... while a plan without fast scratch gets the driver's, as Arm's driver does it. */
+    const ap_instruction_t u55_ins[] = {{AP_INSTR_DELEGATE, 0, u55_args, 3, 1, 1}};
+    const ap_program_t q = {tensors, 5, u55_ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+    CHECK_STATUS(setup(&m, &q, backends, 1, NULL, 0), AP_OK);
+    CHECK_STATUS(ap_method_execute(&m), AP_ERR_DRIVER); /* fallback fast scratch empty: region 2 missing */
+    ap_ethosu_fast_scratch = driver_fast;
+    ap_ethosu_fast_scratch_size = 96;
+    CHECK_STATUS(ap_method_execute(&m), AP_OK);
+    CHECK(ap_ethosu_sim_last()->base[2] == (uint64_t)(uintptr_t)driver_fast);
+    ap_method_destroy(&m);
+    CHECK_STATUS(ap_ethosu_host_setup(AP_ETHOSU_U55_128_CONFIG, AP_ETHOSU_U55_128_ID, NULL, 0), AP_OK);
+    /* Without the fast memory fallback: the firmware-wide one (line-aligned) stands in. */
+    CHECK_STATUS(setup(&m, &q, backends, 1, NULL, 0), AP_OK);
+    CHECK_STATUS(ap_method_execute(&m), AP_OK);
+    CHECK(ap_ethosu_sim_last()->base[2] == (uint64_t)(uintptr_t)driver_fast);
+    ap_method_destroy(&m);
+    ap_ethosu_fast_scratch = NULL;
+    ap_ethosu_fast_scratch_size = 0;
+    /* Main scratch empty, fast scratch planned: slot 0 empty, slot 1 the fast scratch. */
+    blob_t no_scratch = vela_blob_io(16, 1, 8, 64, 1);
+    const ap_delegate_desc_t d2[] = {{"EthosUBackend", no_scratch.data, (uint32_t)no_scratch.size, NULL, 0}};
+    const ap_instruction_t nm_ins[] = {{AP_INSTR_DELEGATE, 0, no_main, 4, 1, 1}};
+    const ap_program_t nm = {tensors, 5, nm_ins, 1, d2, 1, NULL, 0, in, 1, out, 1};
+    CHECK_STATUS(setup(&m, &nm, backends, 1, NULL, 0), AP_OK);
+    CHECK_STATUS(ap_method_execute(&m), AP_ERR_SCRATCH_TOO_SMALL); /* the blob needs 64 in slot 0 */
+    ap_method_destroy(&m);
+}
+
+/* What the NPU cannot take: a misaligned blob, external weights, an output needing 4-bit
+ * expansion; and an output with padded rows copied row by row. */
+static void ethos_u_blob_contract(void) {
+    const ap_backend_t *backends[] = {&ap_ethosu_backend};
+    static const uint32_t in[] = {0}, out[] = {1}, args[] = {0, 1, 2};
+    const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 3, 1, 1}};
+    ap_method_t m;
+    blob_t blob = vela_blob(16, 8, 64);
+    const ap_tensor_desc_t tensors[] = {{1, 0, 16, NULL}, {1, 32, 8, NULL}, {1, 256, 64, NULL}};
+    blob_t moved = blob;
+    memmove(moved.data + 4, moved.data, moved.size);
+    const ap_delegate_desc_t mv[] = {{"EthosUBackend", moved.data + 4, (uint32_t)moved.size, NULL, 0}};
+    const ap_program_t p = {tensors, 3, ins, 1, mv, 1, NULL, 0, in, 1, out, 1};
+    CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_ERR_BLOB_MISALIGNED);
+    blob_t external = blob;
+    external.data[32 + 20] = 1; /* cmd_data flagged external */
+    const ap_delegate_desc_t ex[] = {{"EthosUBackend", external.data, (uint32_t)external.size, NULL, 0}};
+    const ap_program_t q = {tensors, 3, ins, 1, ex, 1, NULL, 0, in, 1, out, 1};
+    CHECK_STATUS(setup(&m, &q, backends, 1, NULL, 0), AP_ERR_UNSUPPORTED);
+    /* Two rows of 8 bytes from Vela, a tensor of two rows of 6. */
+    blob_t rows = vela_blob_io(16, 2, 8, 64, 0);
+    const ap_delegate_desc_t rd[] = {{"EthosUBackend", rows.data, (uint32_t)rows.size, NULL, 0}};
+    const ap_tensor_desc_t padded[] = {{1, 0, 16, NULL}, {1, 32, 12, NULL}, {1, 256, 64, NULL}};
+    const ap_program_t r = {padded, 3, ins, 1, rd, 1, NULL, 0, in, 1, out, 1};
+    CHECK_STATUS(setup(&m, &r, backends, 1, NULL, 0), AP_OK);
+    CHECK_STATUS(ap_method_execute(&m), AP_OK);
+    uint32_t sum = ap_ethosu_sim_last()->input_sum;
+    CHECK(arena[32 + 5] == expected_output(sum, 5) && arena[32 + 6] == expected_output(sum, 8));
+    ap_method_destroy(&m);
+    const ap_tensor_desc_t wide[] = {{1, 0, 16, NULL}, {1, 32, 32, NULL}, {1, 256, 64, NULL}};
+    const ap_program_t w = {wide, 3, ins, 1, rd, 1, NULL, 0, in, 1, out, 1};
+    CHECK_STATUS(setup(&m, &w, backends, 1, NULL, 0), AP_OK);
+    CHECK_STATUS(ap_method_execute(&m), AP_ERR_UNSUPPORTED);
+    ap_method_destroy(&m);
+    /* An input whose size is not the compiled one. */
+    const ap_tensor_desc_t short_in[] = {{1, 0, 12, NULL}, {1, 32, 8, NULL}, {1, 256, 64, NULL}};
+    const ap_delegate_desc_t ok[] = {{"EthosUBackend", blob.data, (uint32_t)blob.size, NULL, 0}};
+    const ap_program_t s2 = {short_in, 3, ins, 1, ok, 1, NULL, 0, in, 1, out, 1};
+    CHECK_STATUS(setup(&m, &s2, backends, 1, NULL, 0), AP_OK);
+    CHECK_STATUS(ap_method_execute(&m), AP_ERR_BAD_ARGUMENTS);
+    ap_method_destroy(&m);
+    /* Scratch on a 16-byte but not a 32-byte boundary: it would share a cache line. */
+    const ap_tensor_desc_t half_line[] = {{1, 0, 16, NULL}, {1, 32, 8, NULL}, {1, 272, 64, NULL}};
+    const ap_program_t h = {half_line, 3, ins, 1, ok, 1, NULL, 0, in, 1, out, 1};
+    CHECK_STATUS(setup(&m, &h, backends, 1, NULL, 0), AP_OK);
+    CHECK_STATUS(ap_method_execute(&m), AP_ERR_SCRATCH_MISALIGNED);
+    ap_method_destroy(&m);
+    /* The recorder: invalidating a range that does not own its lines loses the neighbours. */
+    memset(arena, 0x55, 64);
+    ap_dcache_invalidate(arena + 8, 16);
+    CHECK(ap_dcache_misaligned() == 1 && arena[0] == 0xCA && arena[31] == 0xCA && arena[32] == 0x55);
 }
 
 int main(void) {
+    if (ap_ethosu_host_setup(AP_ETHOSU_U55_128_CONFIG, AP_ETHOSU_U55_128_ID, NULL, 0) != AP_OK ||
+        ap_neutron_host_setup() != AP_OK) {
+        printf("FAILED: the emulated NPUs do not set up\n0 passed, 1 failed\n");
+        return 1;
+    }
     neutron();
+    neutron_slots_by_role();
+    ethos_u_fast_scratch();
+    ethos_u_blob_contract();
     runtime_contract();
     ethos_u_planned_and_legacy_scratch();
     disjoint_calls_share_scratch();

@@ -18,6 +18,8 @@ pub struct Tables {
     args: Vec<Vec<u32>>,
     instructions: Vec<sys::ap_instruction>,
     _names: Vec<CString>,
+    // Blob copies on 16-byte boundaries: the NPU reads command streams and weights in place.
+    _blobs: Vec<Vec<u128>>,
     delegates: Vec<sys::ap_delegate_desc>,
     inputs: Vec<u32>,
     outputs: Vec<u32>,
@@ -26,7 +28,7 @@ pub struct Tables {
 impl Tables {
     /// Tables for `program` as `plan` placed it. `None` when the program has kernel calls (the
     /// runtime runs them through functions an integrator registers) or sizes beyond 32 bits.
-    /// Delegate blobs are borrowed from `program`, which must outlive any use of the tables.
+    /// Delegate blobs are copied onto 16-byte boundaries, as the NPU needs them.
     pub fn new(program: &Program, plan: &ModelPlan) -> Option<Tables> {
         if plan.calls.iter().any(|c| c.kind == CallKind::Kernel) {
             return None;
@@ -81,16 +83,31 @@ impl Tables {
             .iter()
             .map(|d| CString::new(d.backend.clone()).unwrap_or_default())
             .collect();
+        let blobs: Vec<Vec<u128>> = program
+            .delegates
+            .iter()
+            .map(|d| {
+                let bytes = d.blob.as_deref().unwrap_or(&[]);
+                let mut words = std::vec![0u128; bytes.len().div_ceil(16)];
+                for (word, chunk) in words.iter_mut().zip(bytes.chunks(16)) {
+                    let mut b = [0u8; 16];
+                    b[..chunk.len()].copy_from_slice(chunk);
+                    *word = u128::from_ne_bytes(b);
+                }
+                words
+            })
+            .collect();
         let delegates = program
             .delegates
             .iter()
             .zip(&names)
-            .map(|(d, n)| {
-                let blob = d.blob.as_deref().unwrap_or(&[]);
+            .zip(&blobs)
+            .map(|((d, n), words)| {
+                let len = d.blob.as_ref().map_or(0, Vec::len);
                 sys::ap_delegate_desc {
                     backend: n.as_ptr(),
-                    blob: blob.as_ptr(),
-                    blob_size: blob.len() as u32,
+                    blob: words.as_ptr().cast(),
+                    blob_size: len as u32,
                     specs: core::ptr::null(),
                     nspecs: 0,
                 }
@@ -101,6 +118,7 @@ impl Tables {
             args,
             instructions,
             _names: names,
+            _blobs: blobs,
             delegates,
             inputs: program.inputs.iter().map(|&v| v as u32).collect(),
             outputs: program.outputs.iter().map(|&v| v as u32).collect(),

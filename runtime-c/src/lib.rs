@@ -26,6 +26,8 @@ mod call;
 #[cfg(feature = "host")]
 pub mod host;
 mod runtime;
+#[cfg(feature = "simulator")]
+pub mod sim;
 
 pub use arenaplan_macros::{delegate, spec};
 pub use call::{Call, Error, Result};

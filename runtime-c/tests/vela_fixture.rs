@@ -9,7 +9,8 @@ use arenaplan_build::import::load_pte;
 use arenaplan_build::pipeline::{BufferKind, Pipeline};
 use arenaplan_build::targets::Catalogue;
 
-#[repr(C, align(16))]
+/// Aligned to the Cortex-M55's 32-byte cache line, as the generated arenas are.
+#[repr(C, align(32))]
 struct Arena([u8; 4096]);
 
 fn expected(sum: u32, j: u32, k: u32) -> u8 {
@@ -37,7 +38,7 @@ fn two_ethos_u_calls_run_on_their_planned_scratch() {
     };
     let backends = [&raw const sys::ap_ethosu_backend];
     // SAFETY: the tables, the arena and the backend outlive the runner; only it uses the arena.
-    unsafe { sys::ap_ethosu_sim_reset() };
+    arenaplan::sim::ethos_u(arenaplan::sim::EthosU::U55_128).unwrap();
     let mut runner = unsafe { arenaplan::host::Runner::new(&tables, &[pool], &backends) }.unwrap();
     let data = runner.input(0).unwrap();
     for (i, b) in data.iter_mut().enumerate() {
@@ -56,6 +57,44 @@ fn two_ethos_u_calls_run_on_their_planned_scratch() {
         .nth(1)
         .unwrap();
     assert_eq!(last.base[1], arena.0.as_ptr() as u64 + scratch.offset);
+    // Every cache operation covers exactly one planned scratch buffer's whole lines, and no
+    // other buffer alive during that call shares one of those lines.
+    // SAFETY: the recorder's statics, read after the run.
+    let (ops, misaligned, records) = unsafe {
+        (
+            sys::ap_dcache_count() as usize,
+            sys::ap_dcache_misaligned(),
+            core::slice::from_raw_parts(sys::ap_dcache_records(), 64),
+        )
+    };
+    assert_eq!(
+        (ops, misaligned),
+        (4, 0),
+        "clean + invalidate per call, whole lines"
+    );
+    let base = arena.0.as_ptr() as u64;
+    for op in &records[..ops] {
+        let owner = plan
+            .buffers
+            .iter()
+            .find(|b| {
+                b.kind == BufferKind::Scratch
+                    && base + b.offset == op.addr
+                    && b.size.div_ceil(32) * 32 == op.size
+            })
+            .expect("a cache operation on exactly a planned scratch buffer's lines");
+        for other in plan.buffers.iter().filter(|b| b.id != owner.id) {
+            let alive = other.first <= owner.last && owner.first <= other.last;
+            let apart =
+                other.offset + other.size <= owner.offset || owner.offset + op.size <= other.offset;
+            assert!(
+                !alive || apart,
+                "buffer {} shares a line with scratch {}",
+                other.id,
+                owner.id
+            );
+        }
+    }
     let mid: u32 = (0..512).map(|j| u32::from(expected(sum0, j, 0))).sum();
     let out = runner.output(0).unwrap();
     assert_eq!(out.len(), 128);

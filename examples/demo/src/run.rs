@@ -5,10 +5,10 @@ use arenaplan::sys;
 use arenaplan_build::model::Program;
 use arenaplan_build::pipeline::{CallKind, ModelPlan};
 
-/// 16-byte aligned storage for arenas.
+/// Storage for arenas, aligned to a 32-byte data-cache line (the NPU's buffers own whole lines).
 #[derive(Clone, Copy)]
-#[repr(C, align(16))]
-struct Block([u8; 16]);
+#[repr(C, align(32))]
+struct Block([u8; 32]);
 
 /// Runs `program` as planned; a line saying what happened, or why it could not run.
 pub fn run(program: &Program, plan: &ModelPlan) -> Result<String, String> {
@@ -23,7 +23,7 @@ pub fn run(program: &Program, plan: &ModelPlan) -> Result<String, String> {
     let mut arenas: Vec<Vec<Block>> = plan
         .pools
         .iter()
-        .map(|pool| vec![Block([0; 16]); (pool.size as usize).div_ceil(16).max(1)])
+        .map(|pool| vec![Block([0; 32]); (pool.size as usize).div_ceil(32).max(1)])
         .collect();
     let pools: Vec<sys::ap_pool> = plan
         .pools
@@ -32,7 +32,7 @@ pub fn run(program: &Program, plan: &ModelPlan) -> Result<String, String> {
         .map(|(pool, a)| sys::ap_pool {
             mem_id: pool.mem_id,
             base: a.as_mut_ptr().cast(),
-            size: a.len() * 16,
+            size: a.len() * 32,
         })
         .collect();
     let backends = [
@@ -40,6 +40,14 @@ pub fn run(program: &Program, plan: &ModelPlan) -> Result<String, String> {
         &raw const sys::ap_neutron_backend,
     ];
     let text = |e: arenaplan::RuntimeError| e.to_string();
+    // No NPU here: register the emulated ones the target's programs were compiled for.
+    let npu = if plan.target == "corstone-320" {
+        arenaplan::sim::EthosU::U85_256
+    } else {
+        arenaplan::sim::EthosU::U55_128
+    };
+    arenaplan::sim::ethos_u(npu).map_err(text)?;
+    arenaplan::sim::neutron().map_err(text)?;
     // SAFETY: the tables, arenas and backends outlive the runner, which alone uses the arenas.
     let mut runner = unsafe { Runner::new(&tables, &pools, &backends) }.map_err(text)?;
     for i in 0..program.inputs.len() {

@@ -41,6 +41,12 @@ pub fn run(out: &mut dyn Write) -> bool {
             r.call, r.size, r.offset, r.mem_id
         );
     }
+    // No NPU here: register the emulated Ethos-U55-128 with Arm's driver (or the simulator), as
+    // firmware calls ethosu_init on a board.
+    if let Err(e) = arenaplan::sim::ethos_u(arenaplan::sim::EthosU::U55_128) {
+        let _ = writeln!(out, "NPU set-up failed: {e}");
+        return false;
+    }
     // SAFETY: the arena is used only by this method; the tables and storage are statics that
     // outlive it; the counts match the arrays.
     unsafe {
@@ -117,7 +123,7 @@ pub fn run(out: &mut dyn Write) -> bool {
         let ok = (0..output.size).all(|j| *output.data.add(j) == simulated(mid, j as u32));
         let _ = writeln!(
             out,
-            "ran {calls} Ethos-U call(s) on the driver simulator; output {} B {}",
+            "ran {calls} Ethos-U call(s) on the emulated NPU; output {} B {}",
             output.size,
             if ok { "as expected" } else { "WRONG" }
         );

@@ -57,6 +57,14 @@ mod board {
         }
     }
 
+    /// The emulated NPU's interrupt: the device layer pends PendSV when a job ends, and the
+    /// driver's interrupt handler runs from here, as from the Ethos-U IRQ on a board.
+    #[cortex_m_rt::exception]
+    fn PendSV() {
+        // SAFETY: called in handler mode only, where the driver expects its IRQ handler.
+        unsafe { arenaplan::sys::ap_ethosu_host_irq() };
+    }
+
     #[panic_handler]
     fn panic(_: &core::panic::PanicInfo) -> ! {
         debug::exit(debug::EXIT_FAILURE);

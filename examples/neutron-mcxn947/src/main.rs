@@ -40,6 +40,11 @@ fn run(out: &mut dyn Write) -> bool {
             r.call, r.size, r.offset, r.mem_id
         );
     }
+    // No NPU here: the simulator implements NXP's API; an application calls neutronInit first.
+    if let Err(e) = arenaplan::sim::neutron() {
+        let _ = writeln!(out, "neutron set-up failed: {e}");
+        return false;
+    }
     // SAFETY: single user of the arena; statics outlive the method; counts match.
     unsafe {
         static mut VALUES: [sys::ap_buffer; 8] = [sys::ap_buffer {

@@ -1,9 +1,32 @@
-/* What the Ethos-U driver simulator recorded, for tests. */
+/* The emulated Ethos-U NPU, for the host and QEMU (no NPU there), and what it recorded.
+ *
+ * Two ways to reach it, the same checks either way:
+ *  - with Arm's driver (ETHOS_U_CORE_DRIVER_PATH at build time), Arm's ethosu_driver.c runs
+ *    unchanged over arenaplan's device layer (csrc/ethosu_device_host.c), which stands in for
+ *    the NPU's registers: it records QBASE and BASEP0..n, runs the job on the emulated NPU and
+ *    completes it through the driver's interrupt handler;
+ *  - without it, the driver simulator (csrc/ethosu_sim.c) takes the driver's place, with the
+ *    checks of Arm's driver front end (COP1 payload, 16-byte alignment, fast-memory override).
+ *
+ * The emulated NPU (csrc/ethosu_npu_model.c) checks what the hardware needs: an optimizer
+ * config matching its CONFIG and ID registers, a command stream that ends in NPU_OP_STOP inside
+ * its payload, and every region the stream addresses present (a base address, non-zero size,
+ * 16-byte aligned) and no two regions overlapping. It then reads the inputs from their copies in
+ * the scratch region, POISONS the whole scratch and fast scratch with 0xDB, and writes each
+ * output as
+ *
+ *     output[k][j] = (sum of all input bytes + 31 * j + 7 * k) mod 256
+ *
+ * so a plan that lets scratch overlap a live tensor corrupts it, and a test sees it. It learns
+ * where the inputs and outputs are from the Vela bin stream the command stream belongs to, as
+ * the real NPU learns it from the command stream. */
 #ifndef ARENAPLAN_ETHOSU_SIM_H
 #define ARENAPLAN_ETHOSU_SIM_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "arenaplan/runtime.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -11,23 +34,48 @@ extern "C" {
 
 typedef enum ap_ethosu_sim_status {
     AP_ETHOSU_SIM_OK = 0,
-    AP_ETHOSU_SIM_BAD_CALL = 1,   /* wrong driver, NULL, bad command stream or region count */
-    AP_ETHOSU_SIM_BAD_REGION = 2, /* NULL, unaligned, or an I/O copy outside the scratch */
-    AP_ETHOSU_SIM_OVERLAP = 3,    /* two regions overlap */
+    AP_ETHOSU_SIM_BAD_CALL = 1,        /* bad payload or command stream, or not a Vela job */
+    AP_ETHOSU_SIM_BAD_REGION = 2,      /* a region the stream uses is missing, empty or unaligned,
+                                          or an I/O copy lies outside the scratch */
+    AP_ETHOSU_SIM_OVERLAP = 3,         /* two regions overlap */
+    AP_ETHOSU_SIM_CONFIG_MISMATCH = 4, /* the optimizer config is not this NPU's */
     AP_ETHOSU_SIM_FORCE_32_BITS = 0x7FFFFFFF /* as ap_status_t: 32 bits everywhere */
 } ap_ethosu_sim_status_t;
 
+#define AP_ETHOSU_SIM_REGIONS 8u
+
 typedef struct ap_ethosu_sim_record {
     ap_ethosu_sim_status_t status;
-    uint32_t num_regions;
-    uint64_t base[3];
-    size_t size[3];
+    uint32_t num_regions;                /* base addresses the driver programmed */
+    uint64_t base[AP_ETHOSU_SIM_REGIONS]; /* BASEP0..7 */
+    uint64_t size[AP_ETHOSU_SIM_REGIONS]; /* and the sizes the driver was given */
+    uint32_t regions_used;               /* bit r: the command stream addresses region r */
+    uint64_t qbase;                      /* the command stream */
+    uint32_t qsize;                      /* its bytes */
     uint32_t input_sum;
 } ap_ethosu_sim_record_t;
 
+/* CONFIG and ID register values of the emulated NPUs: what Vela writes into the optimizer
+ * config of a stream compiled for that NPU (ethos-u-vela 5.2.0). */
+#define AP_ETHOSU_U55_128_CONFIG 0x00001807u
+#define AP_ETHOSU_U55_128_ID 0x10066001u
+#define AP_ETHOSU_U85_256_CONFIG 0x20000118u
+#define AP_ETHOSU_U85_256_ID 0x20007000u
+
+/* Registers the emulated NPU with the driver (ethosu_init, after ethosu_deinit of an earlier
+ * set-up) as an NPU reporting `config` and `id`, with the driver's optional fast memory, and
+ * clears the records. Firmware for a real NPU calls ethosu_init itself (see the README). */
+ap_status_t ap_ethosu_host_setup(uint32_t config, uint32_t id, const void *fast_memory, size_t fast_memory_size);
+
 const ap_ethosu_sim_record_t *ap_ethosu_sim_last(void);
 uint32_t ap_ethosu_sim_calls(void);
+/* Clears the records (not the set-up). */
 void ap_ethosu_sim_reset(void);
+
+/* Delivers a pending NPU interrupt (ethosu_irq_handler), as the NPU's IRQ would; returns
+ * whether one was pending. On the host the driver's wait calls it; firmware under QEMU calls it
+ * from the PendSV handler the device layer pends. */
+int ap_ethosu_host_irq(void);
 
 #ifdef __cplusplus
 }

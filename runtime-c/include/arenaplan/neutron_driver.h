@@ -1,9 +1,16 @@
-/* The seam between the Neutron backend and the NPU: one blocking run of a prepared model, with
- * the pointers ExecuTorch's Neutron backend hands NXP's driver (inputs, outputs, scratch, SRAM
- * scratch). A port to NXP's eIQ Neutron driver implements this function over its prepare/run
- * calls; on the host and under QEMU the simulator (csrc/neutron_sim.c) implements it. */
+/* The seam between the Neutron backend and NXP's eIQ Neutron driver.
+ *
+ * With NXP's API (the build defines AP_NEUTRON_NXP_API and puts the folder holding
+ * NeutronDriver.h on the include path; see runtime-c/README.md), this is NXP's own header and
+ * nothing here declares anything: on a board NXP's library (MCUXpresso SDK) links in. Without
+ * it, this header declares the part of NXP's API the backend calls, with NXP's names, types and
+ * field order, which the host simulator (csrc/neutron_sim.c) implements. */
 #ifndef ARENAPLAN_NEUTRON_DRIVER_H
 #define ARENAPLAN_NEUTRON_DRIVER_H
+
+#ifdef AP_NEUTRON_NXP_API
+#include <NeutronDriver.h>
+#else
 
 #include <stddef.h>
 #include <stdint.h>
@@ -12,26 +19,33 @@
 extern "C" {
 #endif
 
-typedef struct ap_neutron_run {
-    const uint8_t *microcode;
-    uint32_t microcode_size;
-    const void *const *inputs;
-    const size_t *input_sizes;
-    uint32_t ninputs;
-    void *const *outputs;
-    const size_t *output_sizes;
-    uint32_t noutputs;
-    void *scratch;
-    size_t scratch_size;
-    void *sram_scratch;
-    size_t sram_scratch_size;
-} ap_neutron_run_t;
+typedef int32_t NeutronError;
+#define ENONE 0
+typedef void *NeutronModelHandle;
 
-/* Returns 0 on success. */
-int ap_neutron_run_blocking(const ap_neutron_run_t *run);
+typedef struct {
+    const void *microcode; /* 16-byte aligned */
+    const void *weights;   /* 16-byte aligned */
+    const void *kernels;   /* 16-byte aligned */
+    uint32_t timeoutSeconds;
+} NeutronModelConfig;
+
+typedef struct {
+    const void **inputs;
+    void **outputs; /* outputs, then scratch, profile and debug buffers (ExecuTorch's layout) */
+    void *scratch;
+    void *scratchWeights; /* the SRAM scratch weights are prefetched into */
+} NeutronDataConfig;
+
+NeutronError neutronInit(void);
+NeutronError neutronDeinit(void);
+NeutronError neutronModelPrepare(const NeutronModelConfig *mcfg, NeutronModelHandle *hdl);
+NeutronError neutronModelUnprepare(NeutronModelHandle hdl);
+NeutronError neutronRunBlocking(NeutronModelHandle hdl, const NeutronDataConfig *dcfg);
 
 #ifdef __cplusplus
 }
 #endif
 
+#endif /* AP_NEUTRON_NXP_API */
 #endif /* ARENAPLAN_NEUTRON_DRIVER_H */

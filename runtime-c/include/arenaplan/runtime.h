@@ -25,6 +25,11 @@ typedef enum ap_status {
     AP_ERR_SCRATCH_MISALIGNED = 9,
     AP_ERR_DRIVER = 10,          /* the NPU driver reported a failure */
     AP_ERR_STORAGE = 11,         /* integrator-provided storage is too small */
+    AP_ERR_UNSUPPORTED = 12,     /* the blob needs what this runtime does not do: Ethos-U external
+                                    weights or 4-bit output expansion, Neutron I/O transposition */
+    AP_ERR_BLOB_MISALIGNED = 13, /* a blob not 16-byte aligned (the NPU reads it in place) */
+    AP_ERR_DRIVER_SETUP = 14,    /* no NPU driver registered, or one set up to replace planned
+                                    memory (ethosu_init given fast memory: see ethosu.h) */
     /* Keeps the enum 32 bits wide where the compiler packs enums (arm-none-eabi-gcc does), so
      * the Rust bindings and the C side agree on its size. Never returned. */
     AP_STATUS_FORCE_32_BITS = 0x7FFFFFFF

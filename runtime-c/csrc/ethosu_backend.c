@@ -202,10 +202,12 @@ static ap_status_t execute(ap_context_t *ctx, ap_handle_t *handle, ap_buffer_t *
     if (s != AP_OK) {
         return s;
     }
-    uint8_t *scratch;
-    if (a.nscratch > AP_ETHOSU_SLOT_SCRATCH) {
+    uint8_t *scratch = NULL;
+    if (b.scratch_size == 0) {
+        /* Nothing in region 1 (then no inputs or outputs either: their copies live there). */
+    } else if (a.nscratch > AP_ETHOSU_SLOT_SCRATCH) {
         const ap_buffer_t *planned = &a.scratch[AP_ETHOSU_SLOT_SCRATCH];
-        if (planned->size < b.scratch_size || (b.scratch_size > 0 && planned->data == NULL)) {
+        if (planned->size < b.scratch_size || planned->data == NULL) {
             return AP_ERR_SCRATCH_TOO_SMALL;
         }
         scratch = planned->data;
@@ -219,6 +221,9 @@ static ap_status_t execute(ap_context_t *ctx, ap_handle_t *handle, ap_buffer_t *
     int fast_planned = a.nscratch > AP_ETHOSU_SLOT_FAST_SCRATCH && a.scratch[AP_ETHOSU_SLOT_FAST_SCRATCH].size > 0;
     uint8_t *fast = fast_planned ? a.scratch[AP_ETHOSU_SLOT_FAST_SCRATCH].data : ap_ethosu_fast_scratch;
     size_t fast_size = fast_planned ? a.scratch[AP_ETHOSU_SLOT_FAST_SCRATCH].size : ap_ethosu_fast_scratch_size;
+    if (fast_planned && fast == NULL) {
+        return AP_ERR_SCRATCH_TOO_SMALL;
+    }
     if (fast == NULL) {
         fast_size = 0;
     }

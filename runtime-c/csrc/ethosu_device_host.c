@@ -53,7 +53,8 @@ void ethosu_dev_run_command_stream(struct ethosu_device *dev, const uint8_t *cmd
     struct ethosu_driver *drv = driver_of(dev);
     npu->driver = drv;
     npu->job_ok = ap_ethosu_npu_run(npu, drv->job.custom_data_ptr, (size_t)drv->job.custom_data_size, cmd_stream_ptr,
-                                    cms_length, base_addr, drv->job.base_addr_size, num_base_addr);
+                                    cms_length, base_addr, drv->job.base_addr_size, num_base_addr,
+                                    drv->job.user_arg);
     npu->irq_pending = 1;
 #if defined(__arm__)
     /* Pend PendSV (ICSR.PENDSVSET): the emulated NPU's interrupt line. */

@@ -121,9 +121,10 @@ static int find_bin_stream(const uint8_t *custom, size_t custom_size, ap_ethosu_
 }
 
 int ap_ethosu_npu_run(ap_ethosu_npu_t *npu, const uint8_t *custom, size_t custom_size, const uint8_t *cmd,
-                      uint32_t cmd_bytes, const uint64_t *base, const size_t *size, int n) {
+                      uint32_t cmd_bytes, const uint64_t *base, const size_t *size, int n, const void *user_arg) {
     (void)npu;
     begin(base, size, n);
+    last.user_arg_set = user_arg != NULL;
     last.qbase = (uint64_t)(uintptr_t)cmd;
     last.qsize = cmd_bytes;
     if (custom == NULL || cmd == NULL || base == NULL || size == NULL || n < 1 || n > (int)AP_ETHOSU_SIM_REGIONS ||

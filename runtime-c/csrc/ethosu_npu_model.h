@@ -25,7 +25,7 @@ int ap_ethosu_npu_verify_config(const ap_ethosu_npu_t *npu, uint32_t cfg, uint32
 /* Runs one command stream (cmd, cmd_bytes) that lies in the payload (custom, custom_size) with
  * n regions. Records everything; returns 1 when the job ran, 0 on a fault. */
 int ap_ethosu_npu_run(ap_ethosu_npu_t *npu, const uint8_t *custom, size_t custom_size, const uint8_t *cmd,
-                      uint32_t cmd_bytes, const uint64_t *base, const size_t *size, int n);
+                      uint32_t cmd_bytes, const uint64_t *base, const size_t *size, int n, const void *user_arg);
 
 /* Records a job the driver front end refused before the NPU saw it. */
 void ap_ethosu_npu_refused(ap_ethosu_sim_status_t status, const uint64_t *base, const size_t *size, int n);

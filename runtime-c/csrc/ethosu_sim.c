@@ -68,7 +68,6 @@ int ap_ethosu_host_irq(void) { return 0; /* jobs complete synchronously here */ 
 int ethosu_invoke_v3(struct ethosu_driver *drv, const void *custom_data_ptr, const int custom_data_size,
                      uint64_t *const base_addr, const size_t *base_addr_size, const int num_base_addr,
                      void *user_arg) {
-    (void)user_arg;
     const uint8_t *data = custom_data_ptr;
     if (drv == NULL || drv != registered || data == NULL || base_addr == NULL || base_addr_size == NULL ||
         custom_data_size < 4 || num_base_addr < 0 || num_base_addr > (int)AP_ETHOSU_SIM_REGIONS) {
@@ -109,7 +108,7 @@ int ethosu_invoke_v3(struct ethosu_driver *drv, const void *custom_data_ptr, con
                 return -1;
             }
             if (!ap_ethosu_npu_run(npu, data, (size_t)custom_data_size, cmd, (uint32_t)(length * 4), base_addr,
-                                   base_addr_size, num_base_addr)) {
+                                   base_addr_size, num_base_addr, user_arg)) {
                 return -1;
             }
             w += 1 + length;

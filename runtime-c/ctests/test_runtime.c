@@ -571,6 +571,7 @@ static void ethos_u_fast_scratch(void) {
     CHECK_STATUS(ap_method_execute(&m), AP_OK);
     const ap_ethosu_sim_record_t *r = ap_ethosu_sim_last();
     CHECK(r->status == AP_ETHOSU_SIM_OK && r->num_regions == 3);
+    CHECK(r->user_arg_set == 0); /* user_arg NULL, as ExecuTorch passes it */
     CHECK(r->base[1] == (uint64_t)(uintptr_t)(arena + 256) && r->size[1] == 64);
     CHECK(r->base[2] == (uint64_t)(uintptr_t)(arena + 512) && r->size[2] == 96); /* BASEP2 = planned */
     CHECK((r->regions_used & 7u) == 7u);

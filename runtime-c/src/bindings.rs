@@ -349,6 +349,7 @@ pub struct ap_ethosu_sim_record {
     pub regions_used: u32,
     pub qbase: u64,
     pub qsize: u32,
+    pub user_arg_set: u32,
     pub input_sum: u32,
 }
 pub type ap_ethosu_sim_record_t = ap_ethosu_sim_record;

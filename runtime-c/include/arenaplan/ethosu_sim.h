@@ -52,6 +52,7 @@ typedef struct ap_ethosu_sim_record {
     uint32_t regions_used;               /* bit r: the command stream addresses region r */
     uint64_t qbase;                      /* the command stream */
     uint32_t qsize;                      /* its bytes */
+    uint32_t user_arg_set;               /* the job's user_arg was not NULL */
     uint32_t input_sum;
 } ap_ethosu_sim_record_t;
 

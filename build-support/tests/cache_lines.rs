@@ -120,7 +120,12 @@ fn a_40_byte_scratch_next_to_a_tensor_takes_64_bytes() {
     ));
     let (_, plan) = run(target, program.clone());
     let scratch = plan.buffer(plan.calls[0].args[2]).unwrap();
-    assert_eq!(scratch.size, 40, "plan.json keeps the real size");
+    // The scratch owns its whole lines, and says so: the backend checks it owns what it cleans
+    // and invalidates.
+    assert_eq!(
+        scratch.size, 64,
+        "an NPU scratch's size covers its whole lines"
+    );
     assert_eq!(scratch.offset % 32, 0);
     // x, y (16 each: Ethos-U copies them with the CPU, so they are not padded) and the scratch's
     // two whole lines, all alive during the call.

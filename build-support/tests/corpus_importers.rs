@@ -43,7 +43,9 @@ fn scratch_sizes(specs: &[ScratchSpec], spec: &str) -> Vec<i64> {
 }
 
 /// Sizes of the planned scratch buffers of the delegate call at flat index `call`.
-fn planned_scratch(plan: &ModelPlan, call: usize) -> Vec<u64> {
+/// The bytes of each scratch argument of a call, as the planned program has them (the plan's
+/// buffer may be larger: padded to whole cache lines on targets with a data cache).
+fn planned_scratch(program: &Program, plan: &ModelPlan, call: usize) -> Vec<u64> {
     let c = plan
         .calls
         .iter()
@@ -54,7 +56,12 @@ fn planned_scratch(plan: &ModelPlan, call: usize) -> Vec<u64> {
         .map(|&a| {
             let b = plan.buffer(a).unwrap();
             assert_eq!(b.kind, BufferKind::Scratch);
-            b.size
+            let bytes = program.values[a].bytes;
+            assert!(
+                b.size >= bytes && b.size < bytes + 32,
+                "padding within one line"
+            );
+            bytes
         })
         .collect()
 }
@@ -177,7 +184,7 @@ fn delegated_programs_match_their_sidecars() {
                 ];
             }
             assert_eq!(
-                planned_scratch(&model_plan, *index),
+                planned_scratch(&planned, &model_plan, *index),
                 expected_scratch,
                 "{name}: planned scratch"
             );
@@ -316,7 +323,7 @@ fn dedicated_sram_fast_scratch_comes_from_the_target_and_says_so() {
         .find(|c| c.kind == CallKind::Delegate)
         .unwrap();
     assert_eq!(
-        planned_scratch(&model_plan, call.index),
+        planned_scratch(&planned, &model_plan, call.index),
         vec![22192, 0x60000]
     );
     let fast = model_plan.buffer(*call.args.last().unwrap()).unwrap();
@@ -354,13 +361,13 @@ fn tflite_models_reach_the_reference_lower_bound() {
 
 fn vela_scratch(path: &Path, target: &str) -> (Vec<u64>, Vec<u64>) {
     let program = load_tflite(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let (_, p) = plan(program.clone(), target);
+    let (planned_program, p) = plan(program.clone(), target);
     let mut scratch = Vec::new();
     let mut fast = Vec::new();
     for (index, d, _) in delegate_calls(&program) {
         let delegate = &program.delegates[d];
         assert_eq!(delegate.backend, "EthosUBackend");
-        let planned = planned_scratch(&p, index);
+        let planned = planned_scratch(&planned_program, &p, index);
         let declared: Vec<u64> = delegate.scratch.iter().map(|s| s.size as u64).collect();
         assert_eq!(planned, declared, "{}: planned as declared", path.display());
         scratch.extend(

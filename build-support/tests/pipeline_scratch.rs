@@ -410,9 +410,10 @@ fn an_odd_size_is_planned_as_declared_and_aligned() {
         .iter()
         .find(|b| b.kind == BufferKind::Scratch)
         .unwrap();
-    assert_eq!(b.size, 500);
+    // The value keeps the declared bytes; its buffer owns whole 32-byte cache lines (Cortex-M55).
     assert_eq!(program.values[b.id].bytes, 500);
-    assert_eq!(b.offset % 16, 0);
+    assert_eq!(b.size, 512);
+    assert_eq!(b.offset % 32, 0);
 }
 
 #[test]

@@ -10,6 +10,16 @@
 __attribute__((weak)) uint8_t *ap_ethosu_fast_scratch = NULL;
 __attribute__((weak)) size_t ap_ethosu_fast_scratch_size = 0;
 
+__attribute__((weak)) void ap_ethosu_job_hook(const ap_ethosu_blob_t *blob) { (void)blob; }
+
+/* The NPU's alignment for a buffer it writes: a whole cache line where the cache is maintained
+ * (maintenance works on lines), 16 bytes otherwise. */
+#if AP_DCACHE_MAINTAINED
+#define NPU_ALIGN AP_DCACHE_LINE_SIZE
+#else
+#define NPU_ALIGN 16u
+#endif
+
 static uint32_t rd32(const uint8_t *p) {
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
@@ -129,7 +139,7 @@ static ap_status_t io_record(const uint8_t *block, uint32_t r, uint32_t scratch_
         if (d < 5) {
             chunks *= dim == 0 ? 1u : dim;
         }
-        if (bytes > scratch_size || chunks > scratch_size) {
+        if (bytes > 0xFFFFFFFFu || chunks > 0xFFFFFFFFu) { /* keeps the products in 64 bits */
             return AP_ERR_BAD_BLOB;
         }
     }
@@ -137,8 +147,10 @@ static ap_status_t io_record(const uint8_t *block, uint32_t r, uint32_t scratch_
     uint64_t stride = (last == 0 ? 1u : last) * elem;
     uint32_t offset = rd32(rec + 28);
     uint32_t region = rd32(rec + 32);
+    /* Rows (chunks x stride) must lie in the scratch too; each is at least a byte, so both
+     * factors are at most the scratch size when they do, and the product cannot overflow. */
     if (region != 1 || elem == 0 || offset > scratch_size || bytes > scratch_size - offset ||
-        stride * chunks > scratch_size - offset) {
+        (bytes > 0 && (stride > scratch_size || chunks > scratch_size || stride * chunks > scratch_size - offset))) {
         return AP_ERR_BAD_BLOB;
     }
     out->offset = offset;
@@ -187,12 +199,21 @@ static ap_status_t init(const uint8_t *blob, size_t blob_size, const ap_compile_
             return AP_ERR_BAD_BLOB;
         }
     }
+#if AP_DCACHE_MAINTAINED
+    /* The NPU reads the blob from memory: write back anything a loader left in the cache (a
+     * clean loses nothing, so the range may round outward). */
+    uintptr_t first = (uintptr_t)blob & ~(uintptr_t)(AP_DCACHE_LINE_SIZE - 1u);
+    ap_dcache_clean((const void *)first, AP_DCACHE_ROUND((uintptr_t)blob + blob_size - first));
+#endif
     memcpy(handle->u.bytes, &parsed, sizeof parsed);
     return AP_OK;
 }
 
-/* A scratch buffer the NPU will use: line-aligned (cache maintenance discards whole lines). */
-static int line_aligned(const void *p) { return ((uintptr_t)p % AP_DCACHE_LINE_SIZE) == 0; }
+/* A buffer the NPU will write: aligned for it, and, where the cache is maintained, owning the
+ * whole lines that maintenance of `need` bytes touches. */
+static int npu_buffer_ok(const void *p, size_t size, size_t need) {
+    return ((uintptr_t)p % NPU_ALIGN) == 0 && (!AP_DCACHE_MAINTAINED || size >= AP_DCACHE_ROUND(need));
+}
 
 static ap_status_t execute(ap_context_t *ctx, ap_handle_t *handle, ap_buffer_t *args, size_t nargs) {
     ap_ethosu_blob_t b;
@@ -213,7 +234,7 @@ static ap_status_t execute(ap_context_t *ctx, ap_handle_t *handle, ap_buffer_t *
         scratch = planned->data;
     } else {
         /* A plan made before scratch was planned: the temp allocator, as ExecuTorch does. */
-        scratch = ap_temp_alloc(ctx->temp, AP_DCACHE_ROUND((size_t)b.scratch_size), AP_DCACHE_LINE_SIZE);
+        scratch = ap_temp_alloc(ctx->temp, AP_DCACHE_ROUND((size_t)b.scratch_size), NPU_ALIGN);
         if (scratch == NULL) {
             return AP_ERR_TEMP_EXHAUSTED;
         }
@@ -227,7 +248,10 @@ static ap_status_t execute(ap_context_t *ctx, ap_handle_t *handle, ap_buffer_t *
     if (fast == NULL) {
         fast_size = 0;
     }
-    if ((scratch != NULL && !line_aligned(scratch)) || (fast_size > 0 && !line_aligned(fast))) {
+    size_t scratch_room = a.nscratch > AP_ETHOSU_SLOT_SCRATCH ? a.scratch[AP_ETHOSU_SLOT_SCRATCH].size
+                                                             : AP_DCACHE_ROUND((size_t)b.scratch_size);
+    if ((scratch != NULL && !npu_buffer_ok(scratch, scratch_room, b.scratch_size)) ||
+        (fast_size > 0 && !npu_buffer_ok(fast, fast_size, fast_size))) {
         return AP_ERR_SCRATCH_MISALIGNED;
     }
     io_copy_t io[2 * AP_ETHOSU_MAX_IO];
@@ -255,25 +279,34 @@ static ap_status_t execute(ap_context_t *ctx, ap_handle_t *handle, ap_buffer_t *
     if (drv == NULL) {
         return AP_ERR_DRIVER_SETUP;
     }
-    if (fast_planned && drv->fast_memory != 0) {
-        ethosu_release_driver(drv);
-        return AP_ERR_DRIVER_SETUP; /* the driver would put base address 2 in its own memory */
+    /* A driver given fast memory by ethosu_init puts it in base address 2 of every job. */
+    int fast_ours = 1;
+    if (drv->fast_memory != 0) {
+        if (fast_planned) {
+            ethosu_release_driver(drv);
+            return AP_ERR_DRIVER_SETUP; /* the planned fast scratch would be silently replaced */
+        }
+        fast = (uint8_t *)(uintptr_t)drv->fast_memory;
+        fast_size = drv->fast_memory_size;
+        fast_ours = 0; /* the driver's: the CPU never touches it, its cache is not ours to keep */
     }
-    size_t scratch_span = AP_DCACHE_ROUND((size_t)b.scratch_size), fast_span = AP_DCACHE_ROUND(fast_size);
-    if (scratch_span > 0) {
+    size_t scratch_span = AP_DCACHE_ROUND((size_t)b.scratch_size);
+    size_t fast_span = fast_ours ? AP_DCACHE_ROUND(fast_size) : 0;
+    if (AP_DCACHE_MAINTAINED && scratch != NULL && scratch_span > 0) {
         ap_dcache_clean(scratch, scratch_span);
     }
-    if (fast_span > 0) {
+    if (AP_DCACHE_MAINTAINED && fast_span > 0) {
         ap_dcache_clean(fast, fast_span);
     }
     uint64_t base[3] = {(uint64_t)(uintptr_t)b.weights, (uint64_t)(uintptr_t)scratch, (uint64_t)(uintptr_t)fast};
     size_t sizes[3] = {b.weights_size, b.scratch_size, fast_size};
+    ap_ethosu_job_hook(&b);
     int rc = ethosu_invoke_v3(drv, b.cmd, (int)b.cmd_size, base, sizes, 3, NULL);
     ethosu_release_driver(drv);
-    if (scratch_span > 0) {
+    if (AP_DCACHE_MAINTAINED && scratch != NULL && scratch_span > 0) {
         ap_dcache_invalidate(scratch, scratch_span);
     }
-    if (fast_span > 0) {
+    if (AP_DCACHE_MAINTAINED && fast_span > 0) {
         ap_dcache_invalidate(fast, fast_span);
     }
     if (rc != 0) {

@@ -134,11 +134,20 @@ NeutronError neutronRunBlocking(NeutronModelHandle hdl, const NeutronDataConfig 
     }
     void *regions[4] = {j->scratch, j->sram_scratch, j->profile, j->debug};
     size_t sizes[4] = {j->scratch_size, j->sram_scratch_size, j->profile_size, j->debug_size};
+    /* Inputs and outputs: present and 16-byte aligned; no output overlapping another buffer of
+     * the call (the NPU streams: it does not read every input before writing). */
     for (uint32_t i = 0; i < j->ninputs + j->noutputs; i++) {
         const void *p = i < j->ninputs ? j->inputs[i] : j->outputs[i - j->ninputs];
         size_t n = i < j->ninputs ? j->input_sizes[i] : j->output_sizes[i - j->ninputs];
-        if (n > 0 && p == NULL) {
+        if (n > 0 && !aligned16(p)) {
             return fail(AP_NEUTRON_SIM_BAD_REGION);
+        }
+        for (uint32_t q = 0; i >= j->ninputs && q < i; q++) { /* an output against all before it */
+            const void *pq = q < j->ninputs ? j->inputs[q] : j->outputs[q - j->ninputs];
+            size_t nq = q < j->ninputs ? j->input_sizes[q] : j->output_sizes[q - j->ninputs];
+            if (overlap(p, n, pq, nq)) {
+                return fail(AP_NEUTRON_SIM_OVERLAP);
+            }
         }
     }
     for (int k = 0; k < 4; k++) {

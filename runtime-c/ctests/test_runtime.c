@@ -68,14 +68,21 @@ static uint32_t io_record(uint8_t *out, uint32_t bytes, uint32_t offset) {
     return 36;
 }
 
+/* Which regions a test command stream addresses (besides 0, the weights). */
+enum { USES_SCRATCH = 1, USES_FAST = 2 };
+
 /* A COP1 payload as Vela writes it: optimizer config for the emulated U55-128, NOPs so the
- * command stream starts 16-byte aligned, then a stream naming regions 1 (IFM, OFM), 0 (weights)
- * and, with `fast`, 2, ending in NPU_OP_STOP. */
-static uint32_t cop1(uint8_t *out, int fast) {
-    uint32_t words[16] = {0x31504F43u, 1, AP_ETHOSU_U55_128_CONFIG, AP_ETHOSU_U55_128_ID, 5, 5, 5, 0,
-                          (1u << 16) | 271u, (1u << 16) | 287u, 296u, 1u << 14, 0, 0, 0};
-    uint32_t n = 13; /* ... a command with a payload word (IFM_BASE0 = 0) */
-    if (fast) {
+ * command stream starts 16-byte aligned, then a stream naming region 0 (weights), 1 (IFM, OFM)
+ * and 2 (IFM2) as `uses` says, ending in NPU_OP_STOP. */
+static uint32_t cop1(uint8_t *out, int uses) {
+    uint32_t words[16] = {0x31504F43u, 1, AP_ETHOSU_U55_128_CONFIG, AP_ETHOSU_U55_128_ID, 5, 5, 5, 0, 296u,
+                          1u << 14, 0};
+    uint32_t n = 11; /* weights region, then a command with a payload word (IFM_BASE0 = 0) */
+    if (uses & USES_SCRATCH) {
+        words[n++] = (1u << 16) | 271u;
+        words[n++] = (1u << 16) | 287u;
+    }
+    if (uses & USES_FAST) {
         words[n++] = (2u << 16) | 399u;
     }
     words[n++] = 0xFFFF0000u; /* NPU_OP_STOP */
@@ -87,11 +94,11 @@ static uint32_t cop1(uint8_t *out, int fast) {
 }
 
 /* Inputs and outputs with the given shapes' last dimension, one chunk each unless `rows`. */
-static blob_t vela_blob_io(uint32_t in_bytes, uint32_t out_rows, uint32_t out_row, uint32_t scratch_size, int fast) {
+static blob_t vela_blob_io(uint32_t in_bytes, uint32_t out_rows, uint32_t out_row, uint32_t scratch_size, int uses) {
     blob_t b;
     memset(&b, 0, sizeof b);
     uint8_t cmd[64];
-    uint32_t cmd_size = cop1(cmd, fast);
+    uint32_t cmd_size = cop1(cmd, uses);
     uint8_t weights[20];
     memset(weights, 0x11, sizeof weights);
     uint8_t scratch[4];
@@ -114,7 +121,7 @@ static blob_t vela_blob_io(uint32_t in_bytes, uint32_t out_rows, uint32_t out_ro
 
 /* One input of in_bytes at offset 0, one output of out_bytes after it, the given scratch. */
 static blob_t vela_blob(uint32_t in_bytes, uint32_t out_bytes, uint32_t scratch_size) {
-    return vela_blob_io(in_bytes, 1, out_bytes, scratch_size, 0);
+    return vela_blob_io(in_bytes, 1, out_bytes, scratch_size, USES_SCRATCH);
 }
 
 /* ---- Method set-up --------------------------------------------------------------------------- */
@@ -537,6 +544,25 @@ static void neutron_slots_by_role(void) {
         ap_method_destroy(&m);
         CHECK(ap_neutron_sim_prepared() == 0); /* destroy unprepared the model */
     }
+    /* An output overlapping the input, an input off a 16-byte boundary. */
+    {
+        blob_t blob = neutron_blob(128, 0);
+        static const uint32_t args[] = {0, 1, 3};
+        const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 3, 1, 1}};
+        const ap_delegate_desc_t del[] = {{"NeutronBackend", blob.data, (uint32_t)blob.size, NULL, 0}};
+        const ap_tensor_desc_t clash[] = {{1, 0, 8, NULL}, {1, 0, 8, NULL}, {0, 0, 0, NULL}, {1, 64, 128, NULL}};
+        const ap_program_t p = {clash, 4, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
+        CHECK_STATUS(ap_method_execute(&m), AP_ERR_DRIVER);
+        CHECK(ap_neutron_sim_last()->status == AP_NEUTRON_SIM_OVERLAP);
+        ap_method_destroy(&m);
+        const ap_tensor_desc_t odd[] = {{1, 8, 8, NULL}, {1, 16, 8, NULL}, {0, 0, 0, NULL}, {1, 64, 128, NULL}};
+        const ap_program_t q = {odd, 4, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        CHECK_STATUS(setup(&m, &q, backends, 1, NULL, 0), AP_OK);
+        CHECK_STATUS(ap_method_execute(&m), AP_ERR_DRIVER);
+        CHECK(ap_neutron_sim_last()->status == AP_NEUTRON_SIM_BAD_REGION);
+        ap_method_destroy(&m);
+    }
     /* A transposition flag, a misaligned payload. */
     {
         blob_t blob = neutron_blob(128, 0);
@@ -557,7 +583,7 @@ static void neutron_slots_by_role(void) {
 /* Dedicated_Sram: the planned fast scratch is base address 2; the driver's fast memory is
  * refused next to it; without either, a stream that uses region 2 fails. */
 static void ethos_u_fast_scratch(void) {
-    blob_t blob = vela_blob_io(16, 1, 8, 64, 1);
+    blob_t blob = vela_blob_io(16, 1, 8, 64, USES_SCRATCH | USES_FAST);
     const ap_backend_t *backends[] = {&ap_ethosu_backend};
     static const uint32_t in[] = {0}, out[] = {1};
     const ap_tensor_desc_t tensors[] = {{1, 0, 16, NULL}, {1, 32, 8, NULL}, {1, 256, 64, NULL}, {1, 512, 96, NULL},
@@ -576,37 +602,60 @@ static void ethos_u_fast_scratch(void) {
     CHECK(r->base[2] == (uint64_t)(uintptr_t)(arena + 512) && r->size[2] == 96); /* BASEP2 = planned */
     CHECK((r->regions_used & 7u) == 7u);
     CHECK(arena[512] == 0xDB && arena[512 + 95] == 0xDB);
-    /* Cache maintenance: clean both before, invalidate both after, whole lines. */
-    CHECK(ap_dcache_count() == 4 && ap_dcache_misaligned() == 0);
-    CHECK(ap_dcache_records()[0].op == AP_DCACHE_CLEAN && ap_dcache_records()[0].addr == (uint64_t)(uintptr_t)(arena + 256));
-    CHECK(ap_dcache_records()[3].op == AP_DCACHE_INVALIDATE && ap_dcache_records()[3].size == 96);
+    /* Cache maintenance: init cleaned the blob; clean both buffers before, invalidate after. */
+    const ap_dcache_record_t *ops = ap_dcache_records();
+    CHECK(ap_dcache_count() == 5 && ap_dcache_misaligned() == 0);
+    CHECK(ops[0].op == AP_DCACHE_CLEAN && ops[0].addr <= (uint64_t)(uintptr_t)blob.data);
+    CHECK(ops[1].op == AP_DCACHE_CLEAN && ops[1].addr == (uint64_t)(uintptr_t)(arena + 256) && ops[1].size == 64);
+    CHECK(ops[2].op == AP_DCACHE_CLEAN && ops[2].addr == (uint64_t)(uintptr_t)(arena + 512) && ops[2].size == 96);
+    CHECK(ops[3].op == AP_DCACHE_INVALIDATE && ops[3].addr == (uint64_t)(uintptr_t)(arena + 256));
+    CHECK(ops[4].op == AP_DCACHE_INVALIDATE && ops[4].addr == (uint64_t)(uintptr_t)(arena + 512) && ops[4].size == 96);
     ap_method_destroy(&m);
     /* A driver given fast memory would replace the planned fast scratch: refused. */
-    static _Alignas(32) uint8_t driver_fast[128];
+    static _Alignas(32) uint8_t driver_fast[128], fallback_fast[96];
     CHECK_STATUS(ap_ethosu_host_setup(AP_ETHOSU_U55_128_CONFIG, AP_ETHOSU_U55_128_ID, driver_fast, sizeof driver_fast), AP_OK);
     CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
     CHECK_STATUS(ap_method_execute(&m), AP_ERR_DRIVER_SETUP);
     ap_method_destroy(&m);
-    /* ... while a plan without fast scratch gets the driver's, as Arm's driver does it. */
+    /* ... while a plan without fast scratch runs on the driver's, as Arm's driver arranges it
+     * (even with a firmware-wide fallback defined), and its cache is left to the driver. */
     const ap_instruction_t u55_ins[] = {{AP_INSTR_DELEGATE, 0, u55_args, 3, 1, 1}};
     const ap_program_t q = {tensors, 5, u55_ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+    ap_ethosu_fast_scratch = fallback_fast;
+    ap_ethosu_fast_scratch_size = sizeof fallback_fast;
     CHECK_STATUS(setup(&m, &q, backends, 1, NULL, 0), AP_OK);
-    CHECK_STATUS(ap_method_execute(&m), AP_ERR_DRIVER); /* fallback fast scratch empty: region 2 missing */
-    ap_ethosu_fast_scratch = driver_fast;
-    ap_ethosu_fast_scratch_size = 96;
     CHECK_STATUS(ap_method_execute(&m), AP_OK);
     CHECK(ap_ethosu_sim_last()->base[2] == (uint64_t)(uintptr_t)driver_fast);
+    CHECK(ap_ethosu_sim_last()->size[2] == sizeof driver_fast);
+    CHECK(ap_dcache_count() == 3); /* the blob, then the scratch twice */
     ap_method_destroy(&m);
+    /* A driver without fast memory: the firmware-wide fallback, or nothing for region 2. */
     CHECK_STATUS(ap_ethosu_host_setup(AP_ETHOSU_U55_128_CONFIG, AP_ETHOSU_U55_128_ID, NULL, 0), AP_OK);
-    /* Without the fast memory fallback: the firmware-wide one (line-aligned) stands in. */
     CHECK_STATUS(setup(&m, &q, backends, 1, NULL, 0), AP_OK);
     CHECK_STATUS(ap_method_execute(&m), AP_OK);
-    CHECK(ap_ethosu_sim_last()->base[2] == (uint64_t)(uintptr_t)driver_fast);
-    ap_method_destroy(&m);
+    CHECK(ap_ethosu_sim_last()->base[2] == (uint64_t)(uintptr_t)fallback_fast);
+    ap_ethosu_fast_scratch_size = 40; /* not whole lines: its maintenance would reach past it */
+    CHECK_STATUS(ap_method_execute(&m), AP_ERR_SCRATCH_MISALIGNED);
     ap_ethosu_fast_scratch = NULL;
     ap_ethosu_fast_scratch_size = 0;
+    CHECK_STATUS(ap_method_execute(&m), AP_ERR_DRIVER); /* the stream uses region 2: BASEP2 missing */
+    CHECK(ap_ethosu_sim_last()->status == AP_ETHOSU_SIM_BAD_REGION);
+    ap_method_destroy(&m);
+    /* No Vela scratch at all, fast scratch planned: [empty, fast], region 1 left empty. */
+    {
+        blob_t fast_only = vela_blob_io(0, 1, 0, 0, USES_FAST);
+        const ap_tensor_desc_t t0[] = {{1, 0, 0, NULL}, {1, 32, 0, NULL}, {0, 0, 0, NULL}, {1, 512, 96, NULL}};
+        static const uint32_t fa[] = {0, 1, 2, 3};
+        const ap_instruction_t fi[] = {{AP_INSTR_DELEGATE, 0, fa, 4, 1, 1}};
+        const ap_delegate_desc_t fd[] = {{"EthosUBackend", fast_only.data, (uint32_t)fast_only.size, NULL, 0}};
+        const ap_program_t f = {t0, 4, fi, 1, fd, 1, NULL, 0, in, 1, out, 1};
+        CHECK_STATUS(setup(&m, &f, backends, 1, NULL, 0), AP_OK);
+        CHECK_STATUS(ap_method_execute(&m), AP_OK);
+        CHECK(ap_ethosu_sim_last()->base[1] == 0 && ap_ethosu_sim_last()->base[2] == (uint64_t)(uintptr_t)(arena + 512));
+        ap_method_destroy(&m);
+    }
     /* Main scratch empty, fast scratch planned: slot 0 empty, slot 1 the fast scratch. */
-    blob_t no_scratch = vela_blob_io(16, 1, 8, 64, 1);
+    blob_t no_scratch = vela_blob_io(16, 1, 8, 64, USES_SCRATCH | USES_FAST);
     const ap_delegate_desc_t d2[] = {{"EthosUBackend", no_scratch.data, (uint32_t)no_scratch.size, NULL, 0}};
     const ap_instruction_t nm_ins[] = {{AP_INSTR_DELEGATE, 0, no_main, 4, 1, 1}};
     const ap_program_t nm = {tensors, 5, nm_ins, 1, d2, 1, NULL, 0, in, 1, out, 1};
@@ -635,7 +684,7 @@ static void ethos_u_blob_contract(void) {
     const ap_program_t q = {tensors, 3, ins, 1, ex, 1, NULL, 0, in, 1, out, 1};
     CHECK_STATUS(setup(&m, &q, backends, 1, NULL, 0), AP_ERR_UNSUPPORTED);
     /* Two rows of 8 bytes from Vela, a tensor of two rows of 6. */
-    blob_t rows = vela_blob_io(16, 2, 8, 64, 0);
+    blob_t rows = vela_blob_io(16, 2, 8, 64, USES_SCRATCH);
     const ap_delegate_desc_t rd[] = {{"EthosUBackend", rows.data, (uint32_t)rows.size, NULL, 0}};
     const ap_tensor_desc_t padded[] = {{1, 0, 16, NULL}, {1, 32, 12, NULL}, {1, 256, 64, NULL}};
     const ap_program_t r = {padded, 3, ins, 1, rd, 1, NULL, 0, in, 1, out, 1};
@@ -660,6 +709,15 @@ static void ethos_u_blob_contract(void) {
     const ap_tensor_desc_t half_line[] = {{1, 0, 16, NULL}, {1, 32, 8, NULL}, {1, 272, 64, NULL}};
     const ap_program_t h = {half_line, 3, ins, 1, ok, 1, NULL, 0, in, 1, out, 1};
     CHECK_STATUS(setup(&m, &h, backends, 1, NULL, 0), AP_OK);
+    CHECK_STATUS(ap_method_execute(&m), AP_ERR_SCRATCH_MISALIGNED);
+    ap_method_destroy(&m);
+    /* A 40-byte scratch with a tensor right after it: maintaining its two lines would reach
+     * into the tensor, so a scratch that does not own whole lines is refused. */
+    blob_t forty = vela_blob(16, 8, 40);
+    const ap_delegate_desc_t fd[] = {{"EthosUBackend", forty.data, (uint32_t)forty.size, NULL, 0}};
+    const ap_tensor_desc_t tight[] = {{1, 0, 16, NULL}, {1, 296, 8, NULL}, {1, 256, 40, NULL}};
+    const ap_program_t t = {tight, 3, ins, 1, fd, 1, NULL, 0, in, 1, out, 1};
+    CHECK_STATUS(setup(&m, &t, backends, 1, NULL, 0), AP_OK);
     CHECK_STATUS(ap_method_execute(&m), AP_ERR_SCRATCH_MISALIGNED);
     ap_method_destroy(&m);
     /* The recorder: invalidating a range that does not own its lines loses the neighbours. */

@@ -2,6 +2,7 @@
 
 pub const AP_HANDLE_BYTES: u32 = 128;
 pub const AP_DCACHE_LINE_SIZE: u32 = 32;
+pub const AP_DCACHE_MAINTAINED: u32 = 0;
 pub const AP_DCACHE_RECORDS: u32 = 64;
 pub const AP_ETHOSU_SLOT_SCRATCH: u32 = 0;
 pub const AP_ETHOSU_SLOT_FAST_SCRATCH: u32 = 1;
@@ -327,6 +328,9 @@ unsafe extern "C" {
 }
 unsafe extern "C" {
     pub static mut ap_ethosu_fast_scratch_size: usize;
+}
+unsafe extern "C" {
+    pub fn ap_ethosu_job_hook(blob: *const ap_ethosu_blob_t);
 }
 unsafe extern "C" {
     pub static ap_ethosu_backend: ap_backend_t;

@@ -58,6 +58,7 @@ fn run(exe: &Path) {
         None => Command::new(exe),
     };
     let out = command.output().unwrap();
+    let _ = std::fs::remove_file(exe);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}\n{stderr}");
@@ -131,7 +132,8 @@ fn c_runtime_tests_through_arms_driver() {
     }
     let mut files = sources(root, &COMMON);
     files.push(root.join("csrc/ethosu_device_host.c"));
-    files.push(driver_obj);
+    files.push(driver_obj.clone());
     let exe = compile(root, "ctests-arm", &args, &files);
+    let _ = std::fs::remove_file(&driver_obj);
     run(&exe);
 }

@@ -57,23 +57,25 @@ fn two_ethos_u_calls_run_on_their_planned_scratch() {
         .nth(1)
         .unwrap();
     assert_eq!(last.base[1], arena.0.as_ptr() as u64 + scratch.offset);
-    // Every cache operation covers exactly one planned scratch buffer's whole lines, and no
-    // other buffer alive during that call shares one of those lines.
+    // Every cache operation on the arena covers exactly one planned scratch buffer's whole
+    // lines, and no other buffer alive during that call shares one of those lines. (The others
+    // clean the blobs at init.)
     // SAFETY: the recorder's statics, read after the run.
-    let (ops, misaligned, records) = unsafe {
+    let (misaligned, records) = unsafe {
+        let n = sys::ap_dcache_count() as usize;
         (
-            sys::ap_dcache_count() as usize,
             sys::ap_dcache_misaligned(),
-            core::slice::from_raw_parts(sys::ap_dcache_records(), 64),
+            core::slice::from_raw_parts(sys::ap_dcache_records(), n.min(64)),
         )
     };
-    assert_eq!(
-        (ops, misaligned),
-        (4, 0),
-        "clean + invalidate per call, whole lines"
-    );
     let base = arena.0.as_ptr() as u64;
-    for op in &records[..ops] {
+    let records: Vec<_> = records
+        .iter()
+        .filter(|op| op.addr >= base && op.addr < base + arena.0.len() as u64)
+        .collect();
+    assert_eq!(misaligned, 0);
+    assert_eq!(records.len(), 4, "clean + invalidate per call");
+    for op in records {
         let owner = plan
             .buffers
             .iter()

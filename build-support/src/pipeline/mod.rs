@@ -108,8 +108,10 @@ pub struct BufferPlan {
     pub mem_id: u32,
     /// Offset in the pool's arena.
     pub offset: u64,
-    /// Bytes of the value. A buffer the NPU reads or writes, in a pool with a data-cache line,
-    /// starts on a line and owns the rest of its last line too: nothing else is placed there.
+    /// Bytes the buffer owns. A buffer the NPU reads or writes, in a pool with a data-cache
+    /// line, starts on a line and nothing else is placed in the rest of its last line; for a
+    /// delegate's scratch that padding is part of its size, so the backend can check that the
+    /// whole lines it cleans and invalidates are the buffer's own. Tensors keep their bytes.
     pub size: u64,
     /// First instruction alive (inclusive).
     pub first: usize,
@@ -286,12 +288,19 @@ impl<'t> Pipeline<'t> {
                     ValueKind::Scratch { call, .. } => (BufferKind::Scratch, Some(call)),
                     _ => (BufferKind::Tensor, None),
                 };
+                let bytes = program.values[v].bytes;
+                let size = match pool.dcache_line {
+                    Some(line) if npu_visible[v] && kind == BufferKind::Scratch => {
+                        bytes.div_ceil(line) * line
+                    }
+                    _ => bytes,
+                };
                 buffers.push(BufferPlan {
                     id: v,
                     kind,
                     mem_id: pool.mem_id,
                     offset,
-                    size: program.values[v].bytes,
+                    size,
                     first: l.first,
                     last: l.last,
                     call,

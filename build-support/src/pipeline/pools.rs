@@ -5,7 +5,9 @@
 //! lines, so no other buffer shares a line with it. The backend cleans such a buffer before the
 //! NPU runs and invalidates it after; without the padding, invalidating the last line would
 //! throw away a neighbour's bytes the CPU had just written. The padding is the planner's item
-//! size, so the lower bound and the checker count it; `plan.json` keeps the real size.
+//! size, so the lower bound and the checker count it. In `plan.json` (and so in the runtime's
+//! tables) a delegate's scratch has that padded size, so the backend can check it owns the lines
+//! it maintains; tensors keep their real size.
 
 use std::fmt;
 

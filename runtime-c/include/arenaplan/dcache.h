@@ -24,6 +24,14 @@ extern "C" {
 #define AP_DCACHE_LINE_SIZE 32u
 #endif
 
+/* Whether this build maintains the cache (and so needs NPU buffers on whole lines of their own):
+ * with the SCB operations or the recorder. Without, the NPU's 16-byte alignment is enough. */
+#if defined(AP_DCACHE_SCB) || defined(AP_DCACHE_RECORD)
+#define AP_DCACHE_MAINTAINED 1
+#else
+#define AP_DCACHE_MAINTAINED 0
+#endif
+
 /* `size` rounded up to whole lines. */
 #define AP_DCACHE_ROUND(size) (((size) + (AP_DCACHE_LINE_SIZE - 1u)) & ~(size_t)(AP_DCACHE_LINE_SIZE - 1u))
 

@@ -4,8 +4,9 @@
  *
  * Per call, through Arm's driver (ethosu_invoke_v3), always three base addresses:
  *   0 weights (in the blob, in place), 1 scratch (slot AP_ETHOSU_SLOT_SCRATCH, or the temp
- *   allocator), 2 fast scratch (slot AP_ETHOSU_SLOT_FAST_SCRATCH, or the firmware-wide fallback
- *   ap_ethosu_fast_scratch / _size below, which may be empty for streams that do not use it);
+ *   allocator), 2 fast scratch (slot AP_ETHOSU_SLOT_FAST_SCRATCH; else the driver's own fast
+ *   memory if ethosu_init was given one; else the firmware-wide fallback ap_ethosu_fast_scratch /
+ *   _size below, which may be empty for streams that do not use it);
  * user_arg NULL, as ExecuTorch passes it (a platform's ethosu_inference_begin/_end callbacks
  * get NULL from arenaplan too).
  *
@@ -14,10 +15,14 @@
  * so a call with planned fast scratch on such a driver is refused (AP_ERR_DRIVER_SETUP) rather
  * than silently run elsewhere. Give the driver fast memory only for plans without it.
  *
- * Caches: before the job the backend cleans the scratch and fast scratch (which hold the input
- * copies, and may hold the CPU's dirty lines of earlier tensors), after it invalidates them; the
- * blob is read-only. Both buffers must start on a data-cache line (AP_DCACHE_LINE_SIZE) and own
- * whole lines (arenaplan's plans pad them); the temp-allocator fallback allocates them so. */
+ * Caches (builds that maintain them, see arenaplan/dcache.h): init cleans the blob (a loader may
+ * have written it through the cache); before each job the backend cleans the scratch and its
+ * fast scratch (the input copies, and any dirty lines of earlier tensors there), after it
+ * invalidates them. Both must start on a data-cache line (AP_DCACHE_LINE_SIZE) and own whole
+ * lines: a planned buffer's size must cover the rounded-up size (arenaplan's plans pad NPU
+ * scratch so), else AP_ERR_SCRATCH_MISALIGNED; the temp-allocator fallback allocates so. A
+ * driver's own fast memory (ethosu_init) is the driver's: the CPU never touches it, and the
+ * backend leaves its cache alone. Without cache maintenance, 16-byte alignment is enough. */
 #ifndef ARENAPLAN_ETHOSU_H
 #define ARENAPLAN_ETHOSU_H
 
@@ -53,6 +58,11 @@ ap_status_t ap_ethosu_parse(const uint8_t *blob, size_t size, ap_ethosu_blob_t *
  * Dedicated_Sram streams under such plans defines both, line-aligned. */
 extern uint8_t *ap_ethosu_fast_scratch;
 extern size_t ap_ethosu_fast_scratch_size;
+
+/* Called with the parsed blob just before each ethosu_invoke_v3: a trace point. The default
+ * (weak) does nothing; the emulated NPU learns from it where the job's inputs and outputs are, as
+ * the real NPU learns it from the command stream. */
+void ap_ethosu_job_hook(const ap_ethosu_blob_t *blob);
 
 extern const ap_backend_t ap_ethosu_backend;
 

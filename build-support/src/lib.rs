@@ -23,6 +23,7 @@ pub mod emit;
 pub mod import;
 pub mod lifetime_csv;
 pub mod model;
+pub mod names;
 pub mod output;
 pub mod pipeline;
 pub mod plan;

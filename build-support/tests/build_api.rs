@@ -375,3 +375,70 @@ fn arenas_beyond_32_bits_are_refused_not_truncated() {
     assert!(err.contains("beyond the 32-bit offsets"), "{err}");
     assert!(!dir.join("out").exists());
 }
+
+/// A file's bytes and modification time.
+type FileState = (Vec<u8>, std::time::SystemTime);
+
+/// Every entry of `dir` (folders too): name, and the bytes and modification time of files.
+fn snapshot(dir: &Path) -> Vec<(String, Option<FileState>)> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            let meta = std::fs::metadata(&p).unwrap();
+            let file = meta
+                .is_file()
+                .then(|| (std::fs::read(&p).unwrap(), meta.modified().unwrap()));
+            (name, file)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn temp_folders(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(arenaplan_build::output::TEMP_PREFIX))
+        .collect()
+}
+
+#[test]
+fn artifacts_are_written_all_or_none() {
+    let root = temp("all-or-none");
+    let dir = root.join("arenaplan");
+    build(&dir, Symbols::Rust).unwrap();
+    assert!(temp_folders(&dir).is_empty() && temp_folders(&root).is_empty());
+
+    // The C side owning the symbols changes the Rust module and the C source; the header
+    // cannot be written (a folder is in its way), so nothing may change.
+    std::fs::remove_file(dir.join("ethosu_u55_two_calls.h")).unwrap();
+    std::fs::create_dir(dir.join("ethosu_u55_two_calls.h")).unwrap();
+    let before = snapshot(&dir);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    match build(&dir, Symbols::C) {
+        Err(BuildError::Write { path, .. }) => {
+            assert_eq!(path, dir.join("ethosu_u55_two_calls.h"))
+        }
+        other => panic!("expected a write error, got {other:?}"),
+    }
+    assert_eq!(snapshot(&dir), before, "previous artifacts untouched");
+    assert!(temp_folders(&dir).is_empty() && temp_folders(&root).is_empty());
+
+    // With the way clear, the new artifacts are all written.
+    std::fs::remove_dir(dir.join("ethosu_u55_two_calls.h")).unwrap();
+    let g = build(&dir, Symbols::C).unwrap();
+    assert!(g.header.is_file());
+    assert_ne!(
+        std::fs::read(&g.rust).unwrap(),
+        before
+            .iter()
+            .find(|(n, _)| n == "ethosu_u55_two_calls.rs")
+            .and_then(|(_, f)| f.as_ref())
+            .unwrap()
+            .0
+    );
+    assert!(temp_folders(&dir).is_empty() && temp_folders(&root).is_empty());
+}

@@ -166,3 +166,71 @@ fn reads_standard_input() {
     assert!(out.status.success());
     assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 6);
 }
+
+#[test]
+fn an_output_that_cannot_be_written_exits_3_and_leaves_the_old_one() {
+    let dir = temp_dir("unwritable");
+    let input = dir.join("in.csv");
+    std::fs::write(&input, EXAMPLE).unwrap();
+    // A folder where the output goes.
+    let out = arenaplan(&[
+        "plan-csv",
+        input.to_str().unwrap(),
+        "-o",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains(&format!("writing {}", dir.display())),
+        "{stderr}"
+    );
+    // Below a file.
+    let below = input.join("out.csv");
+    let out = arenaplan(&[
+        "plan-csv",
+        input.to_str().unwrap(),
+        "-o",
+        below.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(std::fs::read_to_string(&input).unwrap(), EXAMPLE);
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["in.csv"], "no temporary file left");
+}
+
+#[test]
+fn inputs_that_are_not_regular_files_or_cannot_be_read() {
+    let dir = temp_dir("not-regular");
+    let out = arenaplan(&["plan-csv", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains(&format!(
+            "{}: a directory, not a regular file",
+            dir.display()
+        )),
+        "{stderr}"
+    );
+    if std::path::Path::new("/dev/zero").exists() {
+        let out = arenaplan(&["plan-csv", "/dev/zero"]);
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            stderr.contains("/dev/zero: a character device, not a regular file"),
+            "{stderr}"
+        );
+    }
+    // A regular file whose reading fails (EIO): an I/O failure.
+    let mem = dir.join("mem.csv");
+    if std::os::unix::fs::symlink("/proc/self/mem", &mem).is_ok() && mem.exists() {
+        let out = arenaplan(&["plan-csv", mem.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(3));
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(stderr.contains("mem.csv: cannot read"), "{stderr}");
+    }
+}

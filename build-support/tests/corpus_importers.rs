@@ -351,7 +351,13 @@ fn tflite_models_reach_the_reference_lower_bound() {
             pool.lower_bound, row["lower_bound_align16"],
             "{model}: lower bound"
         );
-        assert_eq!(pool.size, pool.lower_bound, "{model}: arena");
+        // The arena reaches the bound; it ends at its last byte, so up to 15 bytes below it.
+        assert!(
+            pool.size <= pool.lower_bound && pool.lower_bound - pool.size < 16,
+            "{model}: arena {} vs bound {}",
+            pool.size,
+            pool.lower_bound
+        );
         assert!(
             pool.size <= row["tflm_arena_head"],
             "{model}: above TFLite Micro"

@@ -21,6 +21,7 @@ const char *ap_status_name(ap_status_t status) {
     case AP_ERR_UNSUPPORTED: return "AP_ERR_UNSUPPORTED";
     case AP_ERR_BLOB_MISALIGNED: return "AP_ERR_BLOB_MISALIGNED";
     case AP_ERR_DRIVER_SETUP: return "AP_ERR_DRIVER_SETUP";
+    case AP_ERR_NOT_INITIALIZED: return "AP_ERR_NOT_INITIALIZED";
     case AP_STATUS_FORCE_32_BITS: break;
     }
     return "AP_ERR_UNKNOWN";
@@ -90,6 +91,22 @@ static const ap_pool_t *find_pool(const ap_pool_t *pools, size_t npools, uint32_
     return NULL;
 }
 
+/* Whether arguments x and y of one call overlap where it matters: at least one of them is
+ * written (an output or scratch; inputs are only read, so a value passed twice as an input, e.g.
+ * x + x, is fine), both are planned and non-empty (a constant or an absent value lives outside the
+ * arenas; a zero-size one holds no byte), and they are in the same pool with intersecting
+ * [offset, offset + size). The same value twice, not both inputs, intersects itself. */
+static int args_overlap(const ap_tensor_desc_t *x, int x_written, const ap_tensor_desc_t *y, int y_written) {
+    if (!x_written && !y_written) {
+        return 0;
+    }
+    if (x->mem_id == 0 || y->mem_id == 0 || x->size == 0 || y->size == 0 || x->mem_id != y->mem_id) {
+        return 0;
+    }
+    /* 64-bit ends: offset + size cannot wrap whatever the tables say. */
+    return (uint64_t)x->offset < (uint64_t)y->offset + y->size && (uint64_t)y->offset < (uint64_t)x->offset + x->size;
+}
+
 static ap_status_t check_instruction(const ap_program_t *p, const ap_instruction_t *ins, size_t max_args) {
     if (ins->nargs > 0 && ins->args == NULL) {
         return AP_ERR_INVALID_PROGRAM;
@@ -109,17 +126,61 @@ static ap_status_t check_instruction(const ap_program_t *p, const ap_instruction
             return AP_ERR_INVALID_PROGRAM;
         }
     }
+    /* No argument written by the call may share a byte with another of its arguments: a backend
+     * that writes an output or scratch over an input it has not finished reading (an NPU streams
+     * tiles) corrupts it silently. The planner never does this (every argument of a call is alive
+     * at it), so such a table is damaged or forged. Argument lists are short: all pairs. */
+    for (uint32_t a = 1; a < ins->nargs; a++) {
+        const ap_tensor_desc_t *x = &p->tensors[ins->args[a]];
+        for (uint32_t b = 0; b < a; b++) {
+            if (args_overlap(x, a >= ins->ninputs, &p->tensors[ins->args[b]], b >= ins->ninputs)) {
+                return AP_ERR_INVALID_PROGRAM;
+            }
+        }
+    }
     return AP_OK;
+}
+
+/* Marks a method initialized (ap_method_t.ready). Not 0 (a zeroed method) and not one byte
+ * repeated (memory filled with a pattern), so a method never given to init is unlikely to pass
+ * for an initialized one. */
+#define METHOD_READY 0x61704D31u
+
+/* Destroys delegates [0, n): on an init that fails part way, and by ap_method_destroy. */
+static void destroy_delegates(const ap_method_memory_t *mem, uint32_t n) {
+    for (uint32_t d = 0; d < n; d++) {
+        const ap_backend_t *b = mem->delegate_backends[d];
+        if (b != NULL && b->destroy != NULL) {
+            b->destroy(&mem->handles[d]);
+        }
+    }
+}
+
+/* Every failed init ends here: what it initialized is destroyed and the method is left zeroed
+ * (not initialized), so no entry point follows a pointer init set before it failed.
+ * failed_instruction names the instruction refused, when one was. */
+static ap_status_t init_failed(ap_method_t *m, const ap_method_memory_t *mem, uint32_t ndelegates,
+                               uint32_t failed_instruction, ap_status_t s) {
+    if (ndelegates > 0) {
+        destroy_delegates(mem, ndelegates);
+    }
+    memset(m, 0, sizeof *m);
+    m->failed_instruction = failed_instruction;
+    return s;
 }
 
 ap_status_t ap_method_init(ap_method_t *m, const ap_program_t *p, const ap_pool_t *pools, size_t npools,
                            const ap_backend_t *const *backends, size_t nbackends,
                            const ap_kernel_t *kernels, size_t nkernels, const ap_method_memory_t *mem) {
-    if (m == NULL || p == NULL || mem == NULL || (pools == NULL && npools > 0) ||
-        (backends == NULL && nbackends > 0) || (kernels == NULL && nkernels > 0)) {
+    if (m == NULL) {
         return AP_ERR_INVALID_ARGUMENT;
     }
+    /* Not initialized from here until the very end: whatever the method held before is gone. */
     memset(m, 0, sizeof *m);
+    if (p == NULL || mem == NULL || (pools == NULL && npools > 0) || (backends == NULL && nbackends > 0) ||
+        (kernels == NULL && nkernels > 0)) {
+        return AP_ERR_INVALID_ARGUMENT;
+    }
     if ((p->ntensors > 0 && p->tensors == NULL) || (p->ninstructions > 0 && p->instructions == NULL) ||
         (p->ndelegates > 0 && p->delegates == NULL) || (p->nkernels > 0 && p->kernels == NULL) ||
         (p->ninputs > 0 && p->inputs == NULL) || (p->noutputs > 0 && p->outputs == NULL)) {
@@ -131,9 +192,6 @@ ap_status_t ap_method_init(ap_method_t *m, const ap_program_t *p, const ap_pool_
         (p->nkernels > 0 && mem->kernel_fns == NULL) || (mem->nargs > 0 && mem->args == NULL)) {
         return AP_ERR_STORAGE;
     }
-    m->program = p;
-    m->mem = *mem;
-    ap_temp_init(&m->temp, mem->temp, mem->temp_size);
     /* Values: each planned tensor inside its pool's arena. */
     for (uint32_t v = 0; v < p->ntensors; v++) {
         const ap_tensor_desc_t *t = &p->tensors[v];
@@ -145,26 +203,25 @@ ap_status_t ap_method_init(ap_method_t *m, const ap_program_t *p, const ap_pool_
         }
         const ap_pool_t *pool = find_pool(pools, npools, t->mem_id);
         if (pool == NULL || pool->base == NULL || t->offset > pool->size || t->size > pool->size - t->offset) {
-            return AP_ERR_INVALID_PROGRAM;
+            return init_failed(m, mem, 0, 0, AP_ERR_INVALID_PROGRAM);
         }
         b->data = pool->base + t->offset;
         b->size = t->size;
     }
     for (uint32_t i = 0; i < p->ninputs; i++) {
         if (p->inputs[i] >= p->ntensors) {
-            return AP_ERR_INVALID_PROGRAM;
+            return init_failed(m, mem, 0, 0, AP_ERR_INVALID_PROGRAM);
         }
     }
     for (uint32_t i = 0; i < p->noutputs; i++) {
         if (p->outputs[i] >= p->ntensors) {
-            return AP_ERR_INVALID_PROGRAM;
+            return init_failed(m, mem, 0, 0, AP_ERR_INVALID_PROGRAM);
         }
     }
     for (uint32_t n = 0; n < p->ninstructions; n++) {
         ap_status_t s = check_instruction(p, &p->instructions[n], mem->nargs);
         if (s != AP_OK) {
-            m->failed_instruction = n;
-            return s;
+            return init_failed(m, mem, 0, n, s);
         }
     }
     for (uint32_t k = 0; k < p->nkernels; k++) {
@@ -177,7 +234,7 @@ ap_status_t ap_method_init(ap_method_t *m, const ap_program_t *p, const ap_pool_
             }
         }
         if (mem->kernel_fns[k] == NULL) {
-            return AP_ERR_KERNEL_NOT_FOUND;
+            return init_failed(m, mem, 0, 0, AP_ERR_KERNEL_NOT_FOUND);
         }
     }
     for (uint32_t d = 0; d < p->ndelegates; d++) {
@@ -190,48 +247,55 @@ ap_status_t ap_method_init(ap_method_t *m, const ap_program_t *p, const ap_pool_
             }
         }
         if (found == NULL || found->execute == NULL) {
-            ap_method_destroy(m);
-            return AP_ERR_BACKEND_NOT_FOUND;
+            return init_failed(m, mem, d, 0, AP_ERR_BACKEND_NOT_FOUND);
         }
         mem->delegate_backends[d] = found;
         memset(&mem->handles[d], 0, sizeof mem->handles[d]);
         if (found->init != NULL) {
             ap_status_t s = found->init(desc->blob, desc->blob_size, desc->specs, desc->nspecs, &mem->handles[d]);
             if (s != AP_OK) {
-                ap_method_destroy(m);
-                return s;
+                /* Delegate d did not initialize: destroy the ones before it only. */
+                return init_failed(m, mem, d, 0, s);
             }
         }
-        m->initialized_delegates = d + 1;
     }
+    m->program = p;
+    m->mem = *mem;
+    ap_temp_init(&m->temp, mem->temp, mem->temp_size);
+    m->initialized_delegates = p->ndelegates;
+    m->ready = METHOD_READY;
     return AP_OK;
 }
 
-static ap_status_t io(ap_method_t *m, const uint32_t *list, uint32_t n, size_t i, ap_buffer_t *out) {
-    if (m == NULL || m->program == NULL || out == NULL || i >= n) {
+/* Whether the entry points may follow the method's pointers: only between a successful init
+ * and destroy. */
+static int is_ready(const ap_method_t *m) { return m->ready == METHOD_READY && m->program != NULL; }
+
+static ap_status_t io(ap_method_t *m, int outputs, size_t i, ap_buffer_t *out) {
+    if (m == NULL || out == NULL) {
         return AP_ERR_INVALID_ARGUMENT;
     }
-    *out = m->mem.values[list[i]];
+    if (!is_ready(m)) {
+        return AP_ERR_NOT_INITIALIZED;
+    }
+    const ap_program_t *p = m->program;
+    if (i >= (outputs ? p->noutputs : p->ninputs)) {
+        return AP_ERR_INVALID_ARGUMENT;
+    }
+    *out = m->mem.values[outputs ? p->outputs[i] : p->inputs[i]];
     return AP_OK;
 }
 
-ap_status_t ap_method_input(ap_method_t *m, size_t i, ap_buffer_t *out) {
-    if (m == NULL || m->program == NULL) {
-        return AP_ERR_INVALID_ARGUMENT;
-    }
-    return io(m, m->program->inputs, m->program->ninputs, i, out);
-}
+ap_status_t ap_method_input(ap_method_t *m, size_t i, ap_buffer_t *out) { return io(m, 0, i, out); }
 
-ap_status_t ap_method_output(ap_method_t *m, size_t i, ap_buffer_t *out) {
-    if (m == NULL || m->program == NULL) {
-        return AP_ERR_INVALID_ARGUMENT;
-    }
-    return io(m, m->program->outputs, m->program->noutputs, i, out);
-}
+ap_status_t ap_method_output(ap_method_t *m, size_t i, ap_buffer_t *out) { return io(m, 1, i, out); }
 
 ap_status_t ap_method_execute(ap_method_t *m) {
-    if (m == NULL || m->program == NULL) {
+    if (m == NULL) {
         return AP_ERR_INVALID_ARGUMENT;
+    }
+    if (!is_ready(m)) {
+        return AP_ERR_NOT_INITIALIZED;
     }
     const ap_program_t *p = m->program;
     ap_context_t ctx = {&m->temp};
@@ -258,14 +322,10 @@ ap_status_t ap_method_execute(ap_method_t *m) {
 }
 
 void ap_method_destroy(ap_method_t *m) {
-    if (m == NULL || m->program == NULL) {
+    if (m == NULL || !is_ready(m)) {
         return;
     }
-    for (uint32_t d = 0; d < m->initialized_delegates; d++) {
-        const ap_backend_t *b = m->mem.delegate_backends[d];
-        if (b != NULL && b->destroy != NULL) {
-            b->destroy(&m->mem.handles[d]);
-        }
-    }
-    m->initialized_delegates = 0;
+    destroy_delegates(&m->mem, m->initialized_delegates);
+    /* Zeroed: not initialized, so a second destroy or a later execute touches nothing. */
+    memset(m, 0, sizeof *m);
 }

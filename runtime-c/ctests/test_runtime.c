@@ -128,6 +128,7 @@ static blob_t vela_blob(uint32_t in_bytes, uint32_t out_bytes, uint32_t scratch_
 
 #define MAXV 16
 static _Alignas(32) uint8_t arena[4096];
+static _Alignas(32) uint8_t arena2[256]; /* pool mem_id 2 */
 static _Alignas(32) uint8_t temp_pool[1024];
 static ap_buffer_t values[MAXV];
 static ap_handle_t handles[4];
@@ -137,17 +138,37 @@ static ap_buffer_t argbuf[8];
 
 static ap_status_t setup(ap_method_t *m, const ap_program_t *p, const ap_backend_t *const *backends, size_t nb,
                          const ap_kernel_t *kernels, size_t nk) {
-    static ap_pool_t pool;
-    pool.mem_id = 1;
-    pool.base = arena;
-    pool.size = sizeof arena;
+    static ap_pool_t pools[2];
+    pools[0].mem_id = 1;
+    pools[0].base = arena;
+    pools[0].size = sizeof arena;
+    pools[1].mem_id = 2;
+    pools[1].base = arena2;
+    pools[1].size = sizeof arena2;
     ap_method_memory_t mem = {values, MAXV, handles, delegate_backends, 4, kernel_fns, 4, argbuf, 8,
                               temp_pool, sizeof temp_pool};
     memset(arena, 0, sizeof arena);
+    memset(arena2, 0, sizeof arena2);
     ap_ethosu_sim_reset();
     ap_neutron_sim_reset();
     ap_dcache_reset();
-    return ap_method_init(m, p, &pool, 1, backends, nb, kernels, nk, &mem);
+    return ap_method_init(m, p, pools, 2, backends, nb, kernels, nk, &mem);
+}
+
+/* A backend run on its own, without the runtime's table checks: for what only a driver (or its
+ * simulator) can refuse, such as arguments the runtime would have refused at init. */
+static ap_status_t run_backend(const ap_backend_t *b, const blob_t *blob, ap_buffer_t *args, size_t nargs) {
+    ap_handle_t h;
+    ap_temp_allocator_t temp;
+    memset(&h, 0, sizeof h);
+    ap_temp_init(&temp, temp_pool, sizeof temp_pool);
+    ap_context_t ctx = {&temp};
+    ap_status_t s = b->init(blob->data, blob->size, NULL, 0, &h);
+    if (s == AP_OK) {
+        s = b->execute(&ctx, &h, args, nargs);
+        b->destroy(&h);
+    }
+    return s;
 }
 
 /* ---- A backend that records what it gets ----------------------------------------------------- */
@@ -459,13 +480,16 @@ static void neutron(void) {
     CHECK_STATUS(setup(&m, &q, backends, 1, NULL, 0), AP_OK);
     CHECK_STATUS(ap_method_execute(&m), AP_OK);
     ap_method_destroy(&m);
-    /* Scratch overlapping the output is refused by the simulator. */
+    /* Scratch overlapping the output: the runtime refuses the table at init, before the model is
+     * prepared; the simulator refuses the same buffers given to the backend directly. */
     const ap_tensor_desc_t bad[] = {{1, 0, 8, NULL}, {1, 64, 8, NULL}, {1, 64, 128, NULL}, {1, 192, 64, NULL}};
     const ap_program_t r = {bad, 4, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
-    CHECK_STATUS(setup(&m, &r, backends, 1, NULL, 0), AP_OK);
-    CHECK_STATUS(ap_method_execute(&m), AP_ERR_DRIVER);
+    CHECK_STATUS(setup(&m, &r, backends, 1, NULL, 0), AP_ERR_INVALID_PROGRAM);
+    CHECK(ap_neutron_sim_prepared() == 0 && ap_neutron_sim_calls() == 0);
+    ap_buffer_t direct[] = {{arena, 8}, {arena + 64, 8}, {arena + 64, 128}, {arena + 192, 64}};
+    CHECK_STATUS(run_backend(&ap_neutron_backend, &blob, direct, 4), AP_ERR_DRIVER);
     CHECK(ap_neutron_sim_last()->status == AP_NEUTRON_SIM_OVERLAP && ap_neutron_sim_calls() == 1);
-    ap_method_destroy(&m);
+    CHECK(ap_neutron_sim_prepared() == 0);
     /* Bad payloads. */
     blob_t bad_magic = blob;
     bad_magic.data[16] ^= 0xFF;
@@ -550,12 +574,13 @@ static void neutron_slots_by_role(void) {
         static const uint32_t args[] = {0, 1, 3};
         const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 3, 1, 1}};
         const ap_delegate_desc_t del[] = {{"NeutronBackend", blob.data, (uint32_t)blob.size, NULL, 0}};
+        /* The runtime refuses it at init; the simulator, given it directly, too. */
         const ap_tensor_desc_t clash[] = {{1, 0, 8, NULL}, {1, 0, 8, NULL}, {0, 0, 0, NULL}, {1, 64, 128, NULL}};
         const ap_program_t p = {clash, 4, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
-        CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
-        CHECK_STATUS(ap_method_execute(&m), AP_ERR_DRIVER);
+        CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_ERR_INVALID_PROGRAM);
+        ap_buffer_t direct[] = {{arena, 8}, {arena, 8}, {arena + 64, 128}};
+        CHECK_STATUS(run_backend(&ap_neutron_backend, &blob, direct, 3), AP_ERR_DRIVER);
         CHECK(ap_neutron_sim_last()->status == AP_NEUTRON_SIM_OVERLAP);
-        ap_method_destroy(&m);
         const ap_tensor_desc_t odd[] = {{1, 8, 8, NULL}, {1, 16, 8, NULL}, {0, 0, 0, NULL}, {1, 64, 128, NULL}};
         const ap_program_t q = {odd, 4, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
         CHECK_STATUS(setup(&m, &q, backends, 1, NULL, 0), AP_OK);
@@ -726,6 +751,241 @@ static void ethos_u_blob_contract(void) {
     CHECK(ap_dcache_misaligned() == 1 && arena[0] == 0xCA && arena[31] == 0xCA && arena[32] == 0x55);
 }
 
+/* ---- Untrusted tables: entry points after a failed init, overlapping arguments ------------------ */
+
+/* A backend that counts what the runtime does with it; init fails for a blob of one byte. */
+static int counted_inits, counted_executes, counted_destroys;
+static ap_status_t counting_init(const uint8_t *blob, size_t blob_size, const ap_compile_spec_t *specs, size_t nspecs,
+                                 ap_handle_t *h) {
+    (void)blob;
+    (void)specs;
+    (void)nspecs;
+    (void)h;
+    counted_inits++;
+    return blob_size == 1 ? AP_ERR_BAD_BLOB : AP_OK;
+}
+static ap_status_t counting_execute(ap_context_t *ctx, ap_handle_t *h, ap_buffer_t *args, size_t nargs) {
+    (void)ctx;
+    (void)h;
+    (void)args;
+    (void)nargs;
+    counted_executes++;
+    return AP_OK;
+}
+static void counting_destroy(ap_handle_t *h) {
+    (void)h;
+    counted_destroys++;
+}
+static const ap_backend_t counting = {"Counting", counting_init, counting_execute, counting_destroy};
+
+static void reset_counts(void) { counted_inits = counted_executes = counted_destroys = 0; }
+
+/* Every entry point taking a method refuses one that is not initialized, touches neither `out`
+ * nor any backend, and keeps refusing after a destroy (which does nothing). */
+static int refuses_every_entry_point(ap_method_t *m) {
+    int executes = counted_executes, destroys = counted_destroys;
+    ap_buffer_t b = {NULL, 7};
+    int ok = ap_method_input(m, 0, &b) == AP_ERR_NOT_INITIALIZED;
+    ok &= ap_method_output(m, 0, &b) == AP_ERR_NOT_INITIALIZED;
+    ok &= ap_method_execute(m) == AP_ERR_NOT_INITIALIZED;
+    ok &= b.data == NULL && b.size == 7;
+    ap_method_destroy(m);
+    ap_method_destroy(m);
+    ok &= ap_method_execute(m) == AP_ERR_NOT_INITIALIZED;
+    ok &= ap_method_input(m, 0, &b) == AP_ERR_NOT_INITIALIZED;
+    ok &= counted_executes == executes && counted_destroys == destroys;
+    return ok;
+}
+
+static void entry_points_after_failed_init(void) {
+    static const uint8_t one_byte[1] = {0};
+    static const uint32_t in[] = {0}, out[] = {1}, args[] = {0, 1, 2}, nine[] = {0, 1, 2, 2, 2, 2, 2, 2, 2};
+    static const char *const names[] = {"no_such_kernel"};
+    const ap_tensor_desc_t tensors[] = {{1, 0, 16, NULL}, {1, 16, 16, NULL}, {1, 32, 0, NULL}};
+    const ap_tensor_desc_t outside[] = {{1, 0, 16, NULL}, {1, 4090, 16, NULL}, {1, 32, 0, NULL}};
+    const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 3, 1, 1}, {AP_INSTR_DELEGATE, 1, args, 3, 1, 1}};
+    const ap_instruction_t long_ins[] = {{AP_INSTR_DELEGATE, 0, nine, 9, 1, 1}};
+    const ap_instruction_t kernel_ins[] = {{AP_INSTR_KERNEL, 0, args, 3, 1, 1}};
+    const ap_delegate_desc_t two[] = {{"Counting", NULL, 0, NULL, 0}, {"Counting", NULL, 0, NULL, 0}};
+    const ap_delegate_desc_t then_missing[] = {{"Counting", NULL, 0, NULL, 0}, {"NoSuchBackend", NULL, 0, NULL, 0}};
+    const ap_delegate_desc_t then_failing[] = {{"Counting", NULL, 0, NULL, 0}, {"Counting", one_byte, 1, NULL, 0}};
+    const ap_backend_t *backends[] = {&counting};
+    ap_method_t m;
+    /* The program runs when nothing is wrong: the failures below are each one defect. */
+    const ap_program_t good = {tensors, 3, ins, 2, two, 2, NULL, 0, in, 1, out, 1};
+    reset_counts();
+    CHECK_STATUS(setup(&m, &good, backends, 1, NULL, 0), AP_OK);
+    CHECK_STATUS(ap_method_execute(&m), AP_OK);
+    CHECK(counted_inits == 2 && counted_executes == 2);
+    ap_method_destroy(&m);
+    CHECK(counted_destroys == 2);
+    /* ... and a destroyed method is not initialized: a second destroy destroys nothing. */
+    CHECK(refuses_every_entry_point(&m));
+    CHECK(counted_destroys == 2);
+    /* A bad program: a value outside its pool; an argument past the values (instruction 1). */
+    const ap_program_t bad_value = {outside, 3, ins, 2, two, 2, NULL, 0, in, 1, out, 1};
+    CHECK_STATUS(setup(&m, &bad_value, backends, 1, NULL, 0), AP_ERR_INVALID_PROGRAM);
+    CHECK(refuses_every_entry_point(&m));
+    static const uint32_t past[] = {0, 1, 9};
+    const ap_instruction_t past_ins[] = {{AP_INSTR_DELEGATE, 0, args, 3, 1, 1}, {AP_INSTR_DELEGATE, 1, past, 3, 1, 1}};
+    const ap_program_t bad_arg = {tensors, 3, past_ins, 2, two, 2, NULL, 0, in, 1, out, 1};
+    CHECK_STATUS(setup(&m, &bad_arg, backends, 1, NULL, 0), AP_ERR_INVALID_PROGRAM);
+    CHECK(m.failed_instruction == 1);
+    CHECK(refuses_every_entry_point(&m));
+    /* Storage too small: an argument list longer than the 8 the method was given, too few
+     * values. */
+    const ap_program_t too_long = {tensors, 3, long_ins, 1, two, 1, NULL, 0, in, 1, out, 1};
+    CHECK_STATUS(setup(&m, &too_long, backends, 1, NULL, 0), AP_ERR_STORAGE);
+    CHECK(refuses_every_entry_point(&m));
+    {
+        ap_pool_t pool = {1, arena, sizeof arena};
+        ap_method_memory_t few = {values, 2, handles, delegate_backends, 4, kernel_fns, 4, argbuf, 8, NULL, 0};
+        CHECK_STATUS(ap_method_init(&m, &good, &pool, 1, backends, 1, NULL, 0, &few), AP_ERR_STORAGE);
+        CHECK(refuses_every_entry_point(&m));
+    }
+    /* A missing kernel. */
+    const ap_program_t no_kernel = {tensors, 3, kernel_ins, 1, NULL, 0, names, 1, in, 1, out, 1};
+    CHECK_STATUS(setup(&m, &no_kernel, backends, 1, NULL, 0), AP_ERR_KERNEL_NOT_FOUND);
+    CHECK(refuses_every_entry_point(&m));
+    /* A missing backend after an initialized delegate: that one is destroyed, once. */
+    reset_counts();
+    const ap_program_t missing = {tensors, 3, ins, 2, then_missing, 2, NULL, 0, in, 1, out, 1};
+    CHECK_STATUS(setup(&m, &missing, backends, 1, NULL, 0), AP_ERR_BACKEND_NOT_FOUND);
+    CHECK(counted_inits == 1 && counted_destroys == 1);
+    CHECK(refuses_every_entry_point(&m));
+    CHECK(counted_destroys == 1);
+    /* A backend's init failing after an initialized delegate: the first destroyed, not the
+     * second (it did not initialize). */
+    reset_counts();
+    const ap_program_t failing = {tensors, 3, ins, 2, then_failing, 2, NULL, 0, in, 1, out, 1};
+    CHECK_STATUS(setup(&m, &failing, backends, 1, NULL, 0), AP_ERR_BAD_BLOB);
+    CHECK(counted_inits == 2 && counted_destroys == 1);
+    CHECK(refuses_every_entry_point(&m));
+    CHECK(counted_destroys == 1);
+    /* The same with a real backend: the Neutron model prepared first is unprepared. */
+    {
+        blob_t blob = neutron_blob(128, 0);
+        const ap_tensor_desc_t nt[] = {{1, 0, 8, NULL}, {1, 16, 8, NULL}, {1, 64, 128, NULL}};
+        const ap_delegate_desc_t nd[] = {{"NeutronBackend", blob.data, (uint32_t)blob.size, NULL, 0},
+                                         {"NeutronBackend", blob.data, 3, NULL, 0}};
+        const ap_program_t np = {nt, 3, ins, 2, nd, 2, NULL, 0, in, 1, out, 1};
+        const ap_backend_t *nb[] = {&ap_neutron_backend};
+        CHECK_STATUS(setup(&m, &np, nb, 1, NULL, 0), AP_ERR_BAD_BLOB);
+        CHECK(ap_neutron_sim_prepared() == 0);
+        CHECK(refuses_every_entry_point(&m));
+        CHECK(ap_neutron_sim_calls() == 0);
+    }
+    /* Init given a NULL program or storage: an initialized method is left not initialized
+     * (its delegates are the integrator's to destroy first). */
+    reset_counts();
+    CHECK_STATUS(setup(&m, &good, backends, 1, NULL, 0), AP_OK);
+    ap_method_destroy(&m);
+    CHECK_STATUS(setup(&m, &good, backends, 1, NULL, 0), AP_OK);
+    CHECK_STATUS(ap_method_init(&m, NULL, NULL, 0, NULL, 0, NULL, 0, NULL), AP_ERR_INVALID_ARGUMENT);
+    CHECK(refuses_every_entry_point(&m));
+    /* A zeroed method, and one never initialized (its memory a pattern). */
+    memset(&m, 0, sizeof m);
+    CHECK(refuses_every_entry_point(&m));
+    memset(&m, 0xA5, sizeof m);
+    CHECK(refuses_every_entry_point(&m));
+    /* No method at all. */
+    ap_buffer_t b;
+    CHECK_STATUS(ap_method_input(NULL, 0, &b), AP_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(ap_method_output(NULL, 0, &b), AP_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(ap_method_execute(NULL), AP_ERR_INVALID_ARGUMENT);
+    ap_method_destroy(NULL);
+    /* An initialized method still checks its own arguments. */
+    CHECK_STATUS(setup(&m, &good, backends, 1, NULL, 0), AP_OK);
+    CHECK_STATUS(ap_method_input(&m, 1, &b), AP_ERR_INVALID_ARGUMENT);
+    CHECK_STATUS(ap_method_output(&m, 0, NULL), AP_ERR_INVALID_ARGUMENT);
+    ap_method_destroy(&m);
+    CHECK(strcmp(ap_status_name(AP_ERR_NOT_INITIALIZED), "AP_ERR_NOT_INITIALIZED") == 0);
+}
+
+static ap_status_t add(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)ctx;
+    (void)user;
+    if (nargs != 3 || args[2].size > args[0].size || args[2].size > args[1].size) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    for (size_t i = 0; i < args[2].size; i++) {
+        args[2].data[i] = (uint8_t)(args[0].data[i] + args[1].data[i]);
+    }
+    return AP_OK;
+}
+
+/* An instruction whose output or scratch shares memory with another of its arguments is refused
+ * at init; inputs may repeat; empty, zero-size and constant arguments overlap nothing. */
+static void overlapping_arguments(void) {
+    static const uint8_t weights[16] = {1};
+    /* Values: 0 in [0, 64), 1 out [64, 96), 2 scratch [96, 224), 3 inside the scratch [128, 144),
+     * 4 across the input's end [32, 96), 5 absent, 6 zero-size inside the scratch, 7 a constant
+     * whose offset field says 96, 8 in pool 2 at 0. */
+    const ap_tensor_desc_t tensors[] = {{1, 0, 64, NULL},  {1, 64, 32, NULL}, {1, 96, 128, NULL},
+                                        {1, 128, 16, NULL}, {1, 32, 64, NULL}, {0, 0, 0, NULL},
+                                        {1, 100, 0, NULL},  {0, 96, 16, weights}, {2, 0, 64, NULL}};
+    static const uint32_t in[] = {0}, out[] = {1};
+    static const uint32_t disjoint[] = {0, 1, 2}, out_in_scratch[] = {0, 3, 2}, scratch_over_input[] = {0, 1, 4};
+    static const uint32_t out_over_input[] = {0, 4}, in_place[] = {0, 0}, scratch_twice[] = {0, 1, 2, 2};
+    static const uint32_t repeated_input[] = {0, 0, 1, 2}, empties[] = {0, 1, 5, 5, 6, 2};
+    static const uint32_t constant_over_scratch[] = {7, 1, 2}, other_pool[] = {0, 1, 8};
+    const ap_delegate_desc_t del[] = {{"Recording", NULL, 0, NULL, 0}};
+    const ap_backend_t *backends[] = {&recording};
+    ap_method_t m;
+    struct {
+        const uint32_t *args;
+        uint32_t nargs, ninputs, noutputs;
+        ap_status_t expected;
+    } cases[] = {
+        {disjoint, 3, 1, 1, AP_OK},
+        {out_in_scratch, 3, 1, 1, AP_ERR_INVALID_PROGRAM},  /* an output inside its own scratch */
+        {scratch_over_input, 3, 1, 1, AP_ERR_INVALID_PROGRAM}, /* scratch over an input */
+        {out_over_input, 2, 1, 1, AP_ERR_INVALID_PROGRAM},  /* an output over an input */
+        {in_place, 2, 1, 1, AP_ERR_INVALID_PROGRAM},        /* one value as input and output */
+        {scratch_twice, 4, 1, 1, AP_ERR_INVALID_PROGRAM},   /* one value in two scratch slots */
+        {repeated_input, 4, 2, 1, AP_OK},                   /* x passed twice, only read */
+        {empties, 6, 1, 1, AP_OK},                          /* empty slots twice, zero-size in scratch */
+        {constant_over_scratch, 3, 1, 1, AP_OK},            /* a constant is not in the arena */
+        {other_pool, 3, 1, 1, AP_OK},                       /* same offsets, another pool */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        /* The case is the second instruction, after a good one: failed_instruction names it. */
+        const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, disjoint, 3, 1, 1},
+                                        {AP_INSTR_DELEGATE, 0, cases[c].args, cases[c].nargs, cases[c].ninputs,
+                                         cases[c].noutputs}};
+        const ap_program_t p = {tensors, 9, ins, 2, del, 1, NULL, 0, in, 1, out, 1};
+        ap_status_t s = setup(&m, &p, backends, 1, NULL, 0);
+        if (s != cases[c].expected) {
+            printf("overlap case %u: init gave %s\n", (unsigned)c, ap_status_name(s));
+        }
+        CHECK(s == cases[c].expected);
+        if (s == AP_OK) {
+            CHECK_STATUS(ap_method_execute(&m), AP_OK);
+            CHECK(seen_n == cases[c].nargs);
+            ap_method_destroy(&m);
+        } else {
+            CHECK(m.failed_instruction == 1);
+            CHECK_STATUS(ap_method_execute(&m), AP_ERR_NOT_INITIALIZED);
+        }
+    }
+    /* The same rule for kernels: x + x runs, x += y in place does not. */
+    static const char *const names[] = {"add"};
+    const ap_kernel_t kernels[] = {{"add", add, NULL}};
+    static const uint32_t twice[] = {0, 0, 1}, onto_input[] = {0, 1, 0};
+    const ap_instruction_t x_plus_x[] = {{AP_INSTR_KERNEL, 0, twice, 3, 2, 1}};
+    const ap_program_t k = {tensors, 9, x_plus_x, 1, NULL, 0, names, 1, in, 1, out, 1};
+    CHECK_STATUS(setup(&m, &k, NULL, 0, kernels, 1), AP_OK);
+    arena[0] = 21;
+    arena[31] = 50;
+    CHECK_STATUS(ap_method_execute(&m), AP_OK);
+    CHECK(arena[64] == 42 && arena[64 + 31] == 100);
+    ap_method_destroy(&m);
+    const ap_instruction_t in_place_add[] = {{AP_INSTR_KERNEL, 0, onto_input, 3, 2, 1}};
+    const ap_program_t q = {tensors, 9, in_place_add, 1, NULL, 0, names, 1, in, 1, out, 1};
+    CHECK_STATUS(setup(&m, &q, NULL, 0, kernels, 1), AP_ERR_INVALID_PROGRAM);
+    CHECK(m.failed_instruction == 0);
+}
+
 int main(void) {
     if (ap_ethosu_host_setup(AP_ETHOSU_U55_128_CONFIG, AP_ETHOSU_U55_128_ID, NULL, 0) != AP_OK ||
         ap_neutron_host_setup() != AP_OK) {
@@ -742,6 +1002,8 @@ int main(void) {
     a_bad_plan_is_caught_by_poisoning();
     bad_tables_and_blobs();
     kernels_by_name();
+    entry_points_after_failed_init();
+    overlapping_arguments();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

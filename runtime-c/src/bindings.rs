@@ -37,6 +37,7 @@ pub enum ap_status {
     AP_ERR_UNSUPPORTED = 12,
     AP_ERR_BLOB_MISALIGNED = 13,
     AP_ERR_DRIVER_SETUP = 14,
+    AP_ERR_NOT_INITIALIZED = 15,
     AP_STATUS_FORCE_32_BITS = 2147483647,
 }
 pub use self::ap_status as ap_status_t;
@@ -239,6 +240,7 @@ pub struct ap_method {
     pub temp: ap_temp_allocator_t,
     pub failed_instruction: u32,
     pub initialized_delegates: u32,
+    pub ready: u32,
 }
 pub type ap_method_t = ap_method;
 unsafe extern "C" {

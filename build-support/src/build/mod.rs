@@ -9,10 +9,10 @@
 //! ```
 //!
 //! It scans the crate's sources for `#[delegate]` declarations (with the macro's own parser),
-//! plans the model for the target, writes the artifacts into `OUT_DIR/arenaplan/` (each file
-//! rewritten only when its bytes change), tells the compiler the target and the generated
-//! module's path (`cargo:rustc-env`), and asks Cargo to rerun when the model, the targets file,
-//! a scanned source or one of its environment variables changes.
+//! plans the model for the target, writes the artifacts into `OUT_DIR/arenaplan/` (all of them
+//! or none, each file rewritten only when its bytes change), tells the compiler the target and
+//! the generated module's path (`cargo:rustc-env`), and asks Cargo to rerun when the model, the
+//! targets file, a scanned source or one of its environment variables changes.
 
 mod scan;
 
@@ -25,7 +25,7 @@ pub use scan::{rust_files, scan, Found};
 use crate::diagnostic::Diagnostic;
 use crate::emit::{c_ident, emit, Emit, Input, Symbols};
 use crate::model::{load_model, Program};
-use crate::output::write_if_changed;
+use crate::output::{write_all_if_changed, WriteError};
 use crate::pipeline::{BackendScratch, ModelPlan, Pipeline, PipelineError};
 use crate::plan::Planner;
 use crate::targets::Catalogue;
@@ -51,7 +51,7 @@ pub enum BuildError {
     /// Planning failed (a scratch declaration, a pool rule, a pool overflow).
     #[error(transparent)]
     Plan(#[from] PipelineError),
-    /// An output could not be written.
+    /// An output could not be written (then none was: the previous outputs are as they were).
     #[error("writing {path}: {source}")]
     Write {
         /// The file.
@@ -274,15 +274,14 @@ impl Build {
             self.symbols,
             Emit::ALL,
         )?;
-        std::fs::create_dir_all(&out_dir).map_err(|source| BuildError::Write {
-            path: out_dir.clone(),
-            source,
+        // All artifacts or none: a failure leaves the previous ones as they were.
+        write_all_if_changed(&out_dir, &planned.files).map_err(|e| BuildError::Write {
+            path: match &e {
+                WriteError::BadName { name } => out_dir.join(name),
+                _ => e.path(),
+            },
+            source: e.into_io(),
         })?;
-        for (file, text) in &planned.files {
-            let path = out_dir.join(file);
-            write_if_changed(&path, text.as_bytes())
-                .map_err(|source| BuildError::Write { path, source })?;
-        }
         let g = Generated {
             dir: out_dir.clone(),
             rust: out_dir.join(format!("{name}.rs")),

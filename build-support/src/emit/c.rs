@@ -19,7 +19,12 @@ pub(super) fn header(input: &Input<'_>) -> String {
     let _ = writeln!(o, "extern \"C\" {{");
     let _ = writeln!(o, "#endif");
     let _ = writeln!(o);
-    let _ = writeln!(o, "#define {up}_TARGET \"{}\"", input.target.name);
+    let _ = writeln!(o, "{CHECK}");
+    let _ = writeln!(
+        o,
+        "#define {up}_TARGET {}",
+        crate::names::c_string(&input.target.name)
+    );
     for (pool, plan) in input.pools() {
         let p = upper_ident(&pool.name);
         let _ = writeln!(o);
@@ -44,8 +49,8 @@ pub(super) fn header(input: &Input<'_>) -> String {
         let _ = writeln!(o, "#define {up}_POOL_{p}_LOWER_BOUND {}u", plan.lower_bound);
         let _ = writeln!(
             o,
-            "_Static_assert({up}_ARENA_{p}_SIZE <= {up}_POOL_{p}_CAPACITY, \"arenaplan: the arena of pool {} exceeds its capacity\");",
-            pool.name
+            "ARENAPLAN_CHECK({name}_arena_{}_within_capacity, {up}_ARENA_{p}_SIZE <= {up}_POOL_{p}_CAPACITY);",
+            c_ident(&pool.name)
         );
     }
     let regions = input.regions();
@@ -97,6 +102,14 @@ pub(super) fn header(input: &Input<'_>) -> String {
     o
 }
 
+/// A compile-time check in ISO C99 (C11's `_Static_assert` is not C99): a false condition gives
+/// an array of negative size, and the compiler's error names the check.
+const CHECK: &str = "\
+/* Compile-time checks: a failing one is an array of negative size named after the check. */
+#ifndef ARENAPLAN_CHECK
+#define ARENAPLAN_CHECK(name, cond) typedef char arenaplan_check_##name[(cond) ? 1 : -1]
+#endif";
+
 const TYPES: &str = "\
 #ifndef ARENAPLAN_TABLE_TYPES
 #define ARENAPLAN_TABLE_TYPES
@@ -107,7 +120,7 @@ typedef struct arenaplan_buffer {
     uint32_t offset;
     uint32_t size;
 } arenaplan_buffer_t;
-_Static_assert(sizeof(arenaplan_buffer_t) == 16, \"arenaplan_buffer_t has the Rust side's layout\");
+ARENAPLAN_CHECK(buffer_has_the_rust_layout, sizeof(arenaplan_buffer_t) == 16);
 
 /* One call's flat argument list: inputs, outputs, then scratch. */
 typedef struct arenaplan_call {
@@ -143,8 +156,8 @@ pub(super) fn source(input: &Input<'_>) -> String {
         );
         let _ = writeln!(
             o,
-            "__attribute__((section(\"{}\"), aligned({}))) uint8_t {name}_arena_{}[{up}_ARENA_{}_SIZE];",
-            pool.section,
+            "__attribute__((section({}), aligned({}))) uint8_t {name}_arena_{}[{up}_ARENA_{}_SIZE];",
+            crate::names::c_string(&pool.section),
             pool.arena_alignment(),
             c_ident(&pool.name),
             upper_ident(&pool.name)
@@ -193,10 +206,10 @@ pub(super) fn source(input: &Input<'_>) -> String {
             };
             let _ = writeln!(
                 o,
-                "    {{{}u, {}u, \"{}\", {args}, {}u, {}u, {}u, {}u}},",
+                "    {{{}u, {}u, {}, {args}, {}u, {}u, {}u, {}u}},",
                 c.index,
                 u8::from(c.backend.is_some()),
-                c.backend.as_deref().unwrap_or(""),
+                crate::names::c_string(c.backend.as_deref().unwrap_or("")),
                 c.args.len(),
                 c.inputs,
                 c.outputs,

@@ -38,7 +38,9 @@ pub(super) fn fragment(input: &Input<'_>, pool: &Pool, plan: &PoolPlan) -> Strin
     let _ = writeln!(
         o,
         "ASSERT({sym}_end - {sym}_start <= {}, \"arenaplan: the arenas in pool {} exceed its {} bytes\");",
-        pool.capacity, pool.name, pool.capacity
+        pool.capacity,
+        crate::names::ld_string(&pool.name),
+        pool.capacity
     );
     o
 }

@@ -5,10 +5,19 @@ use std::fmt::Write;
 
 use super::{banner, upper_ident, Input};
 use crate::model::{Instruction, Value, ValueKind};
+use crate::names::c_string;
 
 /// A scratch argument that holds a role's slot without memory.
 fn is_empty_slot(value: &Value) -> bool {
     matches!(value.kind, ValueKind::Scratch { .. }) && value.bytes == 0
+}
+
+/// ISO C has no empty initializer: an array of no entries is declared with one zeroed entry
+/// (and its count says 0).
+fn empty_array(o: &mut String, empty: bool) {
+    if empty {
+        let _ = writeln!(o, "    {{0}}, /* none */");
+    }
 }
 
 pub(super) fn header(input: &Input<'_>) -> String {
@@ -66,6 +75,7 @@ pub(super) fn source(input: &Input<'_>) -> String {
             }
         }
     }
+    empty_array(&mut o, program.values.is_empty());
     let _ = writeln!(o, "}};\n");
     // Delegate blobs, 16-byte aligned, in flash.
     for (d, delegate) in program.delegates.iter().enumerate() {
@@ -91,20 +101,21 @@ pub(super) fn source(input: &Input<'_>) -> String {
             Some(blob) => {
                 let _ = writeln!(
                     o,
-                    "    {{\"{}\", {name}_blob{d}, {}u, 0, 0u}},",
-                    delegate.backend,
+                    "    {{{}, {name}_blob{d}, {}u, 0, 0u}},",
+                    c_string(&delegate.backend),
                     blob.len()
                 );
             }
             None => {
                 let _ = writeln!(
                     o,
-                    "    {{\"{}\", 0, 0u, 0, 0u}}, /* the model carries no blob */",
-                    delegate.backend
+                    "    {{{}, 0, 0u, 0, 0u}}, /* the model carries no blob */",
+                    c_string(&delegate.backend)
                 );
             }
         }
     }
+    empty_array(&mut o, program.delegates.is_empty());
     let _ = writeln!(o, "}};\n");
     // Kernels by name, in order of first use.
     let mut kernels: Vec<&str> = Vec::new();
@@ -121,7 +132,7 @@ pub(super) fn source(input: &Input<'_>) -> String {
             Instruction::Branch(_) => delegate_of.push(None),
         }
     }
-    let names: Vec<String> = kernels.iter().map(|k| format!("\"{k}\"")).collect();
+    let names: Vec<String> = kernels.iter().map(|k| c_string(k)).collect();
     let _ = writeln!(
         o,
         "static const char *const {name}_kernels[{}] = {{{}}};\n",
@@ -178,6 +189,7 @@ pub(super) fn source(input: &Input<'_>) -> String {
             c.outputs
         );
     }
+    empty_array(&mut o, plan.calls.is_empty());
     let _ = writeln!(o, "}};\n");
     let list = |ids: &[usize]| ids.iter().map(|i| format!("{i}u")).collect::<Vec<_>>();
     let inputs = list(&program.inputs);

@@ -4,6 +4,8 @@ use std::fmt::Write;
 
 use arenaplan_syntax::delegate::backend_module;
 
+use crate::names::{comment, rust_string};
+
 use super::{banner, upper_ident, Input, Symbols};
 
 pub(super) fn module(input: &Input<'_>) -> String {
@@ -21,9 +23,17 @@ pub(super) fn module(input: &Input<'_>) -> String {
     );
     let _ = writeln!(o);
     let _ = writeln!(o, "/// The target this plan is for.");
-    let _ = writeln!(o, "pub const TARGET: &str = {:?};", input.target.name);
+    let _ = writeln!(
+        o,
+        "pub const TARGET: &str = {};",
+        rust_string(&input.target.name)
+    );
     let _ = writeln!(o, "/// The model planned.");
-    let _ = writeln!(o, "pub const MODEL: &str = {:?};", input.program.name);
+    let _ = writeln!(
+        o,
+        "pub const MODEL: &str = {};",
+        rust_string(&input.program.name)
+    );
     let _ = writeln!(o);
     o.push_str(TYPES);
     let _ = writeln!(o);
@@ -96,7 +106,11 @@ pub(super) fn module(input: &Input<'_>) -> String {
                     "/// The arena of pool `{}`, in section `{}` (no initialisation cost).",
                     pool.name, pool.section
                 );
-                let _ = writeln!(o, "#[unsafe(link_section = {:?})]", pool.section);
+                let _ = writeln!(
+                    o,
+                    "#[unsafe(link_section = {})]",
+                    rust_string(&pool.section)
+                );
                 let _ = writeln!(o, "#[unsafe(export_name = {symbol:?})]");
                 let _ = writeln!(
                     o,
@@ -157,10 +171,10 @@ pub(super) fn module(input: &Input<'_>) -> String {
         let args: Vec<String> = c.args.iter().map(ToString::to_string).collect();
         let _ = writeln!(
             o,
-            "    CallArgs {{ index: {}, delegate: {}, backend: {:?}, args: &[{}], inputs: {}, outputs: {}, scratch: {} }},",
+            "    CallArgs {{ index: {}, delegate: {}, backend: {}, args: &[{}], inputs: {}, outputs: {}, scratch: {} }},",
             c.index,
             c.backend.is_some(),
-            c.backend.as_deref().unwrap_or(""),
+            rust_string(c.backend.as_deref().unwrap_or("")),
             args.join(", "),
             c.inputs,
             c.outputs,
@@ -194,7 +208,7 @@ pub(super) fn module(input: &Input<'_>) -> String {
     let _ = writeln!(o, "pub mod backend {{");
     for (backend, sizes) in input.declared_sizes() {
         let list: Vec<String> = sizes.iter().map(ToString::to_string).collect();
-        let _ = writeln!(o, "    /// Backend `{backend}`.");
+        let _ = writeln!(o, "    /// Backend `{}`.", comment(&backend));
         let _ = writeln!(o, "    pub mod {} {{", backend_module(&backend));
         let _ = writeln!(o, "        /// Its declared scratch sizes.");
         let _ = writeln!(

@@ -13,12 +13,7 @@ const RIGHT: f64 = 20.0;
 const TOP: f64 = 56.0;
 const GAP: f64 = 70.0;
 
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
+use crate::names::xml as escape;
 
 /// The SVG document.
 pub(super) fn memory_map(input: &Input<'_>) -> String {

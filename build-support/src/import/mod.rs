@@ -37,15 +37,14 @@ pub enum ImportError {
     /// A delegate's blob is not what its backend expects.
     #[error(transparent)]
     Blob(#[from] BlobError),
+    /// The model file was not read: not a regular file, too large, or unreadable.
+    #[error(transparent)]
+    File(#[from] InputFileError),
 }
 
-/// Reads a whole file, refusing files over [`MAX_MODEL_FILE`].
+pub use arenaplan_syntax::input::{check_input_file, read_input_file, InputFileError};
+
+/// Reads a whole model file with [`read_input_file`], refusing files over [`MAX_MODEL_FILE`].
 pub(crate) fn read_bounded(path: &Path) -> Result<Vec<u8>, ImportError> {
-    let len = std::fs::metadata(path)?.len();
-    if len > MAX_MODEL_FILE {
-        return Err(ImportError::Invalid(format!(
-            "the file is {len} bytes; at most {MAX_MODEL_FILE} are accepted"
-        )));
-    }
-    Ok(std::fs::read(path)?)
+    Ok(read_input_file(path, MAX_MODEL_FILE)?)
 }

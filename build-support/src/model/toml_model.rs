@@ -340,24 +340,7 @@ impl Builder<'_> {
             ));
         };
         let full = dir.join(path.get_ref());
-        let len = std::fs::metadata(&full)
-            .map_err(|e| {
-                self.error(
-                    path.span(),
-                    format!("cannot read blob {}: {e}", full.display()),
-                )
-            })?
-            .len();
-        if len > MAX_BLOB_BYTES {
-            return Err(self.error(
-                path.span(),
-                format!(
-                    "blob {} is {len} bytes; at most {MAX_BLOB_BYTES} are accepted",
-                    full.display()
-                ),
-            ));
-        }
-        std::fs::read(&full).map_err(|e| {
+        crate::import::read_input_file(&full, MAX_BLOB_BYTES).map_err(|e| {
             self.error(
                 path.span(),
                 format!("cannot read blob {}: {e}", full.display()),

@@ -108,6 +108,14 @@ pub enum ScratchProblem {
     /// A second buffer for a role that already has one.
     #[error("a second buffer for {0}; each role has one slot, remove one of them")]
     DuplicateRole(ScratchRole),
+    /// Two labels of one delegate's buffers that name the same generated constant.
+    #[error("its label and `{other}` both become the generated name `{ident}`; rename one")]
+    LabelClash {
+        /// The other buffer's label.
+        other: String,
+        /// The identifier both map to.
+        ident: String,
+    },
 }
 
 /// Ethos-U in Dedicated_Sram mode also needs fast scratch (region 2), whose size Vela does not
@@ -287,6 +295,25 @@ pub fn bind_scratch(
                 label: spec.label,
                 origin: spec.origin,
                 problem,
+            });
+        }
+        // Labels name generated constants (`CALL<n>_<LABEL>`): distinct labels must stay
+        // distinct there.
+        let labels: Vec<&str> = buffers.iter().filter_map(|b| b.label.as_deref()).collect();
+        if let Err((other, label, ident)) =
+            crate::names::distinct(labels, crate::names::upper_ident)
+        {
+            let index = buffers
+                .iter()
+                .rposition(|b| b.label.as_deref() == Some(label.as_str()))
+                .unwrap_or(0);
+            errors.push(ScratchError {
+                delegate: delegate.name.clone(),
+                backend: delegate.backend.clone(),
+                index,
+                label: Some(label),
+                origin: buffers[index].origin.clone(),
+                problem: ScratchProblem::LabelClash { other, ident },
             });
         }
         bound.push(buffers);

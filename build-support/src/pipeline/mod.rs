@@ -88,11 +88,14 @@ pub struct PoolPlan {
     pub mem_id: u32,
     /// The pool's name.
     pub name: String,
-    /// Bytes of the arena.
+    /// Bytes of the arena: up to the last byte a buffer uses (the last buffer is not padded to
+    /// the alignment; the arena's start is aligned).
     pub size: u64,
     /// Bytes the pool has.
     pub capacity: u64,
-    /// No arena for these buffers can be smaller.
+    /// No arena for these buffers, each rounded up to the pool's alignment, can be smaller (the
+    /// most bytes alive at one time). `size` may be below it by less than one alignment, as the
+    /// last buffer is not rounded.
     pub lower_bound: u64,
 }
 

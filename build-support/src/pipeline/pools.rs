@@ -215,20 +215,41 @@ pub(super) fn plan_pool(
             planned_buffer(program, pool, v, l, npu_visible[v])
         })
         .collect();
+    // The planner rounds every size up to the pool's alignment, the last buffer's too; the
+    // arena only has to reach the last byte a buffer uses (the linker aligns what follows it).
+    // So the planner may use the capacity rounded up, and the end of the last byte is what is
+    // checked against the capacity and reported: 100 bytes at alignment 16 fit a 100-byte pool.
     let problem = Problem::new(buffers)
         .with_alignment(pool.alignment)
-        .with_capacity(pool.capacity);
+        .with_capacity(pool.capacity.div_ceil(pool.alignment) * pool.alignment);
     match planner.plan(&problem) {
-        Ok(plan) => Ok((
-            PoolPlan {
-                mem_id: pool.mem_id,
-                name: pool.name.clone(),
-                size: plan.arena,
-                capacity: pool.capacity,
-                lower_bound: plan.lower_bound,
-            },
-            plan.offsets,
-        )),
+        Ok(plan) => {
+            let end = problem
+                .buffers
+                .iter()
+                .zip(&plan.offsets)
+                .map(|(b, &offset)| offset + b.size)
+                .max()
+                .unwrap_or(0);
+            if end > pool.capacity {
+                return Err(
+                    overflow(program, pool, members, &problem, end, plan.lower_bound).into(),
+                );
+            }
+            Ok((
+                PoolPlan {
+                    mem_id: pool.mem_id,
+                    name: pool.name.clone(),
+                    size: end,
+                    capacity: pool.capacity,
+                    // The bound counts sizes rounded to the alignment (the figure other tools
+                    // give); an arena ending at its last byte may end below it by less than
+                    // one alignment.
+                    lower_bound: plan.lower_bound,
+                },
+                plan.offsets,
+            ))
+        }
         Err(PlanError::DoesNotFit {
             arena, lower_bound, ..
         }) => Err(overflow(program, pool, members, &problem, arena, lower_bound).into()),

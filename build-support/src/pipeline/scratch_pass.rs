@@ -19,10 +19,12 @@ pub fn insert_scratch(program: &mut Program, bound: &[Vec<BoundScratch>]) -> usi
     let delegates: Vec<String> = program.delegates.iter().map(|d| d.name.clone()).collect();
     program.for_each_delegate_call_mut(|call_index, call| {
         for (slot, scratch) in bound.get(call.delegate).into_iter().flatten().enumerate() {
+            // As an identifier: the label names generated constants, and the value's name is
+            // split on `@` and `.` by the emitters.
             let label = scratch
                 .label
-                .clone()
-                .unwrap_or_else(|| format!("scratch{slot}"));
+                .as_deref()
+                .map_or_else(|| format!("scratch{slot}"), crate::names::ident);
             new_values.push(Value {
                 name: format!("{}@{call_index}.{label}", delegates[call.delegate]),
                 dtype: DType::Bytes,

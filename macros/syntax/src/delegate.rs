@@ -306,6 +306,10 @@ pub fn backend_module(backend: &str) -> String {
     if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
         name.insert(0, '_');
     }
+    // `self`, `_` and the like cannot name a module.
+    if crate::names::is_keyword(&name) || name.chars().all(|c| c == '_') {
+        name.push('_');
+    }
     name
 }
 

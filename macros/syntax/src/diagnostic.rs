@@ -90,21 +90,13 @@ impl SourceText {
         }
     }
 
-    /// Reads a file, refusing files over `max_bytes` (inputs are small; a huge file is a
-    /// mistake, and reading it whole would be unbounded).
+    /// Reads a regular file of at most `max_bytes` with [`crate::input::read_input_file`]
+    /// (FIFOs and devices refused; the limit holds whatever the metadata says).
     pub fn read(path: &Path, max_bytes: u64) -> Result<Self, Diagnostic> {
-        let meta = std::fs::metadata(path).map_err(|e| Diagnostic::file(path, e.to_string()))?;
-        if meta.len() > max_bytes {
-            return Err(Diagnostic::file(
-                path,
-                format!(
-                    "file is {} bytes; at most {max_bytes} are accepted",
-                    meta.len()
-                ),
-            ));
-        }
-        let text =
-            std::fs::read_to_string(path).map_err(|e| Diagnostic::file(path, e.to_string()))?;
+        let bytes = crate::input::read_input_file(path, max_bytes)
+            .map_err(|e| Diagnostic::file(path, e.to_string()))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|e| Diagnostic::file(path, format!("not UTF-8 text ({e})")))?;
         Ok(SourceText::new(path, text))
     }
 

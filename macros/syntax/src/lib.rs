@@ -11,4 +11,6 @@
 
 pub mod delegate;
 pub mod diagnostic;
+pub mod input;
+pub mod names;
 pub mod targets;

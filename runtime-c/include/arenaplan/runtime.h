@@ -15,7 +15,8 @@ extern "C" {
 typedef enum ap_status {
     AP_OK = 0,
     AP_ERR_INVALID_ARGUMENT = 1, /* a NULL pointer or an index out of range */
-    AP_ERR_INVALID_PROGRAM = 2,  /* tables disagree: index, count, or region outside its pool */
+    AP_ERR_INVALID_PROGRAM = 2,  /* tables disagree: index, count, region outside its pool, or
+                                    arguments of one call overlapping (see ap_method_init) */
     AP_ERR_BACKEND_NOT_FOUND = 3,
     AP_ERR_KERNEL_NOT_FOUND = 4,
     AP_ERR_TEMP_EXHAUSTED = 5,   /* the legacy temp pool is too small */
@@ -30,6 +31,8 @@ typedef enum ap_status {
     AP_ERR_BLOB_MISALIGNED = 13, /* a blob not 16-byte aligned (the NPU reads it in place) */
     AP_ERR_DRIVER_SETUP = 14,    /* no NPU driver registered, or one set up to replace planned
                                     memory (ethosu_init given fast memory: see ethosu.h) */
+    AP_ERR_NOT_INITIALIZED = 15, /* a method that ap_method_init did not initialize: its init
+                                    failed, or it was zeroed, never initialized or destroyed */
     /* Keeps the enum 32 bits wide where the compiler packs enums (arm-none-eabi-gcc does), so
      * the Rust bindings and the C side agree on its size. Never returned. */
     AP_STATUS_FORCE_32_BITS = 0x7FFFFFFF
@@ -176,24 +179,49 @@ typedef struct ap_method_memory {
     size_t temp_size;
 } ap_method_memory_t;
 
+/* A method's state, owned by the runtime; only failed_instruction is for the integrator. All
+ * zeros is "not initialized". */
 typedef struct ap_method {
     const ap_program_t *program;
     ap_method_memory_t mem;
     ap_temp_allocator_t temp;
-    uint32_t failed_instruction; /* set when execute fails */
+    uint32_t failed_instruction; /* the instruction execute failed at, or init refused */
     uint32_t initialized_delegates;
+    uint32_t ready; /* a marker set by a successful init only, cleared by destroy */
 } ap_method_t;
 
 /* Checks the tables against the pools, resolves backends (by id) and kernels (by name), and
- * initializes every delegate from its blob. */
+ * initializes every delegate from its blob. Tables are untrusted input: every index, count and
+ * region is checked before anything follows it.
+ *
+ * Arguments of one call must not overlap (AP_ERR_INVALID_PROGRAM otherwise, failed_instruction
+ * naming the call): no output or scratch argument may share a byte with any other argument of
+ * the same call, including an output inside the call's own scratch and the same value passed
+ * twice where one of the two is an output or scratch (in place: a backend may write before it
+ * has read everything). Inputs may overlap each other, e.g. a kernel adding x to itself: both
+ * are only read. Two regions overlap when they have the same mem_id and [offset, offset + size)
+ * intersect; a zero-size value, a constant and an absent value (mem_id 0) overlap nothing.
+ * Every pair of a call's arguments is compared: O(nargs^2) per instruction.
+ *
+ * On any failure the delegates it initialized are destroyed and the method is left not
+ * initialized (zeroed but for failed_instruction): ap_method_input, ap_method_output and
+ * ap_method_execute then return AP_ERR_NOT_INITIALIZED and ap_method_destroy does nothing.
+ * The same holds for a zeroed method (static storage) and after ap_method_destroy. A method
+ * that was never given to init holds whatever its memory held: the marker makes mistaking it
+ * for an initialized one unlikely, not impossible, so zero it. Init forgets an initialized
+ * method without destroying its delegates: destroy it before initializing it again. */
 ap_status_t ap_method_init(ap_method_t *method, const ap_program_t *program, const ap_pool_t *pools,
                            size_t npools, const ap_backend_t *const *backends, size_t nbackends,
                            const ap_kernel_t *kernels, size_t nkernels, const ap_method_memory_t *memory);
-/* Where input i / output i lives (in its arena). */
+/* Where input i / output i lives (in its arena). AP_ERR_INVALID_ARGUMENT for a NULL method or
+ * out, or i out of range; AP_ERR_NOT_INITIALIZED for a method not initialized. */
 ap_status_t ap_method_input(ap_method_t *method, size_t i, ap_buffer_t *out);
 ap_status_t ap_method_output(ap_method_t *method, size_t i, ap_buffer_t *out);
-/* Runs every instruction in order; the temp pool is reset after each. */
+/* Runs every instruction in order; the temp pool is reset after each. AP_ERR_NOT_INITIALIZED
+ * for a method not initialized; a failure of a call is returned with failed_instruction set. */
 ap_status_t ap_method_execute(ap_method_t *method);
+/* Destroys every delegate and leaves the method not initialized; nothing for a NULL method or
+ * one not initialized (so a second destroy is harmless). */
 void ap_method_destroy(ap_method_t *method);
 
 #ifdef __cplusplus

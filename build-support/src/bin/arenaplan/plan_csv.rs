@@ -1,15 +1,13 @@
 //! `arenaplan plan-csv`: plan a lifetime CSV.
 
-use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use arenaplan_build::lifetime_csv::LifetimeTable;
 use arenaplan_build::output::write_if_changed;
 use arenaplan_build::plan::{Goal, PlanError, Planner, DEFAULT_STEP_BUDGET};
 
-use crate::{EXIT_BAD_INPUT, EXIT_DOES_NOT_FIT};
+use crate::{input, Failure, Status};
 
 #[derive(clap::Args)]
 pub(crate) struct Args {
@@ -29,56 +27,47 @@ pub(crate) struct Args {
     budget: u64,
 }
 
-pub(crate) fn run(args: &Args) -> ExitCode {
+pub(crate) fn run(args: &Args) -> Result<(), Failure> {
     let name = args.input.display().to_string();
-    let table = match read_input(args) {
-        Ok(table) => table,
-        Err(message) => {
-            eprintln!("error: {name}: {message}");
-            return ExitCode::from(EXIT_BAD_INPUT);
-        }
+    let bytes = if args.input.as_os_str() == "-" {
+        input::read_stdin(input::MAX_CSV_FILE)?
+    } else {
+        input::read(&args.input, input::MAX_CSV_FILE)?
     };
+    let table =
+        LifetimeTable::parse(&bytes[..]).map_err(|e| Failure::bad_input(format!("{name}: {e}")))?;
     let mut problem = table.to_problem(args.alignment);
     problem.capacity = args.capacity;
-    let plan = match Planner::new()
+    let plan = Planner::new()
         .step_budget(args.budget)
         .goal(Goal::FitCapacity)
         .plan(&problem)
-    {
-        Ok(plan) => plan,
-        Err(e @ PlanError::DoesNotFit { .. }) => {
-            eprintln!("error: {name}: {e}");
-            return ExitCode::from(EXIT_DOES_NOT_FIT);
-        }
-        Err(PlanError::Invalid(e)) => {
-            match e.buffer_index().and_then(|i| table.rows.get(i)) {
-                Some(row) => eprintln!("error: {name}: line {}: {e}", row.line),
-                None => eprintln!("error: {name}: {e}"),
+        .map_err(|e| match e {
+            PlanError::DoesNotFit { .. } => {
+                Failure::new(Status::DoesNotFit, format!("{name}: {e}"))
             }
-            return ExitCode::from(EXIT_BAD_INPUT);
-        }
-        Err(e) => {
-            eprintln!("error: {name}: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
+            PlanError::Invalid(ref invalid) => {
+                match invalid.buffer_index().and_then(|i| table.rows.get(i)) {
+                    Some(row) => Failure::bad_input(format!("{name}: line {}: {e}", row.line)),
+                    None => Failure::bad_input(format!("{name}: {e}")),
+                }
+            }
+            _ => Failure::new(Status::Internal, format!("{name}: {e}")),
+        })?;
     let mut bytes = Vec::new();
-    if let Err(e) = table.write_with_offsets(&plan.offsets, &mut bytes) {
-        eprintln!("error: formatting the plan: {e}");
-        return ExitCode::FAILURE;
-    }
-    let written = match &args.output {
+    table
+        .write_with_offsets(&plan.offsets, &mut bytes)
+        .map_err(|e| Failure::new(Status::Internal, format!("formatting the plan: {e}")))?;
+    match &args.output {
         Some(path) => write_if_changed(path, &bytes)
             .map(|_| ())
-            .map_err(|e| format!("{}: {e}", path.display())),
-        None => io::stdout()
-            .lock()
-            .write_all(&bytes)
-            .map_err(|e| format!("standard output: {e}")),
-    };
-    if let Err(message) = written {
-        eprintln!("error: writing {message}");
-        return ExitCode::FAILURE;
+            .map_err(|e| Failure::io(format!("writing {}: {e}", path.display())))?,
+        None => {
+            let mut out = io::stdout().lock();
+            out.write_all(&bytes)
+                .and_then(|()| out.flush())
+                .map_err(|e| Failure::io(format!("writing standard output: {e}")))?;
+        }
     }
     eprintln!(
         "buffers={} lower_bound={} arena={} gap={:.2}%",
@@ -87,15 +76,5 @@ pub(crate) fn run(args: &Args) -> ExitCode {
         plan.arena,
         plan.gap_percent()
     );
-    ExitCode::SUCCESS
-}
-
-fn read_input(args: &Args) -> Result<LifetimeTable, String> {
-    let parsed = if args.input.as_os_str() == "-" {
-        LifetimeTable::parse(io::stdin().lock())
-    } else {
-        let file = File::open(&args.input).map_err(|e| e.to_string())?;
-        LifetimeTable::parse(io::BufReader::new(file).take(u64::MAX))
-    };
-    parsed.map_err(|e| e.to_string())
+    Ok(())
 }

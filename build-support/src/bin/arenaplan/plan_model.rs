@@ -1,18 +1,16 @@
 //! `arenaplan plan` and `arenaplan inspect`: plan a model for a target; list a model.
 
-use std::path::PathBuf;
-use std::process::ExitCode;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use arenaplan_build::build::{declarations, plan_and_emit};
-use arenaplan_build::diagnostic::Diagnostic;
 use arenaplan_build::emit::{c_ident, Emit, Symbols};
-use arenaplan_build::model::{describe, load_model};
-use arenaplan_build::output::write_if_changed;
+use arenaplan_build::model::describe;
+use arenaplan_build::output::{write_all_if_changed, WriteError};
 use arenaplan_build::pipeline::{report, Pipeline, PipelineError};
-use arenaplan_build::plan::{Planner, DEFAULT_STEP_BUDGET};
-use arenaplan_build::targets::{Catalogue, Target};
+use arenaplan_build::plan::{PlanError, Planner, DEFAULT_STEP_BUDGET};
 
-use crate::{EXIT_BAD_INPUT, EXIT_DOES_NOT_FIT};
+use crate::{input, Failure, Status};
 
 #[derive(clap::Args)]
 pub(crate) struct PlanArgs {
@@ -25,7 +23,8 @@ pub(crate) struct PlanArgs {
     /// The model (.pte, .tflite or .toml).
     #[arg(long)]
     model: PathBuf,
-    /// Directory for the outputs (created if missing).
+    /// Directory for the outputs (created if missing; written all or none, each file only
+    /// when its bytes change).
     #[arg(long)]
     out: PathBuf,
     /// Base name of the outputs (default: the model's name).
@@ -79,25 +78,14 @@ pub(crate) struct InspectArgs {
     targets: Option<PathBuf>,
 }
 
-pub(crate) fn plan(args: &PlanArgs) -> ExitCode {
-    let target = match load_target(args.targets.as_deref(), &args.target) {
-        Ok(t) => t,
-        Err(code) => return code,
-    };
-    let target = &target;
-    let program = match load_model(&args.model) {
-        Ok(p) => p,
-        Err(d) => return bad_input(&d),
-    };
-    let declared = match declarations(&args.sources, &args.base, target) {
-        Ok(d) => d,
-        Err(problems) => {
-            for d in problems {
-                eprintln!("error: {d}");
-            }
-            return ExitCode::from(EXIT_BAD_INPUT);
-        }
-    };
+pub(crate) fn plan(args: &PlanArgs) -> Result<(), Failure> {
+    let target = &input::load_target(args.targets.as_deref(), &args.target)?;
+    let program = input::load_model(&args.model)?;
+    input::check_sources(&args.sources)?;
+    let declared = declarations(&args.sources, &args.base, target).map_err(|problems| Failure {
+        status: Status::BadInput,
+        messages: problems.iter().map(ToString::to_string).collect(),
+    })?;
     let mut planner = Planner::new();
     planner.step_budget(args.budget);
     let all = args.emit.contains(&EmitKind::All);
@@ -113,7 +101,7 @@ pub(crate) fn plan(args: &PlanArgs) -> ExitCode {
         SymbolSide::Rust => Symbols::Rust,
     };
     let name = c_ident(args.name.as_deref().unwrap_or(&program.name));
-    let planned = match plan_and_emit(
+    let planned = plan_and_emit(
         program,
         target,
         &declared,
@@ -121,29 +109,14 @@ pub(crate) fn plan(args: &PlanArgs) -> ExitCode {
         &name,
         symbols,
         what,
-    ) {
-        Ok(done) => done,
-        Err(e @ PipelineError::Overflow(_)) => {
-            eprintln!("error: {}: {e}", args.model.display());
-            return ExitCode::from(EXIT_DOES_NOT_FIT);
-        }
-        Err(e) => {
-            eprintln!("error: {}: {e}", args.model.display());
-            return ExitCode::from(EXIT_BAD_INPUT);
-        }
-    };
+    )
+    .map_err(|e| pipeline_failure(&args.model, &e))?;
     let (plan, outputs) = (planned.plan, planned.files);
-    if let Err(e) = std::fs::create_dir_all(&args.out) {
-        eprintln!("error: creating {}: {e}", args.out.display());
-        return ExitCode::FAILURE;
-    }
-    for (file, text) in &outputs {
-        let path = args.out.join(file);
-        if let Err(e) = write_if_changed(&path, text.as_bytes()) {
-            eprintln!("error: writing {}: {e}", path.display());
-            return ExitCode::FAILURE;
-        }
-    }
+    // All outputs or none: on failure the previous ones are left as they were.
+    write_all_if_changed(&args.out, &outputs).map_err(|e| match e {
+        WriteError::BadName { .. } => Failure::bad_input(e),
+        _ => Failure::io(e),
+    })?;
     for p in &plan.pools {
         eprintln!(
             "pool {} (mem_id {}): arena={} lower_bound={} capacity={}",
@@ -153,49 +126,43 @@ pub(crate) fn plan(args: &PlanArgs) -> ExitCode {
     for (file, _) in &outputs {
         eprintln!("wrote {}", args.out.join(file).display());
     }
-    ExitCode::SUCCESS
+    Ok(())
 }
 
-pub(crate) fn inspect(args: &InspectArgs) -> ExitCode {
-    let program = match load_model(&args.model) {
-        Ok(program) => program,
-        Err(d) => return bad_input(&d),
-    };
-    print!("{}", describe(&program));
+pub(crate) fn inspect(args: &InspectArgs) -> Result<(), Failure> {
+    let program = input::load_model(&args.model)?;
+    print_out(&describe(&program))?;
     let Some(target_name) = &args.target else {
-        return ExitCode::SUCCESS;
+        return Ok(());
     };
-    let target = match load_target(args.targets.as_deref(), target_name) {
-        Ok(t) => t,
-        Err(code) => return code,
-    };
-    let target = &target;
-    match Pipeline::new(target).run(program) {
-        Ok((program, plan)) => {
-            println!();
-            print!("{}", report(&program, &plan, target));
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("error: {}: {e}", args.model.display());
-            ExitCode::from(EXIT_DOES_NOT_FIT)
-        }
-    }
+    let target = &input::load_target(args.targets.as_deref(), target_name)?;
+    let (program, plan) = Pipeline::new(target)
+        .run(program)
+        .map_err(|e| pipeline_failure(&args.model, &e))?;
+    print_out(&format!("\n{}", report(&program, &plan, target)))
 }
 
-/// The target `name` of the catalogue at `path` (or the built-in one); errors are printed.
-fn load_target(path: Option<&std::path::Path>, name: &str) -> Result<Target, ExitCode> {
-    let catalogue = match path {
-        Some(path) => Catalogue::load(path).map_err(|d| bad_input(&d))?,
-        None => Catalogue::builtin(),
+/// The status of a planning failure: over capacity, a bug, or (anything else) bad input.
+fn pipeline_failure(model: &Path, e: &PipelineError) -> Failure {
+    let status = match e {
+        PipelineError::Overflow(_)
+        | PipelineError::Plan {
+            source: PlanError::DoesNotFit { .. },
+            ..
+        } => Status::DoesNotFit,
+        PipelineError::Plan {
+            source: PlanError::Unverified(_),
+            ..
+        } => Status::Internal,
+        _ => Status::BadInput,
     };
-    catalogue.target(name).cloned().map_err(|e| {
-        eprintln!("error: {e}");
-        ExitCode::from(EXIT_BAD_INPUT)
-    })
+    Failure::new(status, format!("{}: {e}", model.display()))
 }
 
-fn bad_input(d: &Diagnostic) -> ExitCode {
-    eprintln!("error: {d}");
-    ExitCode::from(EXIT_BAD_INPUT)
+/// Writes `text` to standard output; a failure to is an I/O failure.
+fn print_out(text: &str) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| Failure::io(format!("writing standard output: {e}")))
 }

@@ -26,6 +26,7 @@ use thiserror::Error;
 use toml::Spanned;
 
 use crate::diagnostic::{did_you_mean, Diagnostic, SourceText};
+use crate::names::{check, NameKind};
 pub use size::ByteSize;
 
 /// The only schema version this build understands.
@@ -293,9 +294,26 @@ impl Target {
 }
 
 fn validate_target(source: &SourceText, raw: schema::RawTarget) -> Result<Target, Diagnostic> {
-    let target_name = raw.name.into_inner();
     let at =
         |span: std::ops::Range<usize>, message: String| Diagnostic::at(source, span.start, message);
+    // Names reach generated code unquoted: each must follow its grammar (see `crate::names`).
+    let named = |kind: NameKind, field: &str, name: &Spanned<String>| -> Result<(), Diagnostic> {
+        check(kind, name.get_ref()).map_err(|problem| {
+            at(name.span(), format!("{field} {problem}"))
+                .with_help(format!("{field}: {}", kind.grammar()))
+        })
+    };
+    named(NameKind::Target, "target name", &raw.name)?;
+    // Sizes become `usize` constants and 32-bit table fields on the target's CPU.
+    let pointer_bytes: u64 = if raw.rust_target.starts_with("thumb")
+        || raw.rust_target.starts_with("riscv32")
+        || raw.cpu.starts_with("cortex-m")
+    {
+        4
+    } else {
+        8
+    };
+    let target_name = raw.name.into_inner();
     if raw.pools.is_empty() {
         return Err(
             Diagnostic::at(source, 0, format!("target `{target_name}` has no pools"))
@@ -319,6 +337,9 @@ fn validate_target(source: &SourceText, raw: schema::RawTarget) -> Result<Target
             )
             .with_help("each pool of a target needs its own mem_id"));
         }
+        named(NameKind::Pool, "pool name", &p.name)?;
+        named(NameKind::Section, "section", &p.section)?;
+        named(NameKind::Region, "region", &p.region)?;
         let name = p.name.get_ref().clone();
         if pools.iter().any(|q| q.name == name) {
             return Err(at(
@@ -327,6 +348,13 @@ fn validate_target(source: &SourceText, raw: schema::RawTarget) -> Result<Target
             ));
         }
         let capacity = p.capacity.get_ref().0;
+        if pointer_bytes == 4 && capacity > 1 << 32 {
+            return Err(at(
+                p.capacity.span(),
+                format!("pool `{name}`: capacity {capacity} does not fit the 32-bit addresses of target `{target_name}` ({})", raw.cpu),
+            )
+            .with_help("give at most 4 GiB"));
+        }
         if capacity == 0 {
             return Err(
                 at(p.capacity.span(), format!("pool `{name}` has capacity 0")).with_help(
@@ -362,8 +390,8 @@ fn validate_target(source: &SourceText, raw: schema::RawTarget) -> Result<Target
             mem_id,
             name,
             capacity,
-            section: p.section,
-            region: p.region,
+            section: p.section.into_inner(),
+            region: p.region.into_inner(),
             alignment,
             dcache_line,
             cpu_access: p.cpu_access,
@@ -396,6 +424,10 @@ fn validate_target(source: &SourceText, raw: schema::RawTarget) -> Result<Target
     let default_mem_id = pool_named(&raw.default_pool, "default_pool")?;
     let mut specs = BTreeMap::new();
     for (spec, pool) in &raw.specs {
+        check(NameKind::Spec, spec).map_err(|problem| {
+            at(pool.span(), format!("compile spec {problem}"))
+                .with_help(format!("compile spec names: {}", NameKind::Spec.grammar()))
+        })?;
         specs.insert(
             spec.clone(),
             pool_named(pool, &format!("compile spec `{spec}`"))?,

@@ -50,8 +50,8 @@ pub(super) struct RawPool {
     pub mem_id: Spanned<i64>,
     pub name: Spanned<String>,
     pub capacity: Spanned<ByteSize>,
-    pub section: String,
-    pub region: String,
+    pub section: Spanned<String>,
+    pub region: Spanned<String>,
     pub alignment: Option<Spanned<i64>>,
     /// Data-cache line of the CPU that reaches the pool, where it has a data cache.
     pub dcache_line: Option<Spanned<i64>>,

@@ -191,3 +191,47 @@ fn dcache_lines_are_powers_of_two() {
     let e = error(&with("\"32\""));
     assert!(e.starts_with("t.toml:13:15: invalid type"), "{e}");
 }
+
+#[test]
+fn names_that_reach_generated_code_follow_their_grammar() {
+    let cases = [
+        ("name = \"board\"", "name = \"bo\\\"ard\"", "target name"),
+        ("name = \"sram\"", "name = \"a-b\"", "pool name"),
+        ("name = \"sram\"", "name = \"x/y\"", "pool name"),
+        (
+            "section = \".bss.a\"",
+            "section = \".bss\\\";int x;//\"",
+            "section",
+        ),
+        ("section = \".bss.a\"", "section = \"bss\"", "section"),
+        (
+            "region = \"SRAM\"\n[[",
+            "region = \"SRAM } > X\"\n[[",
+            "region",
+        ),
+        (
+            "npu_scratch = \"sram\"",
+            "\"npu-scratch\" = \"sram\"",
+            "compile spec",
+        ),
+    ];
+    for (from, to, field) in cases {
+        assert!(MINIMAL.contains(from), "{from}");
+        let e = error(&MINIMAL.replacen(from, to, 1));
+        assert!(
+            e.contains(field) && e.contains("not a valid name"),
+            "{to}: {e}"
+        );
+        assert!(e.contains("t.toml:"), "names the file and line: {e}");
+    }
+    let long = format!("name = \"{}\"", "a".repeat(65));
+    assert!(error(&MINIMAL.replacen("name = \"sram\"", &long, 1)).contains("at most 64"));
+}
+
+#[test]
+fn capacities_fit_the_targets_pointer_width() {
+    let e = error(&MINIMAL.replacen("capacity = \"2 MiB\"", "capacity = 0xFFFFFFFFFFFFFFFF", 1));
+    assert!(e.contains("32-bit addresses"), "{e}");
+    // Four GiB is the most a 32-bit CPU can address.
+    assert!(parse(&MINIMAL.replacen("capacity = \"2 MiB\"", "capacity = \"4 GiB\"", 1)).is_ok());
+}

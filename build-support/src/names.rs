@@ -1,0 +1,178 @@
+//! The one place names become generated code. A name from a model or a target reaches a
+//! generated file in exactly one of these ways:
+//!
+//! - as an **identifier** (pool names, scratch labels, backend ids, the output's base name):
+//!   mapped by [`ident`] / [`upper_ident`], and checked for collisions with [`distinct`] where two
+//!   different names could map to the same identifier; target-file names already follow the
+//!   grammar of [`arenaplan_syntax::names`], checked when the file was read;
+//! - inside a **string literal**: [`c_string`], [`rust_string`], [`ld_string`];
+//! - inside a **comment**: [`comment`] (safe in `/* */` and `//` comments of C, Rust and linker
+//!   scripts);
+//! - inside **XML** (the SVG): [`xml`].
+//!
+//! Emitters never write a model's or target's string any other way; `tests/hostile_names.rs`
+//! puts hostile names in every field and checks the generated files.
+//!
+//! ```
+//! use arenaplan_build::names::{c_string, comment, ident};
+//! assert_eq!(c_string("a\"b"), r#""a\"b""#);
+//! assert_eq!(comment("x */ int y; /*"), "x * / int y; / *");
+//! assert_eq!(ident("my-pool.2"), "my_pool_2");
+//! ```
+
+/// `name` as a lower-case C and Rust identifier: letters and digits kept (lower-cased), every
+/// other character `_`; a leading digit or an empty name gets a leading `_`; a C or Rust keyword
+/// gets a trailing `_`.
+pub fn ident(name: &str) -> String {
+    let mut s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
+        s.insert(0, '_');
+    }
+    if arenaplan_syntax::names::is_keyword(&s) || s.chars().all(|c| c == '_') {
+        s.push('_');
+    }
+    s
+}
+
+/// `name` as an upper-case identifier ([`ident`], upper-cased).
+pub fn upper_ident(name: &str) -> String {
+    ident(name).to_ascii_uppercase()
+}
+
+/// Checks that distinct names map to distinct identifiers: `Err((a, b, ident))` names the first
+/// two that collide (e.g. `a-b` and `a_b`).
+pub fn distinct<'a>(
+    names: impl IntoIterator<Item = &'a str>,
+    map: impl Fn(&str) -> String,
+) -> Result<(), (String, String, String)> {
+    let mut seen: Vec<(&str, String)> = Vec::new();
+    for name in names {
+        let id = map(name);
+        if let Some((other, _)) = seen.iter().find(|(n, i)| *i == id && *n != name) {
+            return Err(((*other).to_owned(), name.to_owned(), id));
+        }
+        seen.push((name, id));
+    }
+    Ok(())
+}
+
+/// A C string literal (quotes included) holding `s`: `"` and `\` escaped, `?` escaped (no
+/// trigraph can form), anything outside printable ASCII as a three-digit octal escape (which,
+/// unlike `\x`, cannot swallow the characters after it).
+pub fn c_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for &b in s.as_bytes() {
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'?' => out.push_str("\\?"),
+            0x20..=0x7E => out.push(b as char),
+            _ => out.push_str(&format!("\\{b:03o}")),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A Rust string literal (quotes included) holding `s`, with `"`, `\` and every character
+/// outside printable ASCII escaped.
+pub fn rust_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            ' '..='~' => out.push(c),
+            _ => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// `s` for a linker-script string (which has no escapes): characters other than letters,
+/// digits and ` _.,:;()-+=/` become `?`.
+pub fn ld_string(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || " _.,:;()-+=/".contains(c) {
+                c
+            } else {
+                '?'
+            }
+        })
+        .collect()
+}
+
+/// `s` as text inside a comment of C, Rust or a linker script: printable ASCII only (anything
+/// else `?`, so no line break can end a `//` comment), and no `*/` or `/*` (which would end a
+/// `/* */` comment or open a nested one).
+pub fn comment(s: &str) -> String {
+    let printable: String = s
+        .chars()
+        .map(|c| if (' '..='~').contains(&c) { c } else { '?' })
+        .collect();
+    printable.replace("*/", "* /").replace("/*", "/ *")
+}
+
+/// `s` as XML character data or an attribute value: `& < > " '` as entities, characters XML 1.0
+/// does not allow as `?`.
+pub fn xml(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('?'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_avoid_keywords_and_digits() {
+        assert_eq!(ident("type"), "type_");
+        assert_eq!(ident("2x"), "_2x");
+        // `_` alone is no identifier in Rust.
+        assert_eq!(ident(""), "__");
+        assert_eq!(ident("_"), "__");
+        assert_eq!(upper_ident("a-b"), "A_B");
+    }
+
+    #[test]
+    fn collisions_name_both() {
+        let e = distinct(["a_b", "c", "a-b"], upper_ident).unwrap_err();
+        assert_eq!(e, ("a_b".into(), "a-b".into(), "A_B".into()));
+        assert!(distinct(["a", "a", "b"], upper_ident).is_ok());
+    }
+
+    #[test]
+    fn literals_and_comments_cannot_be_left() {
+        assert_eq!(c_string("\"};int x;//??/"), r#""\"};int x;//\?\?/""#);
+        assert_eq!(c_string("\u{1}é"), r#""\001\303\251""#);
+        assert_eq!(rust_string("\"\n"), r#""\"\u{a}""#);
+        assert_eq!(ld_string("a\"b\n"), "a?b?");
+        assert_eq!(comment("a\nb*/c/*"), "a?b* /c/ *");
+        assert_eq!(xml("<a x='1'>&\u{1}"), "&lt;a x=&apos;1&apos;&gt;&amp;?");
+    }
+}

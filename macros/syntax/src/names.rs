@@ -1,0 +1,122 @@
+//! The grammar of names that reach generated code from a target file, checked when the file is
+//! read. Generated C, Rust and linker scripts use these names as identifiers, section names and
+//! memory regions, unquoted; the grammar is what keeps a name from changing their meaning. Names
+//! from models (tensors, delegates, operators, backends) follow no grammar: the emitters escape
+//! them for the language they land in.
+//!
+//! | what | grammar | example |
+//! |---|---|---|
+//! | target name | `[a-z0-9][a-z0-9-]*`, at most 64 bytes | `corstone-300` |
+//! | pool name, compile spec | `[a-z][a-z0-9_]*`, at most 64 bytes | `fast_sram` |
+//! | linker section | `.` then `[A-Za-z0-9_.]+`, at most 64 bytes | `.arenaplan.sram` |
+//! | memory region | `[A-Za-z_][A-Za-z0-9_]*`, at most 64 bytes | `SRAM_SHARED` |
+//!
+//! ```
+//! use arenaplan_syntax::names::{check, NameKind};
+//! assert!(check(NameKind::Pool, "fast_sram").is_ok());
+//! assert!(check(NameKind::Pool, "a-b").is_err());
+//! assert!(check(NameKind::Section, ".arenaplan.sram").is_ok());
+//! ```
+
+/// Longest name accepted (bytes).
+pub const MAX_LEN: usize = 64;
+
+/// Which grammar a name follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NameKind {
+    /// A target's name (C and Rust string constants, file comments).
+    Target,
+    /// A pool's name (C and Rust identifiers, file names, linker sections).
+    Pool,
+    /// A compile spec's name (`spec!(name)` in firmware).
+    Spec,
+    /// A linker input section (`#[link_section]`, `__attribute__((section))`, linker scripts).
+    Section,
+    /// A linker memory region (`> REGION` in linker scripts).
+    Region,
+}
+
+impl NameKind {
+    /// The grammar, as the error message states it.
+    pub fn grammar(self) -> &'static str {
+        match self {
+            NameKind::Target => {
+                "lower-case letters, digits and `-`, starting with a letter or digit"
+            }
+            NameKind::Pool | NameKind::Spec => {
+                "lower-case letters, digits and `_`, starting with a letter"
+            }
+            NameKind::Section => "`.` followed by letters, digits, `_` and `.`",
+            NameKind::Region => "letters, digits and `_`, not starting with a digit",
+        }
+    }
+}
+
+/// `Ok` when `name` follows the grammar of `kind`; otherwise what is wrong, ready for an error
+/// message after the field's name.
+pub fn check(kind: NameKind, name: &str) -> Result<(), String> {
+    let bytes = name.as_bytes();
+    let ok = !bytes.is_empty()
+        && bytes.len() <= MAX_LEN
+        && match kind {
+            NameKind::Target => {
+                (bytes[0].is_ascii_lowercase() || bytes[0].is_ascii_digit())
+                    && bytes
+                        .iter()
+                        .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            }
+            NameKind::Pool | NameKind::Spec => {
+                bytes[0].is_ascii_lowercase()
+                    && bytes
+                        .iter()
+                        .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+            }
+            NameKind::Section => {
+                bytes[0] == b'.'
+                    && bytes.len() > 1
+                    && bytes[1..]
+                        .iter()
+                        .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+            }
+            NameKind::Region => {
+                !bytes[0].is_ascii_digit()
+                    && bytes
+                        .iter()
+                        .all(|&b| b.is_ascii_alphanumeric() || b == b'_')
+            }
+        };
+    if ok {
+        Ok(())
+    } else if bytes.len() > MAX_LEN {
+        Err(format!(
+            "is {} bytes long; at most {MAX_LEN} are accepted",
+            bytes.len()
+        ))
+    } else {
+        Err(format!(
+            "{name:?} is not a valid name: use {}",
+            kind.grammar()
+        ))
+    }
+}
+
+/// Whether `s` is a Rust keyword (strict or reserved) or a C99 keyword: no generated identifier
+/// may be one.
+///
+/// ```
+/// assert!(arenaplan_syntax::names::is_keyword("type"));
+/// assert!(!arenaplan_syntax::names::is_keyword("sram"));
+/// ```
+pub fn is_keyword(s: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum",
+        "extern", "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move",
+        "mut", "pub", "ref", "return", "self", "Self", "static", "struct", "super", "trait",
+        "true", "type", "unsafe", "use", "where", "while", "abstract", "become", "box", "do",
+        "final", "gen", "macro", "override", "priv", "try", "typeof", "unsized", "virtual",
+        "yield", "auto", "case", "char", "default", "double", "float", "goto", "inline", "int",
+        "long", "register", "restrict", "short", "signed", "sizeof", "switch", "typedef", "union",
+        "unsigned", "void", "volatile",
+    ];
+    WORDS.contains(&s)
+}

@@ -193,6 +193,32 @@ fn scanning_reports_every_bad_declaration_with_its_line() {
 }
 
 #[test]
+fn backends_that_would_share_a_generated_module_are_refused() {
+    let dir = temp("backend-modules");
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("lib.rs");
+    std::fs::write(
+        &src,
+        "#[delegate(backend = \"my-npu\", scratch = [16], mem_id = spec!(npu_scratch))]\npub struct A;\n\
+         #[delegate(backend = \"my_npu\", scratch = [16], mem_id = spec!(npu_scratch))]\npub struct B;\n",
+    )
+    .unwrap();
+    let err = Build::new()
+        .model(testdata("fixtures/ethosu_u55_two_calls.pte"))
+        .target("corstone-300")
+        .source(&src)
+        .out_dir(dir.join("out"))
+        .cargo_metadata(false)
+        .try_compile()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("lib.rs:3:1: backends `my-npu` and `my_npu` would both be `my_npu`"),
+        "{err}"
+    );
+}
+
+#[test]
 fn missing_settings_say_how_to_give_them() {
     let err = Build::new()
         .model("m.pte")

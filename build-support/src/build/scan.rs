@@ -3,7 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use arenaplan_syntax::delegate::{check_delegate, parse_delegate_args_partial, Scratch};
+use arenaplan_syntax::delegate::{
+    backend_module, check_delegate, parse_delegate_args_partial, Scratch,
+};
 use syn::spanned::Spanned;
 
 use crate::diagnostic::{Diagnostic, SourceText};
@@ -64,6 +66,22 @@ pub fn scan(
                             format!("backend `{backend}` is declared twice"),
                         )
                         .with_help(format!("the first declaration is at {first}; keep one")),
+                    );
+                    continue;
+                }
+                // Each declared backend gets a module in the generated plan, named after it.
+                let module = backend_module(&backend);
+                if let Some((other, first)) = seen.iter().find(|(b, _)| backend_module(b) == module)
+                {
+                    problems.push(
+                        at(
+                            &source,
+                            attr.span(),
+                            format!(
+                                "backends `{other}` and `{backend}` would both be `{module}` in the generated plan"
+                            ),
+                        )
+                        .with_help(format!("`{other}` is declared at {first}; rename one of them")),
                     );
                     continue;
                 }

@@ -12,8 +12,8 @@ fn is_empty_slot(value: &Value) -> bool {
     matches!(value.kind, ValueKind::Scratch { .. }) && value.bytes == 0
 }
 
-/// ISO C has no empty initializer: an array of no entries is declared with one zeroed entry
-/// (and its count says 0).
+/// ISO C has no empty initializer: an array of structs with no entries is declared with one
+/// zeroed entry (and its count says 0).
 fn empty_array(o: &mut String, empty: bool) {
     if empty {
         let _ = writeln!(o, "    {{0}}, /* none */");
@@ -88,6 +88,9 @@ pub(super) fn source(input: &Input<'_>) -> String {
         for chunk in blob.chunks(16) {
             let bytes: Vec<String> = chunk.iter().map(|b| format!("{b:#04x}")).collect();
             let _ = writeln!(o, "    {},", bytes.join(", "));
+        }
+        if blob.is_empty() {
+            let _ = writeln!(o, "    0, /* an empty blob: its size says 0 */");
         }
         let _ = writeln!(o, "}};");
     }

@@ -176,6 +176,23 @@ fn arenaplan_within_time(args: &[&std::ffi::OsStr]) -> Output {
     child.wait_with_output().expect("collects the output")
 }
 
+/// `plan` (writing into `out`) and `inspect --target` of one model, both on corstone-300.
+fn plan_and_inspect(model: &std::path::Path, out: &std::path::Path) -> [Output; 2] {
+    let model = model.to_str().unwrap();
+    [
+        arenaplan(&[
+            "plan",
+            "--target",
+            "corstone-300",
+            "--model",
+            model,
+            "--out",
+            out.to_str().unwrap(),
+        ]),
+        arenaplan(&["inspect", model, "--target", "corstone-300"]),
+    ]
+}
+
 fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
@@ -279,22 +296,7 @@ fn a_bad_declaration_is_bad_input_for_plan_and_inspect() {
     let dir = temp_dir("decl");
     let model = model_variant(&dir, "typo.toml", "\"npu_scratch\"", "\"npu_scrach\"");
     let out = dir.join("out");
-    let plan = arenaplan(&[
-        "plan",
-        "--target",
-        "corstone-300",
-        "--model",
-        model.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    let inspect = arenaplan(&[
-        "inspect",
-        model.to_str().unwrap(),
-        "--target",
-        "corstone-300",
-    ]);
-    for result in [&plan, &inspect] {
+    for result in &plan_and_inspect(&model, &out) {
         assert_eq!(result.status.code(), Some(2), "{}", stderr(result));
         assert!(
             stderr(result)
@@ -337,22 +339,7 @@ fn over_capacity_exits_1_for_plan_and_inspect_and_writes_nothing() {
     let dir = temp_dir("capacity");
     let model = model_variant(&dir, "big.toml", "size = 8192", "size = 3000000");
     let out = dir.join("out");
-    let plan = arenaplan(&[
-        "plan",
-        "--target",
-        "corstone-300",
-        "--model",
-        model.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    let inspect = arenaplan(&[
-        "inspect",
-        model.to_str().unwrap(),
-        "--target",
-        "corstone-300",
-    ]);
-    for result in [&plan, &inspect] {
+    for result in &plan_and_inspect(&model, &out) {
         assert_eq!(result.status.code(), Some(1), "{}", stderr(result));
         assert!(
             stderr(result).contains("pool `sram` (mem_id 1) needs 3027648 bytes but has 2097152"),

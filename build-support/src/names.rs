@@ -43,13 +43,70 @@ pub fn ident(name: &str) -> String {
     s
 }
 
+/// The base name of a model's generated files and the prefix of its C symbols: `name` as an
+/// [`ident`], refused when the files would stand in for others — a C standard header
+/// (`stdint.h` on the include path would shadow the system's) or another model's tables (`m`
+/// writes `m_program.h`, so no name may end in `_program`).
+///
+/// ```
+/// use arenaplan_build::names::base_name;
+/// assert_eq!(base_name("kws-ref").unwrap(), "kws_ref");
+/// assert!(base_name("stdint").is_err());
+/// assert!(base_name("m_program").is_err());
+/// ```
+pub fn base_name(name: &str) -> Result<String, String> {
+    const C_HEADERS: &[&str] = &[
+        "assert",
+        "complex",
+        "ctype",
+        "errno",
+        "fenv",
+        "float",
+        "inttypes",
+        "iso646",
+        "limits",
+        "locale",
+        "math",
+        "setjmp",
+        "signal",
+        "stdalign",
+        "stdarg",
+        "stdatomic",
+        "stdbool",
+        "stddef",
+        "stdint",
+        "stdio",
+        "stdlib",
+        "stdnoreturn",
+        "string",
+        "tgmath",
+        "threads",
+        "time",
+        "uchar",
+        "wchar",
+        "wctype",
+    ];
+    let base = ident(name);
+    if C_HEADERS.contains(&base.as_str()) {
+        return Err(format!(
+            "the output name `{base}` would make `{base}.h`, which shadows the C standard header <{base}.h>; give another name"
+        ));
+    }
+    if base.ends_with("_program") {
+        return Err(format!(
+            "the output name `{base}` ends in `_program`, which names another model's tables; give another name"
+        ));
+    }
+    Ok(base)
+}
+
 /// `name` as an upper-case identifier ([`ident`], upper-cased).
 pub fn upper_ident(name: &str) -> String {
     ident(name).to_ascii_uppercase()
 }
 
-/// Checks that distinct names map to distinct identifiers: `Err((a, b, ident))` names the first
-/// two that collide (e.g. `a-b` and `a_b`).
+/// Checks that names map to distinct identifiers: `Err((a, b, ident))` names the first two that
+/// collide (e.g. `a-b` and `a_b`, or the same name twice).
 pub fn distinct<'a>(
     names: impl IntoIterator<Item = &'a str>,
     map: impl Fn(&str) -> String,
@@ -57,7 +114,7 @@ pub fn distinct<'a>(
     let mut seen: Vec<(&str, String)> = Vec::new();
     for name in names {
         let id = map(name);
-        if let Some((other, _)) = seen.iter().find(|(n, i)| *i == id && *n != name) {
+        if let Some((other, _)) = seen.iter().find(|(_, i)| *i == id) {
             return Err(((*other).to_owned(), name.to_owned(), id));
         }
         seen.push((name, id));
@@ -163,7 +220,8 @@ mod tests {
     fn collisions_name_both() {
         let e = distinct(["a_b", "c", "a-b"], upper_ident).unwrap_err();
         assert_eq!(e, ("a_b".into(), "a-b".into(), "A_B".into()));
-        assert!(distinct(["a", "a", "b"], upper_ident).is_ok());
+        assert!(distinct(["a", "a"], upper_ident).is_err());
+        assert!(distinct(["a", "b"], upper_ident).is_ok());
     }
 
     #[test]

@@ -115,7 +115,7 @@ fn a_zero_sized_pool_in_the_targets_file_is_refused_with_its_line() {
     let targets = dir.join("targets.toml");
     std::fs::write(
         &targets,
-        "schema_version = 1\n[[target]]\nname = \"b\"\ncpu = \"m55\"\nrust_target = \"t\"\ndefault_pool = \"s\"\n[[target.pool]]\nmem_id = 1\nname = \"s\"\ncapacity = 0\nsection = \".s\"\nregion = \"S\"\n",
+        "schema_version = 1\n[[target]]\nname = \"b\"\ncpu = \"m55\"\nrust_target = \"t\"\ndefault_pool = \"s\"\n[[target.pool]]\nmem_id = 1\nname = \"s\"\ncapacity = 0\nsection = \".arenaplan.s\"\nregion = \"S\"\n",
     )
     .unwrap();
     let result = arenaplan(&[

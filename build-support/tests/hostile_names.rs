@@ -282,3 +282,80 @@ shape = [8]
         let _ = std::fs::remove_dir_all(dir);
     }
 }
+
+#[test]
+fn a_call_that_writes_what_it_reads_is_refused() {
+    let text = r#"
+name = "m"
+inputs = ["a"]
+outputs = ["a"]
+[[tensor]]
+name = "a"
+dtype = "int8"
+shape = [16]
+[[instruction]]
+kind = "kernel"
+op = "relu_"
+inputs = ["a"]
+outputs = ["a"]
+"#;
+    let program = parse_toml_model(&SourceText::new("m.toml", text), None).unwrap();
+    let catalogue = Catalogue::builtin();
+    let e = Pipeline::new(catalogue.target("mcxn947").unwrap())
+        .run(program)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("value 0 (`a`) is written by the call and also passed"),
+        "{e}"
+    );
+}
+
+#[test]
+fn unlabelled_and_repeated_labels_cannot_share_a_constant() {
+    for scratch in [
+        r#"{ size = 16, pool = "npu_scratch", label = "s" }, { size = 16, pool = "npu_scratch", label = "s" }"#,
+        r#"{ size = 16, pool = "npu_scratch" }, { size = 16, pool = "npu_scratch", label = "scratch0" }"#,
+    ] {
+        let text = format!(
+            r#"
+name = "m"
+inputs = ["x"]
+outputs = ["y"]
+[[tensor]]
+name = "x"
+dtype = "int8"
+shape = [16]
+[[tensor]]
+name = "y"
+dtype = "int8"
+shape = [16]
+[[delegate]]
+name = "d"
+backend = "RustConv"
+scratch = [{scratch}]
+[[instruction]]
+kind = "delegate"
+delegate = "d"
+inputs = ["x"]
+outputs = ["y"]
+"#
+        );
+        let program = parse_toml_model(&SourceText::new("m.toml", text), None).unwrap();
+        let catalogue = Catalogue::builtin();
+        let e = Pipeline::new(catalogue.target("corstone-300").unwrap())
+            .run(program)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("both become the generated name"), "{e}");
+    }
+}
+
+#[test]
+fn output_names_that_stand_in_for_other_files_are_refused() {
+    use arenaplan_build::names::base_name;
+    assert!(base_name("stdint").unwrap_err().contains("<stdint.h>"));
+    assert!(base_name("string").is_err());
+    assert!(base_name("kws_program").unwrap_err().contains("_program"));
+    assert_eq!(base_name("runtime").unwrap(), "runtime"); // its guard is ARENAPLAN_MODEL_RUNTIME_H
+}

@@ -204,26 +204,26 @@ default_pool = "sram"
 mem_id = 1
 name = "sram"
 capacity = "256 KiB"
-section = ".bss.s"
+section = ".arenaplan.s"
 region = "SRAM"
 [[target.pool]]
 mem_id = 2
 name = "npu_only"
 capacity = "64 KiB"
-section = ".bss.n"
+section = ".arenaplan.n"
 region = "NPU"
 cpu_access = false
 [[target.pool]]
 mem_id = 3
 name = "fast"
 capacity = "32 KiB"
-section = ".bss.f"
+section = ".arenaplan.f"
 region = "TCM"
 [[target.pool]]
 mem_id = 4
 name = "off"
 capacity = "32 KiB"
-section = ".bss.o"
+section = ".arenaplan.o"
 region = "X"
 enabled = false
 [target.specs]

@@ -23,7 +23,7 @@ use thiserror::Error;
 pub use scan::{rust_files, scan, Found};
 
 use crate::diagnostic::Diagnostic;
-use crate::emit::{c_ident, emit, Emit, Input, Symbols};
+use crate::emit::{emit, Emit, Input, Symbols};
 use crate::model::{load_model, Program};
 use crate::output::{write_all_if_changed, WriteError};
 use crate::pipeline::{BackendScratch, ModelPlan, Pipeline, PipelineError};
@@ -199,7 +199,14 @@ impl Build {
             .cargo
             .unwrap_or_else(|| std::env::var_os("OUT_DIR").is_some());
         let instructions = std::cell::RefCell::new(Vec::new());
+        // A line break in a path would start a cargo instruction of its own: such a line is
+        // never printed, and the build stops below.
+        let broken = std::cell::RefCell::new(None::<String>);
         let emit_cargo = |line: String| {
+            if line.contains(['\n', '\r']) {
+                broken.borrow_mut().get_or_insert(line);
+                return;
+            }
             if cargo {
                 println!("{line}");
             }
@@ -258,7 +265,13 @@ impl Build {
         let found = scan(&sources, &manifest_dir, target).map_err(BuildError::Input)?;
         let declared: Vec<BackendScratch> = found.into_iter().map(|f| f.declaration).collect();
         let program = load_model(&model_path).map_err(|d| BuildError::Input(vec![d]))?;
-        let name = c_ident(self.name.as_deref().unwrap_or(&program.name));
+        if let Some(line) = broken.borrow().as_ref() {
+            return Err(BuildError::Missing(format!(
+                "a path holds a line break, which a cargo instruction cannot carry: {line:?}; rename it"
+            )));
+        }
+        let name = crate::names::base_name(self.name.as_deref().unwrap_or(&program.name))
+            .map_err(|e| BuildError::Missing(format!("{e} with .name(...) in build.rs")))?;
         let out_dir = match &self.out_dir {
             Some(d) => d.clone(),
             None => std::env::var_os("OUT_DIR")

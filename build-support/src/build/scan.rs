@@ -110,7 +110,8 @@ pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
         };
         for e in entries.flatten() {
             let p = e.path();
-            if p.is_dir() {
+            // Not following links to folders: a link back up would never end.
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
                 stack.push(p);
             } else if p.extension().is_some_and(|x| x == "rs") {
                 out.push(p);

@@ -8,7 +8,8 @@ pub(super) fn header(input: &Input<'_>) -> String {
     let mut o = String::new();
     let name = input.name;
     let up = upper_ident(name);
-    let guard = format!("ARENAPLAN_{up}_H");
+    // Not `ARENAPLAN_<X>_H`: a model named `runtime` would take the runtime header's guard.
+    let guard = format!("ARENAPLAN_MODEL_{up}_H");
     let _ = writeln!(o, "/* {} */", banner(input));
     let _ = writeln!(o, "#ifndef {guard}");
     let _ = writeln!(o, "#define {guard}");

@@ -22,7 +22,7 @@ fn empty_array(o: &mut String, empty: bool) {
 
 pub(super) fn header(input: &Input<'_>) -> String {
     let name = input.name;
-    let guard = format!("ARENAPLAN_{}_PROGRAM_H", upper_ident(name));
+    let guard = format!("ARENAPLAN_MODEL_{}_TABLES_H", upper_ident(name));
     let mut o = String::new();
     let _ = writeln!(o, "/* {} */", banner(input));
     let _ = writeln!(o, "#ifndef {guard}\n#define {guard}\n");

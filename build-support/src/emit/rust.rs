@@ -276,15 +276,22 @@ fn pool_mod(name: &str) -> String {
     super::c_ident(name)
 }
 
+/// `name` in UpperCamelCase for a type. One-to-one on pool names (lower case, single `_`): a
+/// part after `_` starts upper-case, and a part starting with a digit keeps its `_` (`x_1` is
+/// `X_1`, `x1` is `X1`).
 fn camel(name: &str) -> String {
-    super::c_ident(name)
-        .split('_')
-        .filter(|p| !p.is_empty())
-        .map(|p| {
-            let mut c = p.chars();
-            c.next()
-                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
-                .unwrap_or_default()
-        })
-        .collect()
+    let mut out = String::new();
+    for part in super::c_ident(name).split('_').filter(|p| !p.is_empty()) {
+        let mut c = part.chars();
+        match c.next() {
+            Some(f) if f.is_ascii_digit() => {
+                out.push('_');
+                out.push(f);
+            }
+            Some(f) => out.push(f.to_ascii_uppercase()),
+            None => {}
+        }
+        out.push_str(c.as_str());
+    }
+    out
 }

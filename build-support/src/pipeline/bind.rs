@@ -299,14 +299,15 @@ pub fn bind_scratch(
         }
         // Labels name generated constants (`CALL<n>_<LABEL>`): distinct labels must stay
         // distinct there.
-        let labels: Vec<&str> = buffers.iter().filter_map(|b| b.label.as_deref()).collect();
+        let labels: Vec<String> = buffers
+            .iter()
+            .enumerate()
+            .map(|(slot, b)| b.label.clone().unwrap_or_else(|| format!("scratch{slot}")))
+            .collect();
         if let Err((other, label, ident)) =
-            crate::names::distinct(labels, crate::names::upper_ident)
+            crate::names::distinct(labels.iter().map(String::as_str), crate::names::upper_ident)
         {
-            let index = buffers
-                .iter()
-                .rposition(|b| b.label.as_deref() == Some(label.as_str()))
-                .unwrap_or(0);
+            let index = labels.iter().rposition(|l| *l == label).unwrap_or(0);
             errors.push(ScratchError {
                 delegate: delegate.name.clone(),
                 backend: delegate.backend.clone(),

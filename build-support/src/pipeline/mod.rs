@@ -37,6 +37,7 @@
 //! ```
 
 mod bind;
+mod check_plan;
 mod lifetimes;
 mod pools;
 mod report;
@@ -55,6 +56,7 @@ use crate::targets::Target;
 pub use bind::{
     bind_scratch, BackendScratch, BoundScratch, DeclaredScratch, ScratchError, ScratchProblem,
 };
+pub use check_plan::{check_plan, PlanCheckError};
 pub use lifetimes::{lifetimes, Lifetime};
 pub use pools::{PeakBuffer, PoolAssignmentError, PoolOverflow};
 pub use report::report;
@@ -215,6 +217,20 @@ pub enum PipelineError {
         /// Its arena size.
         size: u64,
     },
+    /// A call writes a value it also reads or writes elsewhere in its arguments: the runtime
+    /// refuses such a call (an NPU streams, writing before it has read everything).
+    #[error("instruction {call}: value {value} (`{name}`) is written by the call and also passed to it again; give the output its own tensor")]
+    InPlace {
+        /// Flat instruction index.
+        call: usize,
+        /// The value.
+        value: usize,
+        /// Its name.
+        name: String,
+    },
+    /// The finished plan does not hold for its program and target (a bug in arenaplan).
+    #[error(transparent)]
+    PlanCheck(#[from] PlanCheckError),
     /// The planner failed otherwise (an invalid problem or a planner bug).
     #[error("pool `{pool}`: {source}")]
     Plan {
@@ -266,6 +282,7 @@ impl<'t> Pipeline<'t> {
     /// Runs every step on `program` and returns the program as planned (scratch inserted)
     /// with its plan.
     pub fn run(&self, mut program: Program) -> Result<(Program, ModelPlan), PipelineError> {
+        refuse_in_place(&program)?;
         let bound =
             bind_scratch(&program, self.target, &self.external).map_err(PipelineError::Scratch)?;
         insert_scratch(&mut program, &bound);
@@ -318,6 +335,8 @@ impl<'t> Pipeline<'t> {
             buffers,
             calls,
         };
+        // What ships is checked, not only each pool's placement.
+        check_plan::check_with(&program, &plan, self.target, &life, &npu_visible)?;
         Ok((program, plan))
     }
 
@@ -325,6 +344,28 @@ impl<'t> Pipeline<'t> {
     pub fn plan(&self, program: Program) -> Result<ModelPlan, PipelineError> {
         self.run(program).map(|(_, plan)| plan)
     }
+}
+
+/// Refuses a call that passes a value it writes (an output) a second time: as an input or as
+/// another output. Inputs may repeat (x + x reads x twice).
+fn refuse_in_place(program: &Program) -> Result<(), PipelineError> {
+    for (index, instruction) in program.flat_instructions() {
+        let (inputs, outputs) = match instruction {
+            Instruction::Kernel(k) => (&k.inputs, &k.outputs),
+            Instruction::Delegate(d) => (&d.inputs, &d.outputs),
+            Instruction::Branch(_) => continue,
+        };
+        for (i, &v) in outputs.iter().enumerate() {
+            if inputs.contains(&v) || outputs[..i].contains(&v) {
+                return Err(PipelineError::InPlace {
+                    call: index,
+                    value: v,
+                    name: crate::names::comment(&program.values[v].name),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 fn call_plans(program: &Program, tables: &[CallArgs]) -> Vec<CallPlan> {

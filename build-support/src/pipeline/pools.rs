@@ -221,7 +221,11 @@ pub(super) fn plan_pool(
     // checked against the capacity and reported: 100 bytes at alignment 16 fit a 100-byte pool.
     let problem = Problem::new(buffers)
         .with_alignment(pool.alignment)
-        .with_capacity(pool.capacity.div_ceil(pool.alignment) * pool.alignment);
+        .with_capacity(
+            pool.capacity
+                .checked_next_multiple_of(pool.alignment)
+                .unwrap_or(u64::MAX),
+        );
     match planner.plan(&problem) {
         Ok(plan) => {
             let end = problem

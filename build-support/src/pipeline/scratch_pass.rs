@@ -19,12 +19,7 @@ pub fn insert_scratch(program: &mut Program, bound: &[Vec<BoundScratch>]) -> usi
     let delegates: Vec<String> = program.delegates.iter().map(|d| d.name.clone()).collect();
     program.for_each_delegate_call_mut(|call_index, call| {
         for (slot, scratch) in bound.get(call.delegate).into_iter().flatten().enumerate() {
-            // As an identifier: the label names generated constants, and the value's name is
-            // split on `@` and `.` by the emitters.
-            let label = scratch
-                .label
-                .as_deref()
-                .map_or_else(|| format!("scratch{slot}"), crate::names::ident);
+            let label = label(scratch, slot);
             new_values.push(Value {
                 name: format!("{}@{call_index}.{label}", delegates[call.delegate]),
                 dtype: DType::Bytes,
@@ -43,6 +38,15 @@ pub fn insert_scratch(program: &mut Program, bound: &[Vec<BoundScratch>]) -> usi
     let inserted = new_values.len();
     program.values.extend(new_values);
     inserted
+}
+
+/// The label a scratch buffer's value and generated constants carry: its declaration's, as an
+/// identifier (the emitters split value names on `@` and `.`), or `scratch<slot>`.
+pub(super) fn label(scratch: &BoundScratch, slot: usize) -> String {
+    scratch
+        .label
+        .as_deref()
+        .map_or_else(|| format!("scratch{slot}"), crate::names::ident)
 }
 
 /// Takes out every scratch value and every call's scratch arguments, renumbering the rest.

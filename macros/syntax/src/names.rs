@@ -7,8 +7,8 @@
 //! | what | grammar | example |
 //! |---|---|---|
 //! | target name | `[a-z0-9][a-z0-9-]*`, at most 64 bytes | `corstone-300` |
-//! | pool name, compile spec | `[a-z][a-z0-9_]*`, at most 64 bytes | `fast_sram` |
-//! | linker section | `.` then `[A-Za-z0-9_.]+`, at most 64 bytes | `.arenaplan.sram` |
+//! | pool name, compile spec | `[a-z][a-z0-9]*(_[a-z0-9]+)*`, not a keyword, at most 64 bytes | `fast_sram` |
+//! | linker section | `.arenaplan.` then `[A-Za-z0-9_.]+`, at most 64 bytes | `.arenaplan.sram` |
 //! | memory region | `[A-Za-z_][A-Za-z0-9_]*`, at most 64 bytes | `SRAM_SHARED` |
 //!
 //! ```
@@ -20,6 +20,9 @@
 
 /// Longest name accepted (bytes).
 pub const MAX_LEN: usize = 64;
+
+/// What every arena section name starts with.
+pub const SECTION_PREFIX: &str = ".arenaplan.";
 
 /// Which grammar a name follows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,9 +47,9 @@ impl NameKind {
                 "lower-case letters, digits and `-`, starting with a letter or digit"
             }
             NameKind::Pool | NameKind::Spec => {
-                "lower-case letters, digits and `_`, starting with a letter"
+                "lower-case letters, digits and single `_` between them, starting with a letter, not a C or Rust keyword"
             }
-            NameKind::Section => "`.` followed by letters, digits, `_` and `.`",
+            NameKind::Section => "`.arenaplan.` followed by letters, digits, `_` and `.`",
             NameKind::Region => "letters, digits and `_`, not starting with a digit",
         }
     }
@@ -66,15 +69,22 @@ pub fn check(kind: NameKind, name: &str) -> Result<(), String> {
                         .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
             }
             NameKind::Pool | NameKind::Spec => {
+                // No `__`, no trailing `_` and no keyword: each name stays its own identifier
+                // in C and Rust, and no two names map to one.
                 bytes[0].is_ascii_lowercase()
                     && bytes
                         .iter()
                         .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+                    && !name.contains("__")
+                    && !name.ends_with('_')
+                    && !is_keyword(name)
             }
             NameKind::Section => {
-                bytes[0] == b'.'
-                    && bytes.len() > 1
-                    && bytes[1..]
+                // Its own namespace: `.bss`, `.data` or `.text` would move the firmware's own
+                // sections into a NOLOAD arena.
+                name.len() > SECTION_PREFIX.len()
+                    && name.starts_with(SECTION_PREFIX)
+                    && bytes
                         .iter()
                         .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
             }

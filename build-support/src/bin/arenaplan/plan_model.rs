@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use arenaplan_build::build::{declarations, plan_and_emit};
-use arenaplan_build::emit::{c_ident, Emit, Symbols};
+use arenaplan_build::emit::{Emit, Symbols};
 use arenaplan_build::model::describe;
 use arenaplan_build::output::{write_all_if_changed, WriteError};
 use arenaplan_build::pipeline::{report, Pipeline, PipelineError};
@@ -100,7 +100,11 @@ pub(crate) fn plan(args: &PlanArgs) -> Result<(), Failure> {
         SymbolSide::C => Symbols::C,
         SymbolSide::Rust => Symbols::Rust,
     };
-    let name = c_ident(args.name.as_deref().unwrap_or(&program.name));
+    let name = arenaplan_build::names::base_name(args.name.as_deref().unwrap_or(&program.name))
+        .map_err(|e| Failure {
+            status: Status::BadInput,
+            messages: vec![format!("{e} with --name")],
+        })?;
     let planned = plan_and_emit(
         program,
         target,
@@ -153,7 +157,8 @@ fn pipeline_failure(model: &Path, e: &PipelineError) -> Failure {
         PipelineError::Plan {
             source: PlanError::Unverified(_),
             ..
-        } => Status::Internal,
+        }
+        | PipelineError::PlanCheck(_) => Status::Internal,
         _ => Status::BadInput,
     };
     Failure::new(status, format!("{}: {e}", model.display()))

@@ -305,9 +305,12 @@ fn validate_target(source: &SourceText, raw: schema::RawTarget) -> Result<Target
     };
     named(NameKind::Target, "target name", &raw.name)?;
     // Sizes become `usize` constants and 32-bit table fields on the target's CPU.
-    let pointer_bytes: u64 = if raw.rust_target.starts_with("thumb")
-        || raw.rust_target.starts_with("riscv32")
+    let arch = raw.rust_target.split('-').next().unwrap_or("");
+    let pointer_bytes: u64 = if ["thumb", "armv7", "armv8r", "arm", "riscv32", "xtensa"]
+        .iter()
+        .any(|p| arch.starts_with(p))
         || raw.cpu.starts_with("cortex-m")
+        || raw.cpu.starts_with("cortex-r")
     {
         4
     } else {
@@ -340,6 +343,24 @@ fn validate_target(source: &SourceText, raw: schema::RawTarget) -> Result<Target
         named(NameKind::Pool, "pool name", &p.name)?;
         named(NameKind::Section, "section", &p.section)?;
         named(NameKind::Region, "region", &p.region)?;
+        // A fragment keeps `SECTION` and `SECTION.*`: no pool's section may fall under another's.
+        let section = p.section.get_ref();
+        if let Some(q) = pools.iter().find(|q| {
+            q.section == *section
+                || section.starts_with(&format!("{}.", q.section))
+                || q.section.starts_with(&format!("{section}."))
+        }) {
+            return Err(at(
+                p.section.span(),
+                format!(
+                    "section `{section}` overlaps `{}` of pool `{}`",
+                    q.section, q.name
+                ),
+            )
+            .with_help(
+                "give every pool a section of its own, neither equal to nor under another's",
+            ));
+        }
         let name = p.name.get_ref().clone();
         if pools.iter().any(|q| q.name == name) {
             return Err(at(
@@ -348,12 +369,12 @@ fn validate_target(source: &SourceText, raw: schema::RawTarget) -> Result<Target
             ));
         }
         let capacity = p.capacity.get_ref().0;
-        if pointer_bytes == 4 && capacity > 1 << 32 {
+        if pointer_bytes == 4 && capacity > u64::from(u32::MAX) {
             return Err(at(
                 p.capacity.span(),
                 format!("pool `{name}`: capacity {capacity} does not fit the 32-bit addresses of target `{target_name}` ({})", raw.cpu),
             )
-            .with_help("give at most 4 GiB"));
+            .with_help("give at most 4 GiB - 1 (4294967295 bytes)"));
         }
         if capacity == 0 {
             return Err(

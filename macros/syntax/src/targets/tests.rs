@@ -14,13 +14,13 @@ default_pool = "sram"
 mem_id = 1
 name = "sram"
 capacity = "2 MiB"
-section = ".bss.a"
+section = ".arenaplan.a"
 region = "SRAM"
 [[target.pool]]
 mem_id = 3
 name = "fast"
 capacity = 0x60000
-section = ".bss.f"
+section = ".arenaplan.f"
 region = "SRAM"
 enabled = false
 [target.specs]
@@ -199,11 +199,18 @@ fn names_that_reach_generated_code_follow_their_grammar() {
         ("name = \"sram\"", "name = \"a-b\"", "pool name"),
         ("name = \"sram\"", "name = \"x/y\"", "pool name"),
         (
-            "section = \".bss.a\"",
-            "section = \".bss\\\";int x;//\"",
+            "section = \".arenaplan.a\"",
+            "section = \".arenaplan\\\";int x;//\"",
             "section",
         ),
-        ("section = \".bss.a\"", "section = \"bss\"", "section"),
+        (
+            "section = \".arenaplan.a\"",
+            "section = \".bss\"",
+            "section",
+        ),
+        ("name = \"sram\"", "name = \"type\"", "pool name"),
+        ("name = \"sram\"", "name = \"a__b\"", "pool name"),
+        ("name = \"sram\"", "name = \"sram_\"", "pool name"),
         (
             "region = \"SRAM\"\n[[",
             "region = \"SRAM } > X\"\n[[",
@@ -232,6 +239,22 @@ fn names_that_reach_generated_code_follow_their_grammar() {
 fn capacities_fit_the_targets_pointer_width() {
     let e = error(&MINIMAL.replacen("capacity = \"2 MiB\"", "capacity = 0xFFFFFFFFFFFFFFFF", 1));
     assert!(e.contains("32-bit addresses"), "{e}");
-    // Four GiB is the most a 32-bit CPU can address.
-    assert!(parse(&MINIMAL.replacen("capacity = \"2 MiB\"", "capacity = \"4 GiB\"", 1)).is_ok());
+    // A 32-bit CPU addresses 4 GiB, but sizes are `usize` there: at most 2^32 - 1.
+    assert!(
+        error(&MINIMAL.replacen("capacity = \"2 MiB\"", "capacity = \"4 GiB\"", 1))
+            .contains("32-bit")
+    );
+    assert!(parse(&MINIMAL.replacen("capacity = \"2 MiB\"", "capacity = 0xFFFFFFFF", 1)).is_ok());
+}
+
+#[test]
+fn sections_do_not_fall_under_each_other() {
+    for second in [".arenaplan.a", ".arenaplan.a.b"] {
+        let e = error(&MINIMAL.replacen(
+            "section = \".arenaplan.f\"",
+            &format!("section = \"{second}\""),
+            1,
+        ));
+        assert!(e.contains("overlaps `.arenaplan.a`"), "{e}");
+    }
 }

@@ -1,0 +1,253 @@
+//! The last stage: checks the [`ModelPlan`] that is serialised and emitted against the program
+//! and the target, on every build. The planner's own checker (`verify`) proves each pool's
+//! placement; this stage proves what ships — that the plan's buffers, pools and argument lists
+//! say what the program needs — so a bug in the stages between them (binding, tables, the
+//! assembly of the plan) cannot reach firmware.
+//!
+//! Checked: every planned value has exactly one buffer and nothing else has one; each buffer in
+//! an enabled pool of the target, aligned to the pool (and to its data-cache line when the NPU
+//! uses it), at least as large as its value, inside its pool's arena; each arena within its
+//! capacity and reaching exactly the end of its last buffer; no two buffers alive at the same
+//! time sharing a byte; every call's arguments the program's inputs, outputs and scratch in
+//! that order, each buffer alive during its call.
+
+use thiserror::Error;
+
+use crate::model::{Instruction, Program, ValueKind};
+use crate::targets::Target;
+
+use super::{CallKind, Lifetime, ModelPlan};
+
+/// A plan that does not hold for its program and target: a bug in arenaplan.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[error("the plan for target `{target}` does not hold: {problem} (a bug in arenaplan; please report it)")]
+pub struct PlanCheckError {
+    /// The target.
+    pub target: String,
+    /// What is wrong.
+    pub problem: String,
+}
+
+/// Checks `plan` against `program` (as planned: scratch inserted) and `target`. The pipeline
+/// runs it on every plan it returns.
+///
+/// ```
+/// use arenaplan_build::diagnostic::SourceText;
+/// use arenaplan_build::model::parse_toml_model;
+/// use arenaplan_build::pipeline::{check_plan, Pipeline};
+/// use arenaplan_build::targets::Catalogue;
+///
+/// let model = parse_toml_model(&SourceText::new("m.toml", r#"
+///     name = "m"
+///     inputs = ["x"]
+///     outputs = ["y"]
+///     [[tensor]]
+///     name = "x"
+///     dtype = "int8"
+///     shape = [64]
+///     [[tensor]]
+///     name = "y"
+///     dtype = "int8"
+///     shape = [64]
+///     [[instruction]]
+///     kind = "kernel"
+///     op = "relu"
+///     inputs = ["x"]
+///     outputs = ["y"]
+/// "#), None)?;
+/// let catalogue = Catalogue::builtin();
+/// let target = catalogue.target("mcxn947")?;
+/// let (program, mut plan) = Pipeline::new(target).run(model)?;
+/// assert!(check_plan(&program, &plan, target).is_ok());
+/// plan.buffers[1].offset = plan.buffers[0].offset; // y over x, both alive at the kernel
+/// assert!(check_plan(&program, &plan, target).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn check_plan(
+    program: &Program,
+    plan: &ModelPlan,
+    target: &Target,
+) -> Result<(), PlanCheckError> {
+    let life = super::lifetimes(program);
+    let npu_visible = super::pools::npu_visible(program);
+    check_with(program, plan, target, &life, &npu_visible)
+}
+
+pub(super) fn check_with(
+    program: &Program,
+    plan: &ModelPlan,
+    target: &Target,
+    life: &[Option<Lifetime>],
+    npu_visible: &[bool],
+) -> Result<(), PlanCheckError> {
+    let fail = |problem: String| PlanCheckError {
+        target: target.name.clone(),
+        problem,
+    };
+    // The bytes a buffer owns: an NPU buffer in a pool with a data-cache line owns whole lines.
+    let extent = |b: &super::BufferPlan| match target.pool(b.mem_id).and_then(|p| p.dcache_line) {
+        Some(line) if npu_visible.get(b.id) == Some(&true) => b.size.div_ceil(line) * line,
+        _ => b.size,
+    };
+    // Buffers: one per planned value, nothing for the rest.
+    let mut buffer_of = vec![None; program.values.len()];
+    for (i, b) in plan.buffers.iter().enumerate() {
+        let Some(value) = program.values.get(b.id) else {
+            return Err(fail(format!(
+                "buffer {i} names value {}, which does not exist",
+                b.id
+            )));
+        };
+        if !value.is_planned() {
+            return Err(fail(format!(
+                "value {} (`{}`) is not planned but has a buffer",
+                b.id, value.name
+            )));
+        }
+        if buffer_of[b.id].replace(i).is_some() {
+            return Err(fail(format!("value {} has two buffers", b.id)));
+        }
+    }
+    for (v, value) in program.values.iter().enumerate() {
+        if value.is_planned() && life[v].is_some() && buffer_of[v].is_none() {
+            return Err(fail(format!("value {v} (`{}`) has no buffer", value.name)));
+        }
+    }
+    // Each buffer in its pool.
+    for b in &plan.buffers {
+        let value = &program.values[b.id];
+        let pool = target.pool(b.mem_id).filter(|p| p.enabled).ok_or_else(|| {
+            fail(format!(
+                "value {}: mem_id {} is no enabled pool",
+                b.id, b.mem_id
+            ))
+        })?;
+        let arena = plan.pool(b.mem_id).ok_or_else(|| {
+            fail(format!(
+                "value {}: pool `{}` has no arena in the plan",
+                b.id, pool.name
+            ))
+        })?;
+        let alignment = match pool.dcache_line {
+            Some(line) if npu_visible[b.id] => pool.alignment.max(line),
+            _ => pool.alignment,
+        };
+        if b.offset % alignment != 0 {
+            return Err(fail(format!(
+                "value {}: offset {} is not a multiple of {alignment}",
+                b.id, b.offset
+            )));
+        }
+        if b.size < value.bytes {
+            return Err(fail(format!(
+                "value {}: {} bytes planned for {}",
+                b.id, b.size, value.bytes
+            )));
+        }
+        let end = b.offset.saturating_add(extent(b));
+        if end > arena.size {
+            return Err(fail(format!(
+                "value {}: ends at {end}, past the arena of {} bytes",
+                b.id, arena.size
+            )));
+        }
+        let l = life[b.id]
+            .ok_or_else(|| fail(format!("value {} has a buffer but is never used", b.id)))?;
+        if (b.first, b.last) != (l.first, l.last) {
+            return Err(fail(format!(
+                "value {}: alive {}..={} in the plan, {}..={} in the program",
+                b.id, b.first, b.last, l.first, l.last
+            )));
+        }
+    }
+    // Arenas: within capacity, ending at their last buffer.
+    for p in &plan.pools {
+        let pool = target.pool(p.mem_id).ok_or_else(|| {
+            fail(format!(
+                "arena for mem_id {}, which the target does not have",
+                p.mem_id
+            ))
+        })?;
+        let end = plan
+            .buffers
+            .iter()
+            .filter(|b| b.mem_id == p.mem_id)
+            .map(|b| b.offset + extent(b))
+            .max()
+            .unwrap_or(0);
+        if p.size != end || p.size > pool.capacity || p.capacity != pool.capacity {
+            return Err(fail(format!(
+                "pool `{}`: arena of {} bytes, buffers end at {end}, capacity {}",
+                p.name, p.size, pool.capacity
+            )));
+        }
+    }
+    // No two buffers alive at once share a byte (sorted by pool and offset: each buffer is
+    // compared with those that start before its end).
+    let mut order: Vec<_> = plan.buffers.iter().collect();
+    order.sort_by_key(|b| (b.mem_id, b.offset));
+    for (i, a) in order.iter().enumerate() {
+        for b in order[i + 1..]
+            .iter()
+            .take_while(|b| b.mem_id == a.mem_id && b.offset < a.offset + extent(a))
+        {
+            if a.first <= b.last && b.first <= a.last && a.size > 0 && b.size > 0 {
+                return Err(fail(format!(
+                    "values {} and {} overlap in pool {} while both are alive",
+                    a.id, b.id, a.mem_id
+                )));
+            }
+        }
+    }
+    // Calls: the program's arguments, in order, each alive during the call.
+    let flat = program.flat_instructions();
+    for c in &plan.calls {
+        let Some((_, instruction)) = flat.get(c.index) else {
+            return Err(fail(format!("call {} is not in the program", c.index)));
+        };
+        let (kind, expected): (CallKind, Vec<usize>) = match instruction {
+            Instruction::Kernel(k) => (
+                CallKind::Kernel,
+                k.inputs.iter().chain(&k.outputs).copied().collect(),
+            ),
+            Instruction::Delegate(d) => (
+                CallKind::Delegate,
+                d.inputs
+                    .iter()
+                    .chain(&d.outputs)
+                    .chain(&d.scratch)
+                    .copied()
+                    .collect(),
+            ),
+            Instruction::Branch(_) => return Err(fail(format!("call {} is a branch", c.index))),
+        };
+        if c.kind != kind || c.args != expected || c.inputs + c.outputs + c.scratch != c.args.len()
+        {
+            return Err(fail(format!(
+                "call {}: arguments {:?}, the program has {:?}",
+                c.index, c.args, expected
+            )));
+        }
+        for &a in &c.args[c.inputs + c.outputs..] {
+            if !matches!(program.values[a].kind, ValueKind::Scratch { call, .. } if call == c.index)
+            {
+                return Err(fail(format!(
+                    "call {}: trailing argument {a} is not its scratch",
+                    c.index
+                )));
+            }
+        }
+        for &a in &c.args {
+            if let Some(i) = buffer_of[a] {
+                let b = &plan.buffers[i];
+                if b.first > c.index || c.index > b.last {
+                    return Err(fail(format!(
+                        "call {}: argument {a} is not alive during the call",
+                        c.index
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}

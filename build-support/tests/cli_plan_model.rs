@@ -620,3 +620,26 @@ fn a_failed_write_leaves_the_previous_outputs_as_they_were() {
     assert!(out.join("two_npu_calls.h").is_file());
     assert_no_temp_folder(&out);
 }
+
+#[test]
+fn names_reach_the_terminal_without_control_characters() {
+    let dir = temp_dir("terminal");
+    let text = std::fs::read_to_string(MODEL).unwrap();
+    let first = text.lines().find(|l| l.starts_with("name = ")).unwrap();
+    let model = dir.join("escape.toml");
+    std::fs::write(
+        &model,
+        text.replacen(first, "name = \"\\u001B[2Jwiped\\rfake\"", 1),
+    )
+    .unwrap();
+    let result = arenaplan(&[
+        "inspect",
+        model.to_str().unwrap(),
+        "--target",
+        "corstone-300",
+    ]);
+    let stdout = String::from_utf8_lossy(&result.stdout);
+    assert!(result.status.success(), "{}", stderr(&result));
+    assert!(stdout.contains("?[2Jwiped?fake"), "{stdout}");
+    assert!(!stdout.contains('\u{1b}') && !stdout.contains('\r'));
+}

@@ -82,18 +82,40 @@ impl Failure {
     }
 }
 
+/// `text` safe for a terminal: control characters other than line breaks and tabs (escape
+/// sequences, carriage returns) from a model's names become `?`.
+pub(crate) fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' && c != '\t' {
+                '?'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Plan(args) => plan_model::plan(&args),
-        Command::Inspect(args) => plan_model::inspect(&args),
-        Command::PlanCsv(args) => plan_csv::run(&args),
-    };
+    // A panic is a bug in arenaplan, whatever the input: exit 4, as documented, not Rust's 101
+    // (the panic message itself is printed by the default hook).
+    let result = std::panic::catch_unwind(|| match &cli.command {
+        Command::Plan(args) => plan_model::plan(args),
+        Command::Inspect(args) => plan_model::inspect(args),
+        Command::PlanCsv(args) => plan_csv::run(args),
+    })
+    .unwrap_or_else(|_| {
+        Err(Failure::new(
+            Status::Internal,
+            "arenaplan panicked (a bug in arenaplan; please report it with the input)",
+        ))
+    });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
             for message in &failure.messages {
-                eprintln!("error: {message}");
+                eprintln!("error: {}", printable(message));
             }
             ExitCode::from(failure.status as u8)
         }

@@ -167,7 +167,7 @@ fn pipeline_failure(model: &Path, e: &PipelineError) -> Failure {
 /// Writes `text` to standard output; a failure to is an I/O failure.
 fn print_out(text: &str) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())
+    out.write_all(crate::printable(text).as_bytes())
         .and_then(|()| out.flush())
         .map_err(|e| Failure::io(format!("writing standard output: {e}")))
 }

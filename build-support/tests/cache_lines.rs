@@ -82,39 +82,11 @@ fn model(text: &str) -> Program {
     parse_toml_model(&SourceText::new("test.toml", text), None).unwrap_or_else(|d| panic!("{d}"))
 }
 
-/// x (16 bytes) -> one `backend` call with `scratch` -> y (16 bytes).
-fn one_call(backend: &str, scratch: &str) -> String {
-    format!(
-        r#"
-name = "one_call"
-inputs = ["x"]
-outputs = ["y"]
-[[tensor]]
-name = "x"
-dtype = "int8"
-shape = [16]
-[[tensor]]
-name = "y"
-dtype = "int8"
-shape = [16]
-[[delegate]]
-name = "npu"
-backend = "{backend}"
-scratch = [{scratch}]
-[[instruction]]
-kind = "delegate"
-delegate = "npu"
-inputs = ["x"]
-outputs = ["y"]
-"#
-    )
-}
-
 #[test]
 fn a_40_byte_scratch_next_to_a_tensor_takes_64_bytes() {
     let catalogue = Catalogue::builtin();
     let target = catalogue.target("corstone-300").unwrap();
-    let program = model(&one_call(
+    let program = model(&common::one_call(
         "EthosUBackend",
         "{ size = 40, pool = \"npu_scratch\" }",
     ));
@@ -145,7 +117,7 @@ fn neutron_inputs_and_outputs_are_on_whole_lines_where_the_pool_has_a_cache() {
     for pool in &mut target.pools {
         pool.dcache_line = Some(32);
     }
-    let program = model(&one_call(
+    let program = model(&common::one_call(
         "NeutronBackend",
         "{ size = 40, pool = \"npu_scratch\" }",
     ));
@@ -166,7 +138,10 @@ fn arenas_start_on_a_cache_line() {
         let backend = &target.npu.as_ref().unwrap().backend;
         let (program, plan) = run(
             target,
-            model(&one_call(backend, "{ size = 40, pool = \"npu_scratch\" }")),
+            model(&common::one_call(
+                backend,
+                "{ size = 40, pool = \"npu_scratch\" }",
+            )),
         );
         let files = emit(
             &Input {

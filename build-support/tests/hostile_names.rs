@@ -5,6 +5,8 @@
 //! (Names from a target file are held to a grammar when the file is read; see the syntax
 //! crate's tests.) Also: models with no delegates, no kernels or a single value give ISO C too.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -212,28 +214,10 @@ fn hostile_model_names_stay_data() {
 
 #[test]
 fn labels_that_would_name_the_same_constant_are_refused() {
-    let text = r#"
-name = "m"
-inputs = ["x"]
-outputs = ["y"]
-[[tensor]]
-name = "x"
-dtype = "int8"
-shape = [16]
-[[tensor]]
-name = "y"
-dtype = "int8"
-shape = [16]
-[[delegate]]
-name = "d"
-backend = "RustConv"
-scratch = [ { size = 16, pool = "npu_scratch", label = "a-b" }, { size = 16, pool = "npu_scratch", label = "a_b" } ]
-[[instruction]]
-kind = "delegate"
-delegate = "d"
-inputs = ["x"]
-outputs = ["y"]
-"#;
+    let text = common::one_call(
+        "RustConv",
+        r#"{ size = 16, pool = "npu_scratch", label = "a-b" }, { size = 16, pool = "npu_scratch", label = "a_b" }"#,
+    );
     let program = parse_toml_model(&SourceText::new("m.toml", text), None).unwrap();
     let catalogue = Catalogue::builtin();
     let e = Pipeline::new(catalogue.target("corstone-300").unwrap())
@@ -317,30 +301,7 @@ fn unlabelled_and_repeated_labels_cannot_share_a_constant() {
         r#"{ size = 16, pool = "npu_scratch", label = "s" }, { size = 16, pool = "npu_scratch", label = "s" }"#,
         r#"{ size = 16, pool = "npu_scratch" }, { size = 16, pool = "npu_scratch", label = "scratch0" }"#,
     ] {
-        let text = format!(
-            r#"
-name = "m"
-inputs = ["x"]
-outputs = ["y"]
-[[tensor]]
-name = "x"
-dtype = "int8"
-shape = [16]
-[[tensor]]
-name = "y"
-dtype = "int8"
-shape = [16]
-[[delegate]]
-name = "d"
-backend = "RustConv"
-scratch = [{scratch}]
-[[instruction]]
-kind = "delegate"
-delegate = "d"
-inputs = ["x"]
-outputs = ["y"]
-"#
-        );
+        let text = common::one_call("RustConv", scratch);
         let program = parse_toml_model(&SourceText::new("m.toml", text), None).unwrap();
         let catalogue = Catalogue::builtin();
         let e = Pipeline::new(catalogue.target("corstone-300").unwrap())

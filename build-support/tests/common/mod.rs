@@ -1,4 +1,4 @@
-//! Shared by the integration tests that read `../shared/corpus/`.
+//! Shared by the integration tests: the corpus under `../shared/corpus/`, and small models.
 #![allow(dead_code)] // each test binary uses its own subset
 use std::path::{Path, PathBuf};
 
@@ -45,4 +45,32 @@ pub fn reference(corpus: &Path) -> Vec<(String, std::collections::HashMap<String
             (f[0].to_owned(), values)
         })
         .collect()
+}
+
+/// x (16 bytes) -> one `backend` call with `scratch` -> y (16 bytes).
+pub fn one_call(backend: &str, scratch: &str) -> String {
+    format!(
+        r#"
+name = "one_call"
+inputs = ["x"]
+outputs = ["y"]
+[[tensor]]
+name = "x"
+dtype = "int8"
+shape = [16]
+[[tensor]]
+name = "y"
+dtype = "int8"
+shape = [16]
+[[delegate]]
+name = "npu"
+backend = "{backend}"
+scratch = [{scratch}]
+[[instruction]]
+kind = "delegate"
+delegate = "npu"
+inputs = ["x"]
+outputs = ["y"]
+"#
+    )
 }

@@ -62,6 +62,7 @@ fn two_builds_and_the_cli_write_identical_bytes() {
             "ethosu_u55_two_calls.rs",
             "ethosu_u55_two_calls.sram.ld",
             "ethosu_u55_two_calls.svg",
+            "ethosu_u55_two_calls.x",
             "ethosu_u55_two_calls_program.c",
             "ethosu_u55_two_calls_program.h",
         ]
@@ -467,4 +468,25 @@ fn artifacts_are_written_all_or_none() {
             .0
     );
     assert!(temp_folders(&dir).is_empty() && temp_folders(&root).is_empty());
+}
+
+#[test]
+fn one_linker_script_includes_every_pool_and_link_args_pass_it() {
+    let dir = temp("link-args");
+    let g = build(&dir, Symbols::Rust).unwrap();
+    let script = std::fs::read_to_string(&g.linker_script).unwrap();
+    assert!(!g.linker.is_empty());
+    for fragment in &g.linker {
+        let file = fragment.file_name().unwrap().to_string_lossy();
+        assert!(fragment.exists());
+        assert!(script.contains(&format!("INCLUDE \"{file}\"")), "{script}");
+    }
+    assert_eq!(
+        g.link_args(),
+        vec![
+            format!("-L{}", g.dir.display()),
+            format!("-T{}", g.linker_script.display())
+        ]
+    );
+    let _ = std::fs::remove_dir_all(dir);
 }

@@ -11,15 +11,13 @@ fn main() {
     generated.cc_build().compile("model_tables");
     let target = std::env::var("TARGET").unwrap_or_default();
     if target.starts_with("thumb") {
-        // cortex-m-rt's link.x with QEMU's mps3-an547 memory map, then one fragment per pool
-        // (NOLOAD sections inserted before .bss).
+        // cortex-m-rt's link.x with QEMU's mps3-an547 memory map, then the model's linker
+        // script, which includes one fragment per pool (NOLOAD sections inserted before .bss).
         let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
         std::fs::copy("memory.x", out.join("memory.x")).unwrap();
         println!("cargo::rustc-link-search={}", out.display());
         println!("cargo::rustc-link-arg=-Tlink.x");
-        for fragment in &generated.linker {
-            println!("cargo::rustc-link-arg=-T{}", fragment.display());
-        }
+        generated.link_args();
         println!("cargo::rerun-if-changed=memory.x");
     }
 }

@@ -16,9 +16,7 @@ fn main() {
         std::fs::copy("memory.x", out.join("memory.x")).unwrap();
         println!("cargo::rustc-link-search={}", out.display());
         println!("cargo::rustc-link-arg=-Tlink.x");
-        for fragment in &generated.linker {
-            println!("cargo::rustc-link-arg=-T{}", fragment.display());
-        }
+        generated.link_args();
         println!("cargo::rerun-if-changed=memory.x");
     }
 }

@@ -76,6 +76,8 @@ pub struct Generated {
     pub source: PathBuf,
     /// One linker-script fragment per pool.
     pub linker: Vec<PathBuf>,
+    /// The model's linker script, `NAME.x`, which includes every fragment.
+    pub linker_script: PathBuf,
     /// The plan.
     pub plan: ModelPlan,
     /// The `cargo::` instructions the build gave (printed when running under Cargo).
@@ -83,6 +85,30 @@ pub struct Generated {
 }
 
 impl Generated {
+    /// Links every pool's arena section into firmware: prints (under Cargo) the instructions
+    /// that put the output folder on the linker's search path and pass `NAME.x` after the main
+    /// script, and returns the linker arguments. One line in a build script, after the main
+    /// script's own `-T` (cortex-m-rt's `link.x`). With GNU ld, `INCLUDE NAME.x` from
+    /// `memory.x` instead (GNU ld does not apply `INSERT` from a later `-T`).
+    ///
+    /// ```no_run
+    /// let generated = arenaplan_build::Build::new().model("model.pte").target("corstone-300").compile();
+    /// println!("cargo::rustc-link-arg=-Tlink.x");
+    /// generated.link_args();
+    /// ```
+    pub fn link_args(&self) -> Vec<String> {
+        let args = vec![
+            format!("-L{}", self.dir.display()),
+            format!("-T{}", self.linker_script.display()),
+        ];
+        if std::env::var_os("OUT_DIR").is_some() {
+            for a in &args {
+                println!("cargo::rustc-link-arg={a}");
+            }
+        }
+        args
+    }
+
     /// A `cc::Build` set up to compile the generated C source (which defines the arenas and
     /// tables when the C side owns the symbols), with the header's directory on the include
     /// path. Add the integrator's own C files and call `compile`.
@@ -306,6 +332,7 @@ impl Build {
                 .filter(|(f, _)| f.ends_with(".ld"))
                 .map(|(f, _)| out_dir.join(f))
                 .collect(),
+            linker_script: out_dir.join(format!("{name}.x")),
             name,
             plan: planned.plan,
             cargo_instructions: Vec::new(),

@@ -44,3 +44,20 @@ pub(super) fn fragment(input: &Input<'_>, pool: &Pool, plan: &PoolPlan) -> Strin
     );
     o
 }
+
+/// The model's linker script, `NAME.x`: one `INCLUDE` per pool's fragment, so a firmware build
+/// passes one file (`-TNAME.x` after the main script with lld, with the output folder on the
+/// library search path; or `INCLUDE NAME.x` from `memory.x` with GNU ld).
+pub(super) fn script(input: &Input<'_>, fragments: &[String]) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "/* {} */", banner(input));
+    let _ = writeln!(
+        o,
+        "/* Every pool's arena of this model: pass with -T after the main script, or INCLUDE it. */"
+    );
+    for f in fragments {
+        // File names are the model's base name and pool names: identifiers and dots only.
+        let _ = writeln!(o, "INCLUDE \"{f}\"");
+    }
+    o
+}

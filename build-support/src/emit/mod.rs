@@ -30,7 +30,7 @@ pub struct Emit {
     /// `NAME.h` and `NAME.c`, and the runtime's program tables `NAME_program.h` and
     /// `NAME_program.c` (which include `arenaplan/runtime.h`).
     pub c: bool,
-    /// `NAME.<pool>.ld` for every pool.
+    /// `NAME.<pool>.ld` for every pool, and `NAME.x` including them all.
     pub linker: bool,
     /// `NAME.plan.json`.
     pub json: bool,
@@ -159,12 +159,13 @@ pub fn emit(input: &Input<'_>, what: Emit) -> Vec<(String, String)> {
         files.push((format!("{name}_program.c"), program::source(input)));
     }
     if what.linker {
+        let mut fragments = Vec::new();
         for (pool, plan) in input.pools() {
-            files.push((
-                format!("{name}.{}.ld", pool.name),
-                linker::fragment(input, pool, plan),
-            ));
+            let file = format!("{name}.{}.ld", pool.name);
+            files.push((file.clone(), linker::fragment(input, pool, plan)));
+            fragments.push(file);
         }
+        files.push((format!("{name}.x"), linker::script(input, &fragments)));
     }
     if what.json {
         files.push((format!("{name}.plan.json"), input.plan.to_json()));

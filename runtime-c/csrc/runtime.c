@@ -91,23 +91,21 @@ static const ap_pool_t *find_pool(const ap_pool_t *pools, size_t npools, uint32_
     return NULL;
 }
 
-/* Whether arguments x and y of one call overlap where it matters: at least one of them is
- * written (an output or scratch; inputs are only read, so a value passed twice as an input, e.g.
- * x + x, is fine), both are planned and non-empty (a constant or an absent value lives outside the
- * arenas; a zero-size one holds no byte), and they are in the same pool with intersecting
- * [offset, offset + size). The same value twice, not both inputs, intersects itself. */
-static int args_overlap(const ap_tensor_desc_t *x, int x_written, const ap_tensor_desc_t *y, int y_written) {
-    if (!x_written && !y_written) {
+/* Whether two arguments of one call may not share memory: at least one is written (an output
+ * or scratch; two inputs may overlap, x + x is fine), both hold bytes, and their memory, as
+ * init resolved it, intersects. Resolved addresses, not (mem_id, offset): pools an integrator
+ * placed over each other, or a constant pointing into an arena, are caught too. The same value
+ * twice, not both inputs, intersects itself. */
+static int args_overlap(const ap_buffer_t *x, int x_written, const ap_buffer_t *y, int y_written) {
+    if ((!x_written && !y_written) || x->data == NULL || y->data == NULL || x->size == 0 || y->size == 0) {
         return 0;
     }
-    if (x->mem_id == 0 || y->mem_id == 0 || x->size == 0 || y->size == 0 || x->mem_id != y->mem_id) {
-        return 0;
-    }
-    /* 64-bit ends: offset + size cannot wrap whatever the tables say. */
-    return (uint64_t)x->offset < (uint64_t)y->offset + y->size && (uint64_t)y->offset < (uint64_t)x->offset + x->size;
+    uintptr_t a = (uintptr_t)x->data, b = (uintptr_t)y->data;
+    return a < b + y->size && b < a + x->size;
 }
 
-static ap_status_t check_instruction(const ap_program_t *p, const ap_instruction_t *ins, size_t max_args) {
+static ap_status_t check_instruction(const ap_program_t *p, const ap_buffer_t *values, const ap_instruction_t *ins,
+                                     size_t max_args) {
     if (ins->nargs > 0 && ins->args == NULL) {
         return AP_ERR_INVALID_PROGRAM;
     }
@@ -130,10 +128,15 @@ static ap_status_t check_instruction(const ap_program_t *p, const ap_instruction
      * that writes an output or scratch over an input it has not finished reading (an NPU streams
      * tiles) corrupts it silently. The planner never does this (every argument of a call is alive
      * at it), so such a table is damaged or forged. Argument lists are short: all pairs. */
-    for (uint32_t a = 1; a < ins->nargs; a++) {
-        const ap_tensor_desc_t *x = &p->tensors[ins->args[a]];
+    for (uint32_t a = 0; a < ins->nargs; a++) {
+        /* A written argument is planned memory or empty: never a constant (flash, or data the
+         * program shares). */
+        const ap_tensor_desc_t *t = &p->tensors[ins->args[a]];
+        if (a >= ins->ninputs && t->mem_id == 0 && t->constant != NULL && t->size > 0) {
+            return AP_ERR_INVALID_PROGRAM;
+        }
         for (uint32_t b = 0; b < a; b++) {
-            if (args_overlap(x, a >= ins->ninputs, &p->tensors[ins->args[b]], b >= ins->ninputs)) {
+            if (args_overlap(&values[ins->args[a]], a >= ins->ninputs, &values[ins->args[b]], b >= ins->ninputs)) {
                 return AP_ERR_INVALID_PROGRAM;
             }
         }
@@ -219,7 +222,7 @@ ap_status_t ap_method_init(ap_method_t *m, const ap_program_t *p, const ap_pool_
         }
     }
     for (uint32_t n = 0; n < p->ninstructions; n++) {
-        ap_status_t s = check_instruction(p, &p->instructions[n], mem->nargs);
+        ap_status_t s = check_instruction(p, mem->values, &p->instructions[n], mem->nargs);
         if (s != AP_OK) {
             return init_failed(m, mem, 0, n, s);
         }

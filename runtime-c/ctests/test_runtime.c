@@ -916,6 +916,24 @@ static ap_status_t add(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void 
 
 /* An instruction whose output or scratch shares memory with another of its arguments is refused
  * at init; inputs may repeat; empty, zero-size and constant arguments overlap nothing. */
+/* Pools an integrator placed over each other: an output in one and an input in the other at
+ * the same bytes are refused, whatever their mem_ids say. */
+static void overlapping_pools(void) {
+    const ap_tensor_desc_t tensors[] = {{1, 0, 64, NULL}, {2, 32, 64, NULL}, {1, 256, 64, NULL}};
+    static const uint32_t args[] = {0, 1, 2}, in[] = {0}, out[] = {1};
+    const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 3, 1, 1}};
+    const ap_delegate_desc_t del[] = {{"Recording", NULL, 0, NULL, 0}};
+    const ap_program_t p = {tensors, 3, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+    const ap_backend_t *backends[] = {&recording};
+    ap_pool_t pools[] = {{1, arena, sizeof arena}, {2, arena, sizeof arena}}; /* the same memory */
+    ap_method_memory_t mem = {values, MAXV, handles, delegate_backends, 4, kernel_fns, 4, argbuf, 8, NULL, 0};
+    ap_method_t m;
+    CHECK_STATUS(ap_method_init(&m, &p, pools, 2, backends, 1, NULL, 0, &mem), AP_ERR_INVALID_PROGRAM);
+    pools[1].base = arena2;
+    CHECK_STATUS(ap_method_init(&m, &p, pools, 2, backends, 1, NULL, 0, &mem), AP_OK);
+    ap_method_destroy(&m);
+}
+
 static void overlapping_arguments(void) {
     static const uint8_t weights[16] = {1};
     /* Values: 0 in [0, 64), 1 out [64, 96), 2 scratch [96, 224), 3 inside the scratch [128, 144),
@@ -929,6 +947,7 @@ static void overlapping_arguments(void) {
     static const uint32_t out_over_input[] = {0, 4}, in_place[] = {0, 0}, scratch_twice[] = {0, 1, 2, 2};
     static const uint32_t repeated_input[] = {0, 0, 1, 2}, empties[] = {0, 1, 5, 5, 6, 2};
     static const uint32_t constant_over_scratch[] = {7, 1, 2}, other_pool[] = {0, 1, 8};
+    static const uint32_t constant_written[] = {0, 7, 2};
     const ap_delegate_desc_t del[] = {{"Recording", NULL, 0, NULL, 0}};
     const ap_backend_t *backends[] = {&recording};
     ap_method_t m;
@@ -947,6 +966,7 @@ static void overlapping_arguments(void) {
         {empties, 6, 1, 1, AP_OK},                          /* empty slots twice, zero-size in scratch */
         {constant_over_scratch, 3, 1, 1, AP_OK},            /* a constant is not in the arena */
         {other_pool, 3, 1, 1, AP_OK},                       /* same offsets, another pool */
+        {constant_written, 3, 1, 1, AP_ERR_INVALID_PROGRAM}, /* an output that is a constant */
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         /* The case is the second instruction, after a good one: failed_instruction names it. */
@@ -1004,6 +1024,7 @@ int main(void) {
     kernels_by_name();
     entry_points_after_failed_init();
     overlapping_arguments();
+    overlapping_pools();
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

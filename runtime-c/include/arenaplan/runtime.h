@@ -199,8 +199,9 @@ typedef struct ap_method {
  * the same call, including an output inside the call's own scratch and the same value passed
  * twice where one of the two is an output or scratch (in place: a backend may write before it
  * has read everything). Inputs may overlap each other, e.g. a kernel adding x to itself: both
- * are only read. Two regions overlap when they have the same mem_id and [offset, offset + size)
- * intersect; a zero-size value, a constant and an absent value (mem_id 0) overlap nothing.
+ * are only read. Two arguments overlap when the memory init resolved for them (pool base +
+ * offset, or a constant's data) intersects, whatever their mem_ids; a zero-size or absent value
+ * overlaps nothing. An output or scratch argument may not be a constant.
  * Every pair of a call's arguments is compared: O(nargs^2) per instruction.
  *
  * On any failure the delegates it initialized are destroyed and the method is left not

@@ -161,6 +161,16 @@ fn without_comments(text: &str) -> String {
     out
 }
 
+/// What the pipeline says when it refuses the TOML model `text` for `target`.
+fn refusal(text: &str, target: &str) -> String {
+    let program = parse_toml_model(&SourceText::new("m.toml", text), None).unwrap();
+    let catalogue = Catalogue::builtin();
+    Pipeline::new(catalogue.target(target).unwrap())
+        .run(program)
+        .expect_err("the model is refused")
+        .to_string()
+}
+
 /// Every identifier token of a Rust file.
 fn rust_idents(text: &str) -> Vec<String> {
     fn walk(tokens: proc_macro2::TokenStream, out: &mut Vec<String>) {
@@ -218,12 +228,7 @@ fn labels_that_would_name_the_same_constant_are_refused() {
         "RustConv",
         r#"{ size = 16, pool = "npu_scratch", label = "a-b" }, { size = 16, pool = "npu_scratch", label = "a_b" }"#,
     );
-    let program = parse_toml_model(&SourceText::new("m.toml", text), None).unwrap();
-    let catalogue = Catalogue::builtin();
-    let e = Pipeline::new(catalogue.target("corstone-300").unwrap())
-        .run(program)
-        .unwrap_err()
-        .to_string();
+    let e = refusal(&text, "corstone-300");
     assert!(
         e.contains("`a-b`") && e.contains("`a_b`") && e.contains("A_B"),
         "{e}"
@@ -283,12 +288,7 @@ op = "relu_"
 inputs = ["a"]
 outputs = ["a"]
 "#;
-    let program = parse_toml_model(&SourceText::new("m.toml", text), None).unwrap();
-    let catalogue = Catalogue::builtin();
-    let e = Pipeline::new(catalogue.target("mcxn947").unwrap())
-        .run(program)
-        .unwrap_err()
-        .to_string();
+    let e = refusal(&text, "mcxn947");
     assert!(
         e.contains("value 0 (`a`) is written by the call and also passed"),
         "{e}"
@@ -302,12 +302,7 @@ fn unlabelled_and_repeated_labels_cannot_share_a_constant() {
         r#"{ size = 16, pool = "npu_scratch" }, { size = 16, pool = "npu_scratch", label = "scratch0" }"#,
     ] {
         let text = common::one_call("RustConv", scratch);
-        let program = parse_toml_model(&SourceText::new("m.toml", text), None).unwrap();
-        let catalogue = Catalogue::builtin();
-        let e = Pipeline::new(catalogue.target("corstone-300").unwrap())
-            .run(program)
-            .unwrap_err()
-            .to_string();
+        let e = refusal(&text, "corstone-300");
         assert!(e.contains("both become the generated name"), "{e}");
     }
 }

@@ -288,7 +288,7 @@ op = "relu_"
 inputs = ["a"]
 outputs = ["a"]
 "#;
-    let e = refusal(&text, "mcxn947");
+    let e = refusal(text, "mcxn947");
     assert!(
         e.contains("value 0 (`a`) is written by the call and also passed"),
         "{e}"

@@ -1,30 +1,60 @@
 //! arenaplan's build-time library: plans the memory of a neural-network model for a
 //! microcontroller when the firmware is compiled.
 //!
-//! This crate holds the planner ([`plan`]), its independent checker ([`verify`]), the
-//! lifetime-CSV format used by planner benchmarks ([`lifetime_csv`]) and the comparison
-//! baselines ([`baseline`]). The `arenaplan` command-line tool is built from it.
+//! [`Build`] is the one entry point, for `build.rs` scripts and the `arenaplan` command alike:
+//! it reads the model and the target, scans the crate for `#[delegate]` declarations, plans
+//! every pool with the `arenaplan-planner` crate, verifies the whole plan against the program
+//! and the target, and writes the generated Rust, C and linker scripts.
 //!
+//! ```no_run
+//! // build.rs
+//! let generated = arenaplan_build::Build::new()
+//!     .model("model/kws.pte")
+//!     .target("corstone-300")
+//!     .compile();
+//! println!("cargo::rustc-link-arg=-Tlink.x");
+//! generated.link_args();
 //! ```
-//! use arenaplan_build::plan::{Buffer, Planner, Problem};
-//! let problem = Problem::new(vec![Buffer::new(64, 0, 1), Buffer::new(64, 1, 2)]);
-//! assert_eq!(Planner::new().plan(&problem)?.arena, 64);
-//! # Ok::<(), arenaplan_build::plan::PlanError>(())
-//! ```
+//!
+//! The [model IR](model) is public: [`Build::program`] plans a program made elsewhere. The
+//! stages behind it (import, backends' blob readers, pipeline, verify, emit,
+//! output) are public only with the feature `internals`, for arenaplan's own tools and tests:
+//! they change without notice.
 #![deny(missing_docs)]
+// Without `internals` the stages are private, and items only tools use are unused.
+#![cfg_attr(not(feature = "internals"), allow(dead_code, unused_imports))]
 
+pub use arenaplan_planner::Planner;
 pub use arenaplan_syntax::{diagnostic, targets};
-pub use build::{Build, BuildError, Generated};
+pub use build::{Build, BuildError, Generated, Rendered};
+pub use emit::{Emit, EmitError, Symbols};
+pub use pipeline::{
+    BufferKind, BufferPlan, CallKind, CallPlan, ModelPlan, PipelineError, PoolPlan,
+};
+pub use verify::PlanCheckError;
 
-pub mod backends;
-pub mod baseline;
-pub mod build;
-pub mod emit;
-pub mod import;
-pub mod lifetime_csv;
 pub mod model;
-pub mod names;
-pub mod output;
-pub mod pipeline;
-pub mod plan;
-pub mod verify;
+
+/// Declares the pipeline's stage modules: public with `internals`, private without.
+macro_rules! stages {
+    ($($(#[$meta:meta])* $name:ident;)*) => {$(
+        $(#[$meta])*
+        #[cfg(feature = "internals")]
+        pub mod $name;
+        $(#[$meta])*
+        #[cfg(not(feature = "internals"))]
+        mod $name;
+    )*};
+}
+
+stages! {
+    backends;
+    build;
+    emit;
+    import;
+    names;
+    output;
+    pipeline;
+    report;
+    verify;
+}

@@ -1,195 +1,287 @@
-//! The independent checker: proves a plan valid without trusting the planner.
+//! The verify stage, between planning and emission: checks the [`ModelPlan`] that is
+//! serialised and emitted against the program and the target, on every build. The emitters
+//! take only a [`Verified`] plan, which nothing but [`verify`] makes, so no plan reaches
+//! generated code unchecked. The planner's own checker (`verify`) proves each pool's
+//! placement; this stage proves what ships — that the plan's buffers, pools and argument lists
+//! say what the program needs — so a bug in the stages between them (binding, tables, the
+//! assembly of the plan) cannot reach firmware.
 //!
-//! It shares no code with the planner beyond the problem types. It sweeps over time and keeps
-//! the live buffers ordered by offset, so a collision shows up between neighbours: `O(n log n)`.
-
-use std::collections::BTreeMap;
-use std::fmt;
+//! Checked: every planned value has exactly one buffer and nothing else has one; each buffer in
+//! an enabled pool of the target, aligned to the pool (and to its data-cache line when the NPU
+//! uses it), at least as large as its value, inside its pool's arena; each arena within its
+//! capacity and reaching exactly the end of its last buffer; no two buffers alive at the same
+//! time sharing a byte; every call's arguments the program's inputs, outputs and scratch in
+//! that order, each buffer alive during its call.
 
 use thiserror::Error;
 
-use crate::plan::Problem;
+use crate::model::{Instruction, Program, ValueKind};
+use crate::targets::Target;
 
-/// What the checker proved about a valid plan.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Verified {
-    /// Highest byte used plus one: `max(offset + size)` over all buffers.
-    pub end: u64,
-}
+use crate::pipeline::{lifetimes, npu_visible, BufferPlan, CallKind, Lifetime, ModelPlan};
 
-/// Why a plan is invalid. Any of these coming out of the planner is a planner bug.
+/// A plan that does not hold for its program and target: a bug in arenaplan.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum VerifyError {
-    /// The plan does not give exactly one offset per buffer.
-    #[error("the plan has {offsets} offsets for {buffers} buffers")]
-    WrongCount {
-        /// Offsets in the plan.
-        offsets: usize,
-        /// Buffers in the problem.
-        buffers: usize,
-    },
-    /// An offset that is not a multiple of the buffer's alignment.
-    #[error("buffer {index}: offset {offset} is not a multiple of {alignment}")]
-    Misaligned {
-        /// Index of the buffer.
-        index: usize,
-        /// Its offset.
-        offset: u64,
-        /// Its effective alignment.
-        alignment: u64,
-    },
-    /// A buffer that reaches past the pool's capacity.
-    #[error("buffer {index}: ends at {end}, past the capacity of {capacity} bytes")]
-    OverCapacity {
-        /// Index of the buffer.
-        index: usize,
-        /// `offset + size`.
-        end: u64,
-        /// The pool capacity.
-        capacity: u64,
-    },
-    /// A pinned buffer moved.
-    #[error("buffer {index}: pinned at {fixed} but planned at {offset}")]
-    MovedPinned {
-        /// Index of the buffer.
-        index: usize,
-        /// The pinned offset.
-        fixed: u64,
-        /// The planned offset.
-        offset: u64,
-    },
-    /// Two buffers alive at the same time share bytes.
-    #[error("{0}")]
-    Collision(Collision),
-    /// `offset + size` does not fit in 64 bits.
-    #[error("buffer {index}: offset {offset} + size overflows")]
-    Overflow {
-        /// Index of the buffer.
-        index: usize,
-        /// Its offset.
-        offset: u64,
-    },
+#[error("the plan for target `{target}` does not hold: {problem} (a bug in arenaplan; please report it)")]
+pub struct PlanCheckError {
+    /// The target.
+    pub target: String,
+    /// What is wrong.
+    pub problem: String,
 }
 
-/// Two buffers that overlap in both time and memory.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Collision {
-    /// Index of one buffer.
-    pub first: usize,
-    /// Index of the other.
-    pub second: usize,
-    /// An instruction at which both are alive.
-    pub at_time: u64,
+/// A plan the verify stage accepted, with the program and target it was checked against: the
+/// only input the emitters take.
+#[derive(Clone, Copy, Debug)]
+pub struct Verified<'a> {
+    program: &'a Program,
+    plan: &'a ModelPlan,
+    target: &'a Target,
 }
 
-impl fmt::Display for Collision {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "buffers {} and {} overlap in memory while both are alive (at instruction {})",
-            self.first, self.second, self.at_time
-        )
+impl<'a> Verified<'a> {
+    /// The program as planned (scratch inserted).
+    pub fn program(&self) -> &'a Program {
+        self.program
+    }
+
+    /// The plan.
+    pub fn plan(&self) -> &'a ModelPlan {
+        self.plan
+    }
+
+    /// The target.
+    pub fn target(&self) -> &'a Target {
+        self.target
     }
 }
 
-/// Checks that `offsets` is a valid plan for `problem`: one offset per buffer, aligned,
-/// pinned buffers in place, within capacity, and no two buffers alive at the same time
-/// sharing a byte. Sizes are checked as declared (not padded).
+/// Checks `plan` against `program` (as planned: scratch inserted) and `target`; the build runs
+/// it on every plan before anything is emitted.
 ///
 /// ```
-/// use arenaplan_build::plan::{Buffer, Problem};
+/// use arenaplan_build::diagnostic::SourceText;
+/// use arenaplan_build::import::parse_toml_model;
+/// use arenaplan_build::pipeline::Pipeline;
 /// use arenaplan_build::verify::verify;
-/// let p = Problem::new(vec![Buffer::new(8, 0, 2), Buffer::new(8, 1, 3)]);
-/// assert_eq!(verify(&p, &[0, 8]).unwrap().end, 16);
-/// assert!(verify(&p, &[0, 4]).is_err());
+/// use arenaplan_build::targets::Catalogue;
+///
+/// let model = parse_toml_model(&SourceText::new("m.toml", r#"
+///     name = "m"
+///     inputs = ["x"]
+///     outputs = ["y"]
+///     [[tensor]]
+///     name = "x"
+///     dtype = "int8"
+///     shape = [64]
+///     [[tensor]]
+///     name = "y"
+///     dtype = "int8"
+///     shape = [64]
+///     [[instruction]]
+///     kind = "kernel"
+///     op = "relu"
+///     inputs = ["x"]
+///     outputs = ["y"]
+/// "#), None)?;
+/// let catalogue = Catalogue::builtin();
+/// let target = catalogue.target("mcxn947")?;
+/// let (program, mut plan) = Pipeline::new(target).run(model)?;
+/// assert!(verify(&program, &plan, target).is_ok());
+/// plan.buffers[1].offset = plan.buffers[0].offset; // y over x, both alive at the kernel
+/// assert!(verify(&program, &plan, target).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn verify(problem: &Problem, offsets: &[u64]) -> Result<Verified, VerifyError> {
-    if offsets.len() != problem.buffers.len() {
-        return Err(VerifyError::WrongCount {
-            offsets: offsets.len(),
-            buffers: problem.buffers.len(),
-        });
-    }
-    let mut end = 0u64;
-    for (index, (b, &offset)) in problem.buffers.iter().zip(offsets).enumerate() {
-        let alignment = b.alignment.max(problem.alignment).max(1);
-        if offset % alignment != 0 {
-            return Err(VerifyError::Misaligned {
-                index,
-                offset,
-                alignment,
-            });
-        }
-        if let Some(fixed) = b.fixed_offset {
-            if fixed != offset {
-                return Err(VerifyError::MovedPinned {
-                    index,
-                    fixed,
-                    offset,
-                });
-            }
-        }
-        let buffer_end = offset
-            .checked_add(b.size)
-            .ok_or(VerifyError::Overflow { index, offset })?;
-        if let Some(capacity) = problem.capacity {
-            if buffer_end > capacity {
-                return Err(VerifyError::OverCapacity {
-                    index,
-                    end: buffer_end,
-                    capacity,
-                });
-            }
-        }
-        end = end.max(buffer_end);
-    }
-    check_collisions(problem, offsets)?;
-    Ok(Verified { end })
+pub fn verify<'a>(
+    program: &'a Program,
+    plan: &'a ModelPlan,
+    target: &'a Target,
+) -> Result<Verified<'a>, PlanCheckError> {
+    let life = lifetimes(program);
+    let npu_visible = npu_visible(program);
+    check(program, plan, target, &life, &npu_visible)?;
+    Ok(Verified {
+        program,
+        plan,
+        target,
+    })
 }
 
-fn check_collisions(problem: &Problem, offsets: &[u64]) -> Result<(), VerifyError> {
-    // Events (time, kind, index) with kind 0 = end, 1 = start: at the same instant a buffer
-    // that ends is gone before one that starts arrives (lifetimes are half-open).
-    let mut events: Vec<(u64, u8, usize)> = Vec::with_capacity(offsets.len() * 2);
-    for (i, b) in problem.buffers.iter().enumerate() {
-        if b.size > 0 && b.lower < b.upper {
-            events.push((b.lower, 1, i));
-            events.push((b.upper, 0, i));
+fn check(
+    program: &Program,
+    plan: &ModelPlan,
+    target: &Target,
+    life: &[Option<Lifetime>],
+    npu_visible: &[bool],
+) -> Result<(), PlanCheckError> {
+    let fail = |problem: String| PlanCheckError {
+        target: target.name.clone(),
+        problem,
+    };
+    // The bytes a buffer owns: an NPU buffer in a pool with a data-cache line owns whole lines.
+    let extent = |b: &BufferPlan| match target.pool(b.mem_id).and_then(|p| p.dcache_line) {
+        Some(line) if npu_visible.get(b.id) == Some(&true) => b.size.div_ceil(line) * line,
+        _ => b.size,
+    };
+    // Buffers: one per planned value, nothing for the rest.
+    let mut buffer_of = vec![None; program.values.len()];
+    for (i, b) in plan.buffers.iter().enumerate() {
+        let Some(value) = program.values.get(b.id) else {
+            return Err(fail(format!(
+                "buffer {i} names value {}, which does not exist",
+                b.id
+            )));
+        };
+        if !value.is_planned() {
+            return Err(fail(format!(
+                "value {} (`{}`) is not planned but has a buffer",
+                b.id, value.name
+            )));
+        }
+        if buffer_of[b.id].replace(i).is_some() {
+            return Err(fail(format!("value {} has two buffers", b.id)));
         }
     }
-    events.sort_unstable();
-    // Live buffers keyed by (offset, index) -> end. They are pairwise disjoint, so a new
-    // buffer collides with some live buffer iff it collides with its neighbour on either side.
-    let mut live: BTreeMap<(u64, usize), u64> = BTreeMap::new();
-    for (time, kind, i) in events {
-        let start = offsets[i];
-        if kind == 0 {
-            live.remove(&(start, i));
-            continue;
+    for (v, value) in program.values.iter().enumerate() {
+        if value.is_planned() && life[v].is_some() && buffer_of[v].is_none() {
+            return Err(fail(format!("value {v} (`{}`) has no buffer", value.name)));
         }
-        let end = start + problem.buffers[i].size;
-        let below = live.range(..(start, i)).next_back();
-        if let Some((&(_, j), &j_end)) = below {
-            if j_end > start {
-                return Err(collision(i, j, time));
+    }
+    // Each buffer in its pool.
+    for b in &plan.buffers {
+        let value = &program.values[b.id];
+        let pool = target.pool(b.mem_id).filter(|p| p.enabled).ok_or_else(|| {
+            fail(format!(
+                "value {}: mem_id {} is no enabled pool",
+                b.id, b.mem_id
+            ))
+        })?;
+        let arena = plan.pool(b.mem_id).ok_or_else(|| {
+            fail(format!(
+                "value {}: pool `{}` has no arena in the plan",
+                b.id, pool.name
+            ))
+        })?;
+        let alignment = match pool.dcache_line {
+            Some(line) if npu_visible[b.id] => pool.alignment.max(line),
+            _ => pool.alignment,
+        };
+        if b.offset % alignment != 0 {
+            return Err(fail(format!(
+                "value {}: offset {} is not a multiple of {alignment}",
+                b.id, b.offset
+            )));
+        }
+        if b.size < value.bytes {
+            return Err(fail(format!(
+                "value {}: {} bytes planned for {}",
+                b.id, b.size, value.bytes
+            )));
+        }
+        let end = b.offset.saturating_add(extent(b));
+        if end > arena.size {
+            return Err(fail(format!(
+                "value {}: ends at {end}, past the arena of {} bytes",
+                b.id, arena.size
+            )));
+        }
+        let l = life[b.id]
+            .ok_or_else(|| fail(format!("value {} has a buffer but is never used", b.id)))?;
+        if (b.first, b.last) != (l.first, l.last) {
+            return Err(fail(format!(
+                "value {}: alive {}..={} in the plan, {}..={} in the program",
+                b.id, b.first, b.last, l.first, l.last
+            )));
+        }
+    }
+    // Arenas: within capacity, ending at their last buffer.
+    for p in &plan.pools {
+        let pool = target.pool(p.mem_id).ok_or_else(|| {
+            fail(format!(
+                "arena for mem_id {}, which the target does not have",
+                p.mem_id
+            ))
+        })?;
+        let end = plan
+            .buffers
+            .iter()
+            .filter(|b| b.mem_id == p.mem_id)
+            .map(|b| b.offset + extent(b))
+            .max()
+            .unwrap_or(0);
+        if p.size != end || p.size > pool.capacity || p.capacity != pool.capacity {
+            return Err(fail(format!(
+                "pool `{}`: arena of {} bytes, buffers end at {end}, capacity {}",
+                p.name, p.size, pool.capacity
+            )));
+        }
+    }
+    // No two buffers alive at once share a byte (sorted by pool and offset: each buffer is
+    // compared with those that start before its end).
+    let mut order: Vec<_> = plan.buffers.iter().collect();
+    order.sort_by_key(|b| (b.mem_id, b.offset));
+    for (i, a) in order.iter().enumerate() {
+        for b in order[i + 1..]
+            .iter()
+            .take_while(|b| b.mem_id == a.mem_id && b.offset < a.offset + extent(a))
+        {
+            if a.first <= b.last && b.first <= a.last && a.size > 0 && b.size > 0 {
+                return Err(fail(format!(
+                    "values {} and {} overlap in pool {} while both are alive",
+                    a.id, b.id, a.mem_id
+                )));
             }
         }
-        let above = live.range((start, i)..).next();
-        if let Some((&(j_start, j), _)) = above {
-            if j_start < end {
-                return Err(collision(i, j, time));
+    }
+    // Calls: the program's arguments, in order, each alive during the call.
+    let flat = program.flat_instructions();
+    for c in &plan.calls {
+        let Some((_, instruction)) = flat.get(c.index) else {
+            return Err(fail(format!("call {} is not in the program", c.index)));
+        };
+        let (kind, expected): (CallKind, Vec<usize>) = match instruction {
+            Instruction::Kernel(k) => (
+                CallKind::Kernel,
+                k.inputs.iter().chain(&k.outputs).copied().collect(),
+            ),
+            Instruction::Delegate(d) => (
+                CallKind::Delegate,
+                d.inputs
+                    .iter()
+                    .chain(&d.outputs)
+                    .chain(&d.scratch)
+                    .copied()
+                    .collect(),
+            ),
+            Instruction::Branch(_) => return Err(fail(format!("call {} is a branch", c.index))),
+        };
+        if c.kind != kind || c.args != expected || c.inputs + c.outputs + c.scratch != c.args.len()
+        {
+            return Err(fail(format!(
+                "call {}: arguments {:?}, the program has {:?}",
+                c.index, c.args, expected
+            )));
+        }
+        for &a in &c.args[c.inputs + c.outputs..] {
+            if !matches!(program.values[a].kind, ValueKind::Scratch { call, .. } if call == c.index)
+            {
+                return Err(fail(format!(
+                    "call {}: trailing argument {a} is not its scratch",
+                    c.index
+                )));
             }
         }
-        live.insert((start, i), end);
+        for &a in &c.args {
+            if let Some(i) = buffer_of[a] {
+                let b = &plan.buffers[i];
+                if b.first > c.index || c.index > b.last {
+                    return Err(fail(format!(
+                        "call {}: argument {a} is not alive during the call",
+                        c.index
+                    )));
+                }
+            }
+        }
     }
     Ok(())
-}
-
-fn collision(a: usize, b: usize, at_time: u64) -> VerifyError {
-    VerifyError::Collision(Collision {
-        first: a.min(b),
-        second: a.max(b),
-        at_time,
-    })
 }

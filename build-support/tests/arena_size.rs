@@ -2,7 +2,7 @@
 //! alignment to place buffers, but the last one's rounding is no memory the program needs.
 
 use arenaplan_build::diagnostic::SourceText;
-use arenaplan_build::model::parse_toml_model;
+use arenaplan_build::import::parse_toml_model;
 use arenaplan_build::pipeline::{Pipeline, PipelineError};
 use arenaplan_build::targets::Catalogue;
 

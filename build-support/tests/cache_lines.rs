@@ -7,9 +7,10 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use arenaplan_build::diagnostic::SourceText;
-use arenaplan_build::emit::{emit, Emit, Input, Symbols};
+use arenaplan_build::emit::{Emit, Symbols};
+use arenaplan_build::import::parse_toml_model;
 use arenaplan_build::import::{load_pte, load_tflite};
-use arenaplan_build::model::{parse_toml_model, Program};
+use arenaplan_build::model::Program;
 use arenaplan_build::pipeline::{BufferPlan, CallKind, ModelPlan, Pipeline};
 use arenaplan_build::targets::{Catalogue, Target};
 
@@ -143,17 +144,7 @@ fn arenas_start_on_a_cache_line() {
                 "{ size = 40, pool = \"npu_scratch\" }",
             )),
         );
-        let files = emit(
-            &Input {
-                name: "m",
-                program: &program,
-                plan: &plan,
-                target,
-                declared: &[],
-                symbols: Symbols::C,
-            },
-            Emit::ALL,
-        );
+        let files = common::emit_files(&program, &plan, target, "m", Symbols::C, Emit::ALL);
         let file = |name: &str| &files.iter().find(|(n, _)| n == name).unwrap().1;
         let pool = target.pool(plan.pools[0].mem_id).unwrap();
         assert_eq!(pool.arena_alignment(), align);

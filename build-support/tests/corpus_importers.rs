@@ -328,7 +328,7 @@ fn dedicated_sram_fast_scratch_comes_from_the_target_and_says_so() {
     );
     let fast = model_plan.buffer(*call.args.last().unwrap()).unwrap();
     assert_eq!(fast.mem_id, 1, "fast scratch in SRAM");
-    let report = arenaplan_build::pipeline::report(
+    let report = arenaplan_build::report::report(
         &planned,
         &model_plan,
         Catalogue::builtin().target("corstone-320").unwrap(),

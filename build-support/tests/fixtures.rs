@@ -2,12 +2,12 @@
 //! Arm's Vela): imported and planned without Python, checked against the numbers Vela wrote.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use arenaplan_build::import::{load_pte, load_tflite};
 use arenaplan_build::model::{Instruction, Origin};
 use arenaplan_build::pipeline::{BufferKind, CallKind, ModelPlan, Pipeline};
 use arenaplan_build::targets::Catalogue;
+use arenaplan_build::{Build, Emit};
 use serde_json::Value as Json;
 
 fn dir() -> PathBuf {
@@ -167,28 +167,24 @@ fn vela_models_give_their_scratch_tensors_as_scratch() {
 }
 
 #[test]
-fn arenaplan_plan_writes_vela_scratch_sizes_into_plan_json() {
-    let out = std::env::temp_dir().join(format!("arenaplan-fixtures-{}", std::process::id()));
+fn vela_scratch_sizes_reach_plan_json() {
     for (model, target, scratch) in [
         ("fixture_conv_vela_u55.tflite", "corstone-300", 768),
         ("ethosu_u55_one_call.pte", "corstone-300", 768),
     ] {
-        let status = Command::new(env!("CARGO_BIN_EXE_arenaplan"))
-            .args(["plan", "--target", target, "--model"])
-            .arg(dir().join(model))
-            .arg("--out")
-            .arg(&out)
-            .args(["--name", "fixture"])
-            .output()
-            .unwrap();
-        assert!(
-            status.status.success(),
-            "{}",
-            String::from_utf8_lossy(&status.stderr)
-        );
-        let plan =
-            ModelPlan::from_json(&std::fs::read_to_string(out.join("fixture.plan.json")).unwrap())
-                .unwrap();
+        let mut json_only = Emit::NONE;
+        json_only.json = true;
+        let rendered = Build::new()
+            .model(dir().join(model))
+            .target(target)
+            .sources(Vec::<PathBuf>::new())
+            .name("fixture")
+            .emit(json_only)
+            .try_render()
+            .unwrap_or_else(|e| panic!("{model}: {e}"));
+        let (file, json) = &rendered.files[0];
+        assert_eq!(file, "fixture.plan.json");
+        let plan = ModelPlan::from_json(json).unwrap();
         let sizes: Vec<u64> = plan
             .buffers
             .iter()

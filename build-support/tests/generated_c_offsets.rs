@@ -5,13 +5,15 @@
 //! a call another call's scratch fails (the runtime refuses the overlap, or the poison reaches a
 //! live tensor and the result is wrong).
 
+mod common;
+
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use arenaplan_build::diagnostic::SourceText;
-use arenaplan_build::emit::{emit, Emit, Input, Symbols};
-use arenaplan_build::model::parse_toml_model;
+use arenaplan_build::emit::{Emit, Symbols};
+use arenaplan_build::import::parse_toml_model;
 use arenaplan_build::pipeline::{BufferKind, Pipeline};
 use arenaplan_build::targets::Catalogue;
 
@@ -129,17 +131,7 @@ fn header_offsets_are_the_plans_and_each_call_runs_on_its_own_scratch() {
         scratch[0].offset, scratch[1].offset,
         "the fixture needs the calls' scratch apart to tell them apart"
     );
-    let files = emit(
-        &Input {
-            name: "t",
-            program: &program,
-            plan: &plan,
-            target,
-            declared: &[],
-            symbols: Symbols::C,
-        },
-        Emit::ALL,
-    );
+    let files = common::emit_files(&program, &plan, target, "t", Symbols::C, Emit::ALL);
     let d = dir();
     for (name, text) in &files {
         std::fs::write(d.join(name), text).unwrap();

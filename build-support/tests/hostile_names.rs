@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use arenaplan_build::diagnostic::SourceText;
-use arenaplan_build::emit::{emit, Emit, Input, Symbols};
-use arenaplan_build::model::{parse_toml_model, Program};
+use arenaplan_build::emit::{Emit, Symbols};
+use arenaplan_build::import::parse_toml_model;
+use arenaplan_build::model::Program;
 use arenaplan_build::pipeline::Pipeline;
 use arenaplan_build::targets::Catalogue;
 
@@ -90,17 +91,7 @@ fn generate(program: Program, target: &str, tag: &str) -> (PathBuf, Vec<(String,
     let (program, plan) = Pipeline::new(target)
         .run(program)
         .unwrap_or_else(|e| panic!("{e}"));
-    let files = emit(
-        &Input {
-            name: "m",
-            program: &program,
-            plan: &plan,
-            target,
-            declared: &[],
-            symbols: Symbols::C,
-        },
-        Emit::ALL,
-    );
+    let files = common::emit_files(&program, &plan, target, "m", Symbols::C, Emit::ALL);
     let dir = out_dir(tag);
     for (name, text) in &files {
         std::fs::write(dir.join(name), text).unwrap();

@@ -1,7 +1,7 @@
 //! Bad native models: every error names the file, line and column and says what to change.
 
 use arenaplan_build::diagnostic::SourceText;
-use arenaplan_build::model::parse_toml_model;
+use arenaplan_build::import::parse_toml_model;
 
 fn error(text: &str) -> String {
     parse_toml_model(&SourceText::new("m.toml", text), None)

@@ -1,14 +1,17 @@
 //! The delegate scratch pipeline on native TOML models: scratch becomes part of the plan.
 
+mod common;
+
 use arenaplan_build::diagnostic::SourceText;
-use arenaplan_build::model::{parse_toml_model, Program, ValueKind};
+use arenaplan_build::import::parse_toml_model;
+use arenaplan_build::model::{Program, ValueKind};
 use arenaplan_build::pipeline::{
     argument_tables, bind_scratch, insert_scratch, BufferKind, CallKind, ModelPlan, Pipeline,
     PipelineError,
 };
-use arenaplan_build::plan::{Buffer, Problem};
 use arenaplan_build::targets::Catalogue;
-use arenaplan_build::verify::verify;
+use arenaplan_planner::verify::verify;
+use arenaplan_planner::{Buffer, Problem};
 
 fn model(text: &str) -> Program {
     parse_toml_model(&SourceText::new("test.toml", text), None).unwrap_or_else(|d| panic!("{d}"))
@@ -523,11 +526,12 @@ mod slots {
     use std::collections::BTreeMap;
 
     use arenaplan_build::backends::{plugin_for, ScratchRole};
-    use arenaplan_build::emit::{emit, Emit, Input, Symbols};
+    use arenaplan_build::emit::{Emit, Symbols};
     use arenaplan_build::model::{
         DType, Delegate, DelegateCall, Instruction, Program, ScratchSpec, Value, ValueKind,
     };
-    use arenaplan_build::pipeline::{report, CallPlan, ModelPlan, Pipeline};
+    use arenaplan_build::pipeline::{CallPlan, ModelPlan, Pipeline};
+    use arenaplan_build::report::report;
     use arenaplan_build::targets::Catalogue;
 
     /// A Neutron payload with one input and one output (format bytes 0), a 64-byte microcode
@@ -661,17 +665,7 @@ mod slots {
         let empty = plan.calls[0].args[2];
         let target = Catalogue::builtin();
         let target = target.target("imxrt700").unwrap();
-        let files = emit(
-            &Input {
-                name: "m",
-                program: &program,
-                plan: &plan,
-                target,
-                declared: &[],
-                symbols: Symbols::C,
-            },
-            Emit::ALL,
-        );
+        let files = crate::common::emit_files(&program, &plan, target, "m", Symbols::C, Emit::ALL);
         let source = &files.iter().find(|(n, _)| n == "m_program.c").unwrap().1;
         let rows: Vec<&str> = source
             .lines()

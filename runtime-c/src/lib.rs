@@ -23,8 +23,6 @@
 #![deny(missing_docs)]
 
 mod call;
-#[cfg(feature = "host")]
-pub mod host;
 mod runtime;
 #[cfg(feature = "simulator")]
 pub mod sim;

@@ -3,7 +3,7 @@
 
 use arenaplan_build::import::read_pte;
 use arenaplan_build::pipeline::Pipeline;
-use arenaplan_build::plan::Planner;
+use arenaplan_build::Planner;
 use arenaplan_build::targets::Catalogue;
 use libfuzzer_sys::fuzz_target;
 

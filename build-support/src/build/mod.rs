@@ -16,19 +16,21 @@
 
 mod scan;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use thiserror::Error;
 
 pub use scan::{rust_files, scan, Found};
 
 use crate::diagnostic::Diagnostic;
-use crate::emit::{emit, Emit, Input, Symbols};
-use crate::model::{load_model, Program};
+use crate::emit::{emit, Emit, EmitError, Input, Symbols};
+use crate::import::load_model;
+use crate::model::Program;
 use crate::output::{write_all_if_changed, WriteError};
 use crate::pipeline::{BackendScratch, ModelPlan, Pipeline, PipelineError};
-use crate::plan::Planner;
 use crate::targets::Catalogue;
+use crate::verify::{verify, PlanCheckError};
+use arenaplan_planner::Planner;
 
 /// Environment variables the build reads.
 pub const ENV_TARGET: &str = "ARENAPLAN_TARGET";
@@ -51,6 +53,16 @@ pub enum BuildError {
     /// Planning failed (a scratch declaration, a pool rule, a pool overflow).
     #[error(transparent)]
     Plan(#[from] PipelineError),
+    /// The plan does not hold for its program and target (a bug in arenaplan): nothing was
+    /// emitted.
+    #[error(transparent)]
+    Verify(#[from] PlanCheckError),
+    /// The plan cannot be written as the requested artifacts.
+    #[error(transparent)]
+    Emit(#[from] EmitError),
+    /// An output's file name is not one plain, unique file name (from `.name(...)`).
+    #[error(transparent)]
+    OutputName(WriteError),
     /// An output could not be written (then none was: the previous outputs are as they were).
     #[error("writing {path}: {source}")]
     Write {
@@ -78,6 +90,8 @@ pub struct Generated {
     pub linker: Vec<PathBuf>,
     /// The model's linker script, `NAME.x`, which includes every fragment.
     pub linker_script: PathBuf,
+    /// Every artifact of the build, in a fixed order (unchanged ones were not rewritten).
+    pub files: Vec<PathBuf>,
     /// The plan.
     pub plan: ModelPlan,
     /// The `cargo::` instructions the build gave (printed when running under Cargo).
@@ -132,14 +146,33 @@ impl Generated {
 #[derive(Clone, Debug, Default)]
 pub struct Build {
     targets_file: Option<PathBuf>,
+    catalogue: Option<Catalogue>,
     target: Option<String>,
     model: Option<PathBuf>,
-    sources: Vec<PathBuf>,
+    program: Option<Program>,
+    sources: Option<Vec<PathBuf>>,
+    base: Option<PathBuf>,
     name: Option<String>,
     symbols: Symbols,
+    emit: Option<Emit>,
     out_dir: Option<PathBuf>,
     planner: Option<Planner>,
     cargo: Option<bool>,
+}
+
+/// A planned, verified and rendered model: what [`Build::try_render`] returns.
+#[derive(Clone, Debug)]
+pub struct Rendered {
+    /// Base name of the files (a C identifier).
+    pub name: String,
+    /// The target planned for.
+    pub target: String,
+    /// The program as planned (scratch inserted).
+    pub program: Program,
+    /// The plan.
+    pub plan: ModelPlan,
+    /// Every requested artifact as (file name, contents), in a fixed order.
+    pub files: Vec<(String, String)>,
 }
 
 impl Build {
@@ -155,6 +188,12 @@ impl Build {
         self
     }
 
+    /// Uses this catalogue, already read (instead of [`Build::targets_file`]).
+    pub fn catalogue(&mut self, catalogue: Catalogue) -> &mut Self {
+        self.catalogue = Some(catalogue);
+        self
+    }
+
     /// Plans for this target (default: `ARENAPLAN_TARGET`).
     pub fn target(&mut self, name: impl Into<String>) -> &mut Self {
         self.target = Some(name.into());
@@ -167,9 +206,36 @@ impl Build {
         self
     }
 
+    /// Plans this program, already read (instead of [`Build::model`]).
+    pub fn program(&mut self, program: Program) -> &mut Self {
+        self.program = Some(program);
+        self
+    }
+
     /// Scans this file for `#[delegate]` (default: every `.rs` under the crate's `src/`).
     pub fn source(&mut self, path: impl Into<PathBuf>) -> &mut Self {
-        self.sources.push(path.into());
+        self.sources.get_or_insert_with(Vec::new).push(path.into());
+        self
+    }
+
+    /// Scans exactly these files for `#[delegate]`, none if empty (default: every `.rs` under
+    /// the crate's `src/`).
+    pub fn sources<P: Into<PathBuf>>(&mut self, paths: impl IntoIterator<Item = P>) -> &mut Self {
+        self.sources = Some(paths.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Scanned sources are named relative to this folder in diagnostics and generated
+    /// comments (default: the crate's folder, `CARGO_MANIFEST_DIR`, else the current one), so
+    /// builds from different folders write the same bytes.
+    pub fn base(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.base = Some(dir.into());
+        self
+    }
+
+    /// Which artifacts to write (default: [`Emit::ALL`]).
+    pub fn emit(&mut self, what: Emit) -> &mut Self {
+        self.emit = Some(what);
         self
     }
 
@@ -221,38 +287,99 @@ impl Build {
 
     /// Plans and writes the artifacts.
     pub fn try_compile(&mut self) -> Result<Generated, BuildError> {
-        let cargo = self
-            .cargo
-            .unwrap_or_else(|| std::env::var_os("OUT_DIR").is_some());
-        let instructions = std::cell::RefCell::new(Vec::new());
-        // A line break in a path would start a cargo instruction of its own: such a line is
-        // never printed, and the build stops below.
-        let broken = std::cell::RefCell::new(None::<String>);
-        let emit_cargo = |line: String| {
-            if line.contains(['\n', '\r']) {
-                broken.borrow_mut().get_or_insert(line);
-                return;
-            }
-            if cargo {
-                println!("{line}");
-            }
-            instructions.borrow_mut().push(line);
+        let mut cargo = CargoOutput::new(
+            self.cargo
+                .unwrap_or_else(|| std::env::var_os("OUT_DIR").is_some()),
+        );
+        let rendered = self.render(&mut cargo)?;
+        let out_dir = match &self.out_dir {
+            Some(d) => d.clone(),
+            None => std::env::var_os("OUT_DIR")
+                .map(|d| PathBuf::from(d).join("arenaplan"))
+                .ok_or_else(|| BuildError::Missing("no output directory: OUT_DIR is not set (run from build.rs) and .out_dir(...) was not called".into()))?,
         };
-        for var in [ENV_TARGET, ENV_TARGETS_FILE] {
-            emit_cargo(format!("cargo::rerun-if-env-changed={var}"));
+        // All artifacts or none: a failure leaves the previous ones as they were.
+        write_all_if_changed(&out_dir, &rendered.files).map_err(|e| match e {
+            WriteError::BadName { .. } => BuildError::OutputName(e),
+            _ => BuildError::Write {
+                path: e.path(),
+                source: e.into_io(),
+            },
+        })?;
+        let name = rendered.name;
+        let g = Generated {
+            dir: out_dir.clone(),
+            rust: out_dir.join(format!("{name}.rs")),
+            header: out_dir.join(format!("{name}.h")),
+            source: out_dir.join(format!("{name}.c")),
+            linker: rendered
+                .files
+                .iter()
+                .filter(|(f, _)| f.ends_with(".ld"))
+                .map(|(f, _)| out_dir.join(f))
+                .collect(),
+            linker_script: out_dir.join(format!("{name}.x")),
+            files: rendered.files.iter().map(|(f, _)| out_dir.join(f)).collect(),
+            name,
+            plan: rendered.plan,
+            cargo_instructions: Vec::new(),
+        };
+        cargo.line(format!("cargo::rustc-env={ENV_TARGET}={}", rendered.target));
+        if let Some(path) = self.targets_path() {
+            let absolute = if path.is_absolute() {
+                path
+            } else {
+                manifest_dir().join(path)
+            };
+            cargo.line(format!(
+                "cargo::rustc-env={ENV_TARGETS_FILE}={}",
+                absolute.display()
+            ));
         }
-        let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR")
-            .map_or_else(|| PathBuf::from("."), PathBuf::from);
-        let targets_file = self
-            .targets_file
+        cargo.line(format!(
+            "cargo::rustc-env=ARENAPLAN_PLAN_RS={}",
+            g.rust.display()
+        ));
+        Ok(Generated {
+            cargo_instructions: cargo.lines,
+            ..g
+        })
+    }
+
+    /// Plans, verifies and renders the artifacts without writing anything or printing cargo
+    /// instructions (the CLI's `inspect`, tools, tests).
+    pub fn try_render(&self) -> Result<Rendered, BuildError> {
+        self.render(&mut CargoOutput::new(false))
+    }
+
+    /// The targets file in use, if not the built-in catalogue.
+    fn targets_path(&self) -> Option<PathBuf> {
+        if self.catalogue.is_some() {
+            return None;
+        }
+        self.targets_file
             .clone()
-            .or_else(|| std::env::var_os(ENV_TARGETS_FILE).map(PathBuf::from));
-        let catalogue = match &targets_file {
-            Some(path) => {
-                emit_cargo(format!("cargo::rerun-if-changed={}", path.display()));
-                Catalogue::load(path).map_err(|d| BuildError::Input(vec![d]))?
+            .or_else(|| std::env::var_os(ENV_TARGETS_FILE).map(PathBuf::from))
+    }
+
+    /// Every stage up to the artifacts: inputs → scan → pipeline → verify → emit.
+    fn render(&self, cargo: &mut CargoOutput) -> Result<Rendered, BuildError> {
+        for var in [ENV_TARGET, ENV_TARGETS_FILE] {
+            cargo.line(format!("cargo::rerun-if-env-changed={var}"));
+        }
+        let manifest_dir = manifest_dir();
+        let loaded;
+        let catalogue = match (&self.catalogue, self.targets_path()) {
+            (Some(c), _) => c,
+            (None, Some(path)) => {
+                cargo.line(format!("cargo::rerun-if-changed={}", path.display()));
+                loaded = Catalogue::load(&path).map_err(|d| BuildError::Input(vec![d]))?;
+                &loaded
             }
-            None => Catalogue::builtin(),
+            (None, None) => {
+                loaded = Catalogue::builtin();
+                &loaded
+            }
         };
         let target_name = match self
             .target
@@ -269,157 +396,103 @@ impl Build {
             }
         };
         let target = catalogue.target(&target_name)?;
-        let model_path = self.model.clone().ok_or_else(|| {
-            BuildError::Missing("no model: call .model(\"path/to/model.pte\") in build.rs".into())
-        })?;
-        emit_cargo(format!("cargo::rerun-if-changed={}", model_path.display()));
-        let sources = if self.sources.is_empty() {
-            rust_files(&manifest_dir.join("src"))
-        } else {
-            self.sources.clone()
+        let model_path = match (&self.program, &self.model) {
+            (Some(_), _) => None,
+            (None, Some(path)) => Some(path),
+            (None, None) => {
+                return Err(BuildError::Missing(
+                    "no model: call .model(\"path/to/model.pte\") in build.rs".into(),
+                ))
+            }
+        };
+        if let Some(path) = model_path {
+            cargo.line(format!("cargo::rerun-if-changed={}", path.display()));
+        }
+        let sources = match &self.sources {
+            Some(given) => given.clone(),
+            None => rust_files(&manifest_dir.join("src")),
         };
         for s in &sources {
-            emit_cargo(format!("cargo::rerun-if-changed={}", s.display()));
+            cargo.line(format!("cargo::rerun-if-changed={}", s.display()));
         }
-        if self.sources.is_empty() {
+        if self.sources.is_none() {
             // New files under src/ must rerun the scan too.
-            emit_cargo(format!(
+            cargo.line(format!(
                 "cargo::rerun-if-changed={}",
                 manifest_dir.join("src").display()
             ));
         }
-        let found = scan(&sources, &manifest_dir, target).map_err(BuildError::Input)?;
+        let base = self.base.clone().unwrap_or_else(|| manifest_dir.clone());
+        let found = scan(&sources, &base, target).map_err(BuildError::Input)?;
         let declared: Vec<BackendScratch> = found.into_iter().map(|f| f.declaration).collect();
-        let program = load_model(&model_path).map_err(|d| BuildError::Input(vec![d]))?;
-        if let Some(line) = broken.borrow().as_ref() {
+        let program = match (&self.program, model_path) {
+            (Some(p), _) => p.clone(),
+            (None, Some(path)) => load_model(path).map_err(|d| BuildError::Input(vec![d]))?,
+            (None, None) => unreachable!("a model or a program was checked for above"),
+        };
+        if let Some(line) = &cargo.broken {
             return Err(BuildError::Missing(format!(
                 "a path holds a line break, which a cargo instruction cannot carry: {line:?}; rename it"
             )));
         }
         let name = crate::names::base_name(self.name.as_deref().unwrap_or(&program.name))
-            .map_err(|e| BuildError::Missing(format!("{e} with .name(...) in build.rs")))?;
-        let out_dir = match &self.out_dir {
-            Some(d) => d.clone(),
-            None => std::env::var_os("OUT_DIR")
-                .map(|d| PathBuf::from(d).join("arenaplan"))
-                .ok_or_else(|| BuildError::Missing("no output directory: OUT_DIR is not set (run from build.rs) and .out_dir(...) was not called".into()))?,
-        };
-        let planned = plan_and_emit(
-            program,
-            target,
-            &declared,
-            self.planner.clone(),
-            &name,
-            self.symbols,
-            Emit::ALL,
-        )?;
-        // All artifacts or none: a failure leaves the previous ones as they were.
-        write_all_if_changed(&out_dir, &planned.files).map_err(|e| BuildError::Write {
-            path: match &e {
-                WriteError::BadName { name } => out_dir.join(name),
-                _ => e.path(),
-            },
-            source: e.into_io(),
-        })?;
-        let g = Generated {
-            dir: out_dir.clone(),
-            rust: out_dir.join(format!("{name}.rs")),
-            header: out_dir.join(format!("{name}.h")),
-            source: out_dir.join(format!("{name}.c")),
-            linker: planned
-                .files
-                .iter()
-                .filter(|(f, _)| f.ends_with(".ld"))
-                .map(|(f, _)| out_dir.join(f))
-                .collect(),
-            linker_script: out_dir.join(format!("{name}.x")),
-            name,
-            plan: planned.plan,
-            cargo_instructions: Vec::new(),
-        };
-        emit_cargo(format!("cargo::rustc-env={ENV_TARGET}={}", target.name));
-        if let Some(path) = &targets_file {
-            let absolute = if path.is_absolute() {
-                path.clone()
-            } else {
-                manifest_dir.join(path)
-            };
-            emit_cargo(format!(
-                "cargo::rustc-env={ENV_TARGETS_FILE}={}",
-                absolute.display()
-            ));
+            .map_err(|e| BuildError::Missing(format!("{e} with .name(...) in build.rs (--name for the arenaplan command)")))?;
+        let mut pipeline = Pipeline::new(target);
+        if let Some(p) = &self.planner {
+            pipeline.planner(p.clone());
         }
-        emit_cargo(format!(
-            "cargo::rustc-env=ARENAPLAN_PLAN_RS={}",
-            g.rust.display()
-        ));
-        Ok(Generated {
-            cargo_instructions: instructions.into_inner(),
-            ..g
+        for d in &declared {
+            pipeline.declare(d.clone());
+        }
+        let (program, plan) = pipeline.run(program)?;
+        let files = {
+            let verified = verify(&program, &plan, target)?;
+            emit(
+                &Input::new(verified, &name, &declared, self.symbols),
+                self.emit.unwrap_or(Emit::ALL),
+            )?
+        };
+        Ok(Rendered {
+            name,
+            target: target.name.clone(),
+            program,
+            plan,
+            files,
         })
     }
 }
 
-/// A planned program and its artifacts.
-pub struct Planned {
-    /// The program as planned.
-    pub program: Program,
-    /// Its plan.
-    pub plan: ModelPlan,
-    /// (file name, contents) of every artifact.
-    pub files: Vec<(String, String)>,
+/// The crate's folder under Cargo, else the current one.
+fn manifest_dir() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from)
 }
 
-/// The one pipeline behind both the build API and `arenaplan plan`: plan `program` for
-/// `target` with the firmware's declarations, and render the artifacts.
-pub fn plan_and_emit(
-    program: Program,
-    target: &crate::targets::Target,
-    declared: &[BackendScratch],
-    planner: Option<Planner>,
-    name: &str,
-    symbols: Symbols,
-    what: Emit,
-) -> Result<Planned, PipelineError> {
-    let mut pipeline = Pipeline::new(target);
-    if let Some(p) = planner {
-        pipeline.planner(p);
-    }
-    for d in declared {
-        pipeline.declare(d.clone());
-    }
-    let (program, plan) = pipeline.run(program)?;
-    if what.rust || what.c {
-        if let Some(p) = plan.pools.iter().find(|p| p.size > u64::from(u32::MAX)) {
-            return Err(PipelineError::TableOverflow {
-                pool: p.name.clone(),
-                size: p.size,
-            });
+/// The `cargo::` instructions of one build: printed under Cargo, and kept for [`Generated`].
+struct CargoOutput {
+    print: bool,
+    lines: Vec<String>,
+    /// The first instruction that held a line break (never printed: it would start an
+    /// instruction of its own); the build stops on it.
+    broken: Option<String>,
+}
+
+impl CargoOutput {
+    fn new(print: bool) -> Self {
+        CargoOutput {
+            print,
+            lines: Vec::new(),
+            broken: None,
         }
     }
-    let files = emit(
-        &Input {
-            name,
-            program: &program,
-            plan: &plan,
-            target,
-            declared,
-            symbols,
-        },
-        what,
-    );
-    Ok(Planned {
-        program,
-        plan,
-        files,
-    })
-}
 
-/// Scans `sources` relative to `base` and returns the declarations, for the CLI.
-pub fn declarations(
-    sources: &[PathBuf],
-    base: &Path,
-    target: &crate::targets::Target,
-) -> Result<Vec<BackendScratch>, Vec<Diagnostic>> {
-    scan(sources, base, target).map(|f| f.into_iter().map(|f| f.declaration).collect())
+    fn line(&mut self, line: String) {
+        if line.contains(['\n', '\r']) {
+            self.broken.get_or_insert(line);
+            return;
+        }
+        if self.print {
+            println!("{line}");
+        }
+        self.lines.push(line);
+    }
 }

@@ -6,11 +6,12 @@ mod c;
 mod linker;
 mod program;
 mod rust;
-mod svg;
 
 use crate::model::{Program, ValueKind};
-use crate::pipeline::{report, BackendScratch, BufferKind, DeclaredScratch, ModelPlan};
+use crate::report;
+use crate::pipeline::{BackendScratch, BufferKind, DeclaredScratch, ModelPlan};
 use crate::targets::{Pool, Target};
+use crate::verify::Verified;
 
 /// Which side defines the arenas and tables (the other only declares them).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -39,6 +40,15 @@ pub struct Emit {
 }
 
 impl Emit {
+    /// Nothing (set the fields wanted).
+    pub const NONE: Emit = Emit {
+        rust: false,
+        c: false,
+        linker: false,
+        json: false,
+        report: false,
+    };
+
     /// Everything.
     pub const ALL: Emit = Emit {
         rust: true,
@@ -49,20 +59,58 @@ impl Emit {
     };
 }
 
-/// What the emitters need.
+/// What the emitters need: a plan the verify stage accepted, and how to name and split the
+/// generated symbols. Made only from a [`Verified`] plan.
 pub struct Input<'a> {
     /// Base name of the files and prefix of C symbols (a C identifier).
-    pub name: &'a str,
+    pub(crate) name: &'a str,
     /// The program as planned (scratch inserted).
-    pub program: &'a Program,
+    pub(crate) program: &'a Program,
     /// Its plan.
-    pub plan: &'a ModelPlan,
+    pub(crate) plan: &'a ModelPlan,
     /// The target.
-    pub target: &'a Target,
+    pub(crate) target: &'a Target,
     /// Declarations the firmware made (for the `#[delegate]` checks).
-    pub declared: &'a [BackendScratch],
+    pub(crate) declared: &'a [BackendScratch],
     /// Which side defines the symbols.
-    pub symbols: Symbols,
+    pub(crate) symbols: Symbols,
+    /// What the verify stage accepted.
+    pub(crate) verified: Verified<'a>,
+}
+
+impl<'a> Input<'a> {
+    /// The emitters' input for `verified`, named `name` (a C identifier: see
+    /// [`crate::names::base_name`]).
+    pub fn new(
+        verified: Verified<'a>,
+        name: &'a str,
+        declared: &'a [BackendScratch],
+        symbols: Symbols,
+    ) -> Self {
+        Input {
+            name,
+            program: verified.program(),
+            plan: verified.plan(),
+            target: verified.target(),
+            declared,
+            symbols,
+            verified,
+        }
+    }
+}
+
+/// A plan the generated tables cannot describe.
+#[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EmitError {
+    /// An arena too large for the generated tables' 32-bit offsets and sizes.
+    #[error("pool `{pool}`: the arena needs {size} bytes, beyond the 32-bit offsets of the generated Rust and C tables")]
+    TableOverflow {
+        /// The pool.
+        pool: String,
+        /// Its arena size.
+        size: u64,
+    },
 }
 
 /// One scratch buffer of one delegate call, as the generated code names it.
@@ -146,8 +194,17 @@ impl Input<'_> {
 }
 
 /// Every requested artifact as (file name, contents), in a fixed order.
-pub fn emit(input: &Input<'_>, what: Emit) -> Vec<(String, String)> {
+pub fn emit(input: &Input<'_>, what: Emit) -> Result<Vec<(String, String)>, EmitError> {
     let name = input.name;
+    // The Rust and C tables hold offsets and sizes as `u32`.
+    if what.rust || what.c {
+        if let Some(p) = input.plan.pools.iter().find(|p| p.size > u64::from(u32::MAX)) {
+            return Err(EmitError::TableOverflow {
+                pool: p.name.clone(),
+                size: p.size,
+            });
+        }
+    }
     let mut files = Vec::new();
     if what.rust {
         files.push((format!("{name}.rs"), rust::module(input)));
@@ -173,11 +230,11 @@ pub fn emit(input: &Input<'_>, what: Emit) -> Vec<(String, String)> {
     if what.report {
         files.push((
             format!("{name}.report.txt"),
-            report(input.program, input.plan, input.target),
+            report::report(input.program, input.plan, input.target),
         ));
-        files.push((format!("{name}.svg"), svg::memory_map(input)));
+        files.push((format!("{name}.svg"), report::memory_map(input.verified)));
     }
-    files
+    Ok(files)
 }
 
 pub use crate::names::ident as c_ident;

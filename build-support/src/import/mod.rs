@@ -1,12 +1,18 @@
-//! Importers for real model files: ExecuTorch programs (`.pte`) and TFLite models
-//! (`.tflite`, including Vela output). Our own readers, written from the formats' documented
-//! facts; every offset and count in a file is checked before use.
+//! Every importer: ExecuTorch programs (`.pte`), TFLite models (`.tflite`, including Vela
+//! output) and arenaplan's native TOML models, each into the [model IR](crate::model). Our own
+//! readers, written from the formats' documented facts; every offset and count in a file is
+//! checked before use.
 
 pub(crate) mod flatbuf;
 mod pte;
 mod tflite;
+mod toml;
 
 use std::path::Path;
+
+use crate::diagnostic::Diagnostic;
+use crate::model::Program;
+pub use toml::{load_toml_model, parse_toml_model};
 
 use thiserror::Error;
 
@@ -47,4 +53,24 @@ pub use arenaplan_syntax::input::{check_input_file, read_input_file, InputFileEr
 /// Reads a whole model file with [`read_input_file`], refusing files over [`MAX_MODEL_FILE`].
 pub(crate) fn read_bounded(path: &Path) -> Result<Vec<u8>, ImportError> {
     Ok(read_input_file(path, MAX_MODEL_FILE)?)
+}
+
+/// Loads a model, choosing the reader by the file's extension.
+pub fn load_model(path: &Path) -> Result<Program, Diagnostic> {
+    let imported = match path.extension().and_then(|e| e.to_str()) {
+        Some("toml") => return load_toml_model(path),
+        Some("pte") => load_pte(path),
+        Some("tflite") => load_tflite(path),
+        other => {
+            return Err(Diagnostic::file(
+                path,
+                format!(
+                    "unsupported model format{}",
+                    other.map(|e| format!(" `.{e}`")).unwrap_or_default()
+                ),
+            )
+            .with_help("arenaplan reads ExecuTorch programs (.pte), TFLite models (.tflite) and native models (.toml)"))
+        }
+    };
+    imported.map_err(|e| Diagnostic::file(path, e.to_string()))
 }

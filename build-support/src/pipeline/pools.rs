@@ -15,7 +15,7 @@ use thiserror::Error;
 
 use crate::backends::plugin_for;
 use crate::model::{Instruction, PoolChoice, Program, ValueKind};
-use crate::plan::{Buffer, PlanError, Planner, Problem};
+use arenaplan_planner::{Buffer, PlanError, Planner, Problem};
 use crate::targets::{Pool, SpecError, Target};
 
 use super::lifetimes::Lifetime;
@@ -144,7 +144,7 @@ pub(super) fn assign(
 /// whose backend lets the NPU access them in place ([`BackendPlugin::npu_reads_io`]).
 ///
 /// [`BackendPlugin::npu_reads_io`]: crate::backends::BackendPlugin::npu_reads_io
-pub(super) fn npu_visible(program: &Program) -> Vec<bool> {
+pub fn npu_visible(program: &Program) -> Vec<bool> {
     let mut visible = vec![false; program.values.len()];
     for (_, instruction) in program.flat_instructions() {
         let Instruction::Delegate(call) = instruction else {

@@ -1,50 +1,29 @@
-//! Shared by the integration tests: the corpus under `../shared/corpus/`, and small models.
-#![allow(dead_code)] // each test binary uses its own subset
-use std::path::{Path, PathBuf};
+//! Shared by the integration tests: the corpus under `../shared/corpus/`, small models, and
+//! the build's last stages on a plan.
+#![allow(dead_code, unused_imports)] // each test binary uses its own subset
 
-/// The corpus directory, or `None` (with a note) outside CI when it is absent. Under
-/// `CI=true` its absence fails the test: the corpus is part of the contract there.
-pub fn corpus() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("CI").map_or(true, |v| v != "true"),
-        "CI=true but the corpus is missing at {}",
-        dir.display()
-    );
-    eprintln!("skipping: no corpus at {}", dir.display());
-    None
-}
+mod corpus;
 
-/// Files in `dir` with extension `ext`, sorted.
-pub fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == ext))
-        .collect();
-    files.sort();
-    files
-}
+pub use corpus::{corpus, files, reference};
 
-/// `reference.csv` as rows of (model, column → value).
-pub fn reference(corpus: &Path) -> Vec<(String, std::collections::HashMap<String, u64>)> {
-    let text = std::fs::read_to_string(corpus.join("reference.csv")).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    lines
-        .map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            let values = header[1..]
-                .iter()
-                .zip(&f[1..])
-                .map(|(h, v)| (h.to_string(), v.parse().unwrap()))
-                .collect();
-            (f[0].to_owned(), values)
-        })
-        .collect()
+use arenaplan_build::emit::{emit, Emit, Input, Symbols};
+use arenaplan_build::model::Program;
+use arenaplan_build::pipeline::ModelPlan;
+use arenaplan_build::targets::Target;
+use arenaplan_build::verify::verify;
+
+/// What the build writes for `plan`: the verify stage, then every emitter in `what` (no
+/// `#[delegate]` declarations). Panics if the plan does not verify.
+pub fn emit_files(
+    program: &Program,
+    plan: &ModelPlan,
+    target: &Target,
+    name: &str,
+    symbols: Symbols,
+    what: Emit,
+) -> Vec<(String, String)> {
+    let verified = verify(program, plan, target).unwrap_or_else(|e| panic!("{e}"));
+    emit(&Input::new(verified, name, &[], symbols), what).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// x (16 bytes) -> one `backend` call with `scratch` -> y (16 bytes).

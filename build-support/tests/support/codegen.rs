@@ -8,11 +8,12 @@ use std::process::Command;
 
 use arenaplan_build::diagnostic::SourceText;
 use arenaplan_build::emit::{emit, Emit, Input, Symbols};
+use arenaplan_build::import::parse_toml_model;
 use arenaplan_build::import::read_pte;
-use arenaplan_build::model::parse_toml_model;
 use arenaplan_build::pipeline::Pipeline;
-use arenaplan_build::plan::Planner;
 use arenaplan_build::targets::Catalogue;
+use arenaplan_build::verify::verify;
+use arenaplan_build::Planner;
 
 const TARGETS: [&str; 4] = ["corstone-300", "corstone-320", "mcxn947", "imxrt700"];
 
@@ -58,22 +59,19 @@ pub fn check(data: &[u8], dir: &Path, runtime_include: &Path) -> bool {
     let Ok((program, plan)) = Pipeline::new(target).planner(planner).run(program) else {
         return false;
     };
-    let input = |symbols| Input {
-        name: "m",
-        program: &program,
-        plan: &plan,
-        target,
-        declared: &[],
-        symbols,
+    // A plan that fails the verify stage is a bug, as a panic is.
+    let verified = verify(&program, &plan, target).unwrap_or_else(|e| panic!("{e}"));
+    let files = |symbols, what| {
+        emit(&Input::new(verified, "m", &[], symbols), what).unwrap_or_else(|e| panic!("{e}"))
     };
     for symbols in [Symbols::Rust, Symbols::C] {
-        for (name, text) in emit(&input(symbols), RUST) {
+        for (name, text) in files(symbols, RUST) {
             if let Err(e) = syn::parse_file(&text) {
                 panic!("{name} does not parse: {e}\n{text}");
             }
         }
     }
-    for (name, text) in emit(&input(Symbols::C), C) {
+    for (name, text) in files(Symbols::C, C) {
         std::fs::write(dir.join(name), text).unwrap();
     }
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());

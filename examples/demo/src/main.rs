@@ -5,12 +5,10 @@ mod run;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use arenaplan_build::build::plan_and_emit;
-use arenaplan_build::emit::{c_ident, Emit, Symbols};
-use arenaplan_build::model::{load_model, ValueKind};
-use arenaplan_build::pipeline::{BufferKind, CallKind};
-use arenaplan_build::plan::{Buffer, Planner, Problem};
+use arenaplan_build::model::ValueKind;
 use arenaplan_build::targets::Catalogue;
+use arenaplan_build::{BufferKind, Build, CallKind};
+use arenaplan_planner::{Buffer, Planner, Problem};
 
 fn main() -> ExitCode {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -35,30 +33,27 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let program = match load_model(&model) {
-        Ok(p) => p,
-        Err(d) => {
-            eprintln!("error: {d}");
-            return ExitCode::from(2);
-        }
-    };
-    let name = c_ident(&program.name);
-    let planned = match plan_and_emit(program, target, &[], None, &name, Symbols::Rust, Emit::ALL) {
+    // No firmware sources to scan: the demo's delegates declare their scratch in the model.
+    let planned = match Build::new()
+        .model(&model)
+        .target(&target_name)
+        .sources(Vec::<PathBuf>::new())
+        .try_render()
+    {
         Ok(p) => p,
         Err(e) => {
             eprintln!("error: {}: {e}", model.display());
             return ExitCode::FAILURE;
         }
     };
-    let (program, plan) = (&planned.program, &planned.plan);
+    let (program, plan, name) = (&planned.program, &planned.plan, &planned.name);
     let out = root.join("target/arenaplan-demo");
     if let Err(e) = std::fs::create_dir_all(&out) {
         eprintln!("error: {}: {e}", out.display());
         return ExitCode::FAILURE;
     }
     for (file, text) in &planned.files {
-        if let Err(e) = arenaplan_build::output::write_if_changed(&out.join(file), text.as_bytes())
-        {
+        if let Err(e) = std::fs::write(out.join(file), text) {
             eprintln!("error: {file}: {e}");
             return ExitCode::FAILURE;
         }

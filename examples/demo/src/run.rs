@@ -1,9 +1,9 @@
 //! Running a planned program on the C runtime through the `arenaplan` bindings.
 
-use arenaplan::host::{Runner, Tables};
 use arenaplan::sys;
 use arenaplan_build::model::Program;
-use arenaplan_build::pipeline::{CallKind, ModelPlan};
+use arenaplan_build::{CallKind, ModelPlan};
+use arenaplan_host::{Runner, Tables};
 
 /// Storage for arenas, aligned to a 32-byte data-cache line (the NPU's buffers own whole lines).
 #[derive(Clone, Copy)]

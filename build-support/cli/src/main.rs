@@ -1,0 +1,124 @@
+//! `arenaplan`: the command-line front end of arenaplan-build (its flags map onto
+//! `arenaplan_build::Build`), for builds without Cargo and
+//! for planner experiments.
+
+mod input;
+mod plan_csv;
+mod plan_model;
+
+use std::fmt::Display;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// The one exit-status contract of every subcommand (shown by `--help`; README.md repeats it).
+const EXIT_STATUS: &str = "\
+Exit status (every subcommand):
+  0  done
+  1  does not fit: a pool's buffers exceed its capacity (plan, inspect --target), or no plan
+     within plan-csv's --capacity
+  2  bad input: a flag, a model, a targets file or target name, a scratch or #[delegate]
+     declaration, a lifetime CSV; whichever file it is in and wherever it is found (a path
+     that names nothing, or names a directory, FIFO or device, is bad input too)
+  3  I/O failure: a file that exists cannot be read, or an output cannot be written
+     (outputs are written all or none: on failure the previous ones are left as they were)
+  4  internal error: a bug in arenaplan; please report it with the input";
+
+/// Compile-time memory planning for microcontrollers with NPUs.
+#[derive(Parser)]
+#[command(name = "arenaplan", version, about, after_help = EXIT_STATUS)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Plan a model for a target: writes NAME.plan.json and NAME.report.txt.
+    #[command(after_help = EXIT_STATUS)]
+    Plan(plan_model::PlanArgs),
+    /// List a model: tensors, delegates with their scratch, instructions.
+    #[command(after_help = EXIT_STATUS)]
+    Inspect(plan_model::InspectArgs),
+    /// Plan a lifetime CSV (MiniMalloc/idealloc format: id,lower,upper,size[,alignment]).
+    #[command(after_help = EXIT_STATUS)]
+    PlanCsv(plan_csv::Args),
+}
+
+/// Why a command failed, as its exit status (see [`EXIT_STATUS`]). Usage errors are clap's,
+/// which exits with 2 as well.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// A pool over capacity.
+    DoesNotFit = 1,
+    /// Anything wrong with what the user gave.
+    BadInput = 2,
+    /// A file that exists could not be read, or an output could not be written.
+    Io = 3,
+    /// A bug in arenaplan.
+    Internal = 4,
+}
+
+/// A failed command: its status and the messages to print (each after `error: `).
+#[derive(Debug)]
+pub(crate) struct Failure {
+    pub(crate) status: Status,
+    pub(crate) messages: Vec<String>,
+}
+
+impl Failure {
+    pub(crate) fn new(status: Status, message: impl Display) -> Self {
+        Failure {
+            status,
+            messages: vec![message.to_string()],
+        }
+    }
+
+    pub(crate) fn bad_input(message: impl Display) -> Self {
+        Failure::new(Status::BadInput, message)
+    }
+
+    pub(crate) fn io(message: impl Display) -> Self {
+        Failure::new(Status::Io, message)
+    }
+}
+
+/// `text` safe for a terminal: control characters other than line breaks and tabs (escape
+/// sequences, carriage returns) from a model's names become `?`.
+pub(crate) fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' && c != '\t' {
+                '?'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // A panic is a bug in arenaplan, whatever the input: exit 4, as documented, not Rust's 101
+    // (the panic message itself is printed by the default hook).
+    let result = std::panic::catch_unwind(|| match &cli.command {
+        Command::Plan(args) => plan_model::plan(args),
+        Command::Inspect(args) => plan_model::inspect(args),
+        Command::PlanCsv(args) => plan_csv::run(args),
+    })
+    .unwrap_or_else(|_| {
+        Err(Failure::new(
+            Status::Internal,
+            "arenaplan panicked (a bug in arenaplan; please report it with the input)",
+        ))
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            for message in &failure.messages {
+                eprintln!("error: {}", printable(message));
+            }
+            ExitCode::from(failure.status as u8)
+        }
+    }
+}

@@ -1,0 +1,80 @@
+//! `arenaplan plan-csv`: plan a lifetime CSV.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use arenaplan_build::output::write_if_changed;
+use arenaplan_planner::lifetime_csv::LifetimeTable;
+use arenaplan_planner::{Goal, PlanError, Planner, DEFAULT_STEP_BUDGET};
+
+use crate::{input, Failure, Status};
+
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// Input CSV (`-` for standard input). Lifetimes are half-open [lower, upper).
+    input: PathBuf,
+    /// Pool capacity in bytes: stop at the first plan that fits; exit 1 if none is found.
+    #[arg(long)]
+    capacity: Option<u64>,
+    /// Pool alignment in bytes (sizes in the public instances are exact, hence 1).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    alignment: u64,
+    /// Write the plan here instead of standard output (written whole or not at all).
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+    /// Search budget in steps (deterministic: the same budget gives the same plan anywhere).
+    #[arg(long, default_value_t = DEFAULT_STEP_BUDGET)]
+    budget: u64,
+}
+
+pub(crate) fn run(args: &Args) -> Result<(), Failure> {
+    let name = args.input.display().to_string();
+    let bytes = if args.input.as_os_str() == "-" {
+        input::read_stdin(input::MAX_CSV_FILE)?
+    } else {
+        input::read(&args.input, input::MAX_CSV_FILE)?
+    };
+    let table =
+        LifetimeTable::parse(&bytes[..]).map_err(|e| Failure::bad_input(format!("{name}: {e}")))?;
+    let mut problem = table.to_problem(args.alignment);
+    problem.capacity = args.capacity;
+    let plan = Planner::new()
+        .step_budget(args.budget)
+        .goal(Goal::FitCapacity)
+        .plan(&problem)
+        .map_err(|e| match e {
+            PlanError::DoesNotFit { .. } => {
+                Failure::new(Status::DoesNotFit, format!("{name}: {e}"))
+            }
+            PlanError::Invalid(ref invalid) => {
+                match invalid.buffer_index().and_then(|i| table.rows.get(i)) {
+                    Some(row) => Failure::bad_input(format!("{name}: line {}: {e}", row.line)),
+                    None => Failure::bad_input(format!("{name}: {e}")),
+                }
+            }
+            _ => Failure::new(Status::Internal, format!("{name}: {e}")),
+        })?;
+    let mut bytes = Vec::new();
+    table
+        .write_with_offsets(&plan.offsets, &mut bytes)
+        .map_err(|e| Failure::new(Status::Internal, format!("formatting the plan: {e}")))?;
+    match &args.output {
+        Some(path) => write_if_changed(path, &bytes)
+            .map(|_| ())
+            .map_err(|e| Failure::io(format!("writing {}: {e}", path.display())))?,
+        None => {
+            let mut out = io::stdout().lock();
+            out.write_all(&bytes)
+                .and_then(|()| out.flush())
+                .map_err(|e| Failure::io(format!("writing standard output: {e}")))?;
+        }
+    }
+    eprintln!(
+        "buffers={} lower_bound={} arena={} gap={:.2}%",
+        table.rows.len(),
+        plan.lower_bound,
+        plan.arena,
+        plan.gap_percent()
+    );
+    Ok(())
+}

@@ -1,0 +1,191 @@
+//! `arenaplan plan` and `arenaplan inspect`: plan a model for a target; list a model.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use arenaplan_build::model::describe;
+use arenaplan_build::{Build, BuildError, Emit, PipelineError, Symbols};
+use arenaplan_planner::{PlanError, Planner, DEFAULT_STEP_BUDGET};
+
+use crate::{input, Failure, Status};
+
+#[derive(clap::Args)]
+pub(crate) struct PlanArgs {
+    /// The targets catalogue (default: the one built into arenaplan).
+    #[arg(long)]
+    targets: Option<PathBuf>,
+    /// The target to plan for.
+    #[arg(long, env = "ARENAPLAN_TARGET")]
+    target: String,
+    /// The model (.pte, .tflite or .toml).
+    #[arg(long)]
+    model: PathBuf,
+    /// Directory for the outputs (created if missing; written all or none, each file only
+    /// when its bytes change).
+    #[arg(long)]
+    out: PathBuf,
+    /// Base name of the outputs (default: the model's name).
+    #[arg(long)]
+    name: Option<String>,
+    /// Search budget in steps per pool.
+    #[arg(long, default_value_t = DEFAULT_STEP_BUDGET)]
+    budget: u64,
+    /// Artifacts to write: any of rust, c, linker, json, report, or all.
+    #[arg(long, value_delimiter = ',', default_value = "json,report")]
+    emit: Vec<EmitKind>,
+    /// Firmware sources to scan for #[delegate] declarations (repeatable).
+    #[arg(long = "source")]
+    sources: Vec<PathBuf>,
+    /// Paths of scanned sources are shown relative to this directory (as build.rs shows them
+    /// relative to the crate), so both write the same bytes.
+    #[arg(long, default_value = ".")]
+    base: PathBuf,
+    /// Which side defines the arenas and tables.
+    #[arg(long, value_enum, default_value = "c")]
+    symbols: SymbolSide,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum EmitKind {
+    Rust,
+    C,
+    Linker,
+    Json,
+    Report,
+    All,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum SymbolSide {
+    /// The generated C source defines them (C integrators).
+    C,
+    /// The generated Rust module defines them (Rust firmware).
+    Rust,
+}
+
+#[derive(clap::Args)]
+pub(crate) struct InspectArgs {
+    /// The model (.pte, .tflite or .toml).
+    model: PathBuf,
+    /// Also plan it for this target and print the plan summary.
+    #[arg(long)]
+    target: Option<String>,
+    /// The targets catalogue (default: the one built into arenaplan).
+    #[arg(long)]
+    targets: Option<PathBuf>,
+}
+
+pub(crate) fn plan(args: &PlanArgs) -> Result<(), Failure> {
+    let mut build = Build::new();
+    build
+        .catalogue(input::load_catalogue(args.targets.as_deref())?)
+        .target(&args.target)
+        .program(input::load_model(&args.model)?)
+        .base(&args.base)
+        .emit(emit_set(&args.emit))
+        .symbols(match args.symbols {
+            SymbolSide::C => Symbols::C,
+            SymbolSide::Rust => Symbols::Rust,
+        })
+        .out_dir(&args.out)
+        .cargo_metadata(false);
+    input::check_sources(&args.sources)?;
+    build.sources(&args.sources);
+    let mut planner = Planner::new();
+    planner.step_budget(args.budget);
+    build.planner(planner);
+    if let Some(name) = &args.name {
+        build.name(name);
+    }
+    let generated = build
+        .try_compile()
+        .map_err(|e| build_failure(&args.model, e))?;
+    for p in &generated.plan.pools {
+        eprintln!(
+            "pool {} (mem_id {}): arena={} lower_bound={} capacity={}",
+            p.name, p.mem_id, p.size, p.lower_bound, p.capacity
+        );
+    }
+    for file in &generated.files {
+        eprintln!("wrote {}", file.display());
+    }
+    Ok(())
+}
+
+/// The artifacts `--emit` asks for.
+fn emit_set(kinds: &[EmitKind]) -> Emit {
+    let all = kinds.contains(&EmitKind::All);
+    let has = |k| all || kinds.contains(&k);
+    let mut what = Emit::NONE;
+    what.rust = has(EmitKind::Rust);
+    what.c = has(EmitKind::C);
+    what.linker = has(EmitKind::Linker);
+    what.json = has(EmitKind::Json);
+    what.report = has(EmitKind::Report);
+    what
+}
+
+pub(crate) fn inspect(args: &InspectArgs) -> Result<(), Failure> {
+    let program = input::load_model(&args.model)?;
+    print_out(&describe(&program))?;
+    let Some(target_name) = &args.target else {
+        return Ok(());
+    };
+    let mut report_only = Emit::NONE;
+    report_only.report = true;
+    let rendered = Build::new()
+        .catalogue(input::load_catalogue(args.targets.as_deref())?)
+        .target(target_name)
+        .program(program)
+        .emit(report_only)
+        .sources(Vec::<PathBuf>::new())
+        .try_render()
+        .map_err(|e| build_failure(&args.model, e))?;
+    let report = rendered
+        .files
+        .iter()
+        .find(|(file, _)| file.ends_with(".report.txt"))
+        .map(|(_, text)| text.as_str())
+        .unwrap_or_default();
+    print_out(&format!("\n{report}"))
+}
+
+/// The status of a failed build: over capacity, a bug, an I/O failure, or (anything else) bad
+/// input.
+fn build_failure(model: &Path, e: BuildError) -> Failure {
+    let status = match &e {
+        BuildError::Plan(
+            PipelineError::Overflow(_)
+            | PipelineError::Plan {
+                source: PlanError::DoesNotFit { .. },
+                ..
+            },
+        ) => Status::DoesNotFit,
+        BuildError::Plan(PipelineError::Plan {
+            source: PlanError::Unverified(_),
+            ..
+        })
+        | BuildError::Verify(_) => Status::Internal,
+        BuildError::Write { .. } => Status::Io,
+        _ => Status::BadInput,
+    };
+    match e {
+        // Located already (file, line), or about the outputs rather than the model.
+        BuildError::Input(problems) => Failure {
+            status,
+            messages: problems.iter().map(ToString::to_string).collect(),
+        },
+        e @ (BuildError::Write { .. } | BuildError::OutputName(_) | BuildError::Missing(_)) => {
+            Failure::new(status, e)
+        }
+        e => Failure::new(status, format!("{}: {e}", model.display())),
+    }
+}
+
+/// Writes `text` to standard output; a failure to is an I/O failure.
+fn print_out(text: &str) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(crate::printable(text).as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| Failure::io(format!("writing standard output: {e}")))
+}

@@ -1,0 +1,645 @@
+//! `arenaplan plan` and `arenaplan inspect` as a user runs them.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn arenaplan(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arenaplan"))
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("arenaplan-plan-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+const MODEL: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../testdata/models/two_npu_calls.toml"
+);
+
+#[test]
+fn plan_writes_the_plan_and_the_report() {
+    let out = temp_dir("ok");
+    let result = arenaplan(&[
+        "plan",
+        "--target",
+        "corstone-300",
+        "--model",
+        MODEL,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        result.status.success(),
+        "{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let json = std::fs::read_to_string(out.join("two_npu_calls.plan.json")).unwrap();
+    assert!(json.starts_with("{\n  \"target\": \"corstone-300\","));
+    let report = std::fs::read_to_string(out.join("two_npu_calls.report.txt")).unwrap();
+    assert!(
+        report.contains("scratch 0 `head@2.scratch`: 1536 bytes in sram"),
+        "{report}"
+    );
+    // The same inputs give the same bytes; --name renames the outputs.
+    let again = arenaplan(&[
+        "plan",
+        "--target",
+        "corstone-300",
+        "--model",
+        MODEL,
+        "--out",
+        out.to_str().unwrap(),
+        "--name",
+        "again",
+    ]);
+    assert!(again.status.success());
+    assert_eq!(
+        std::fs::read_to_string(out.join("again.plan.json")).unwrap(),
+        json
+    );
+}
+
+#[test]
+fn bad_target_or_model_writes_nothing() {
+    let out = temp_dir("bad");
+    let result = arenaplan(&[
+        "plan",
+        "--target",
+        "corstone-3000",
+        "--model",
+        MODEL,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(result.status.code(), Some(2));
+    let stderr = String::from_utf8(result.stderr).unwrap();
+    assert!(
+        stderr.contains("unknown target `corstone-3000` (did you mean `corstone-300`?)"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 0);
+
+    let bad = out.join("bad.toml");
+    std::fs::write(&bad, "name = \"m\"\n[[tensor]]\nname = \"x\"\n").unwrap();
+    let result = arenaplan(&[
+        "plan",
+        "--target",
+        "corstone-300",
+        "--model",
+        bad.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(result.status.code(), Some(2));
+    let stderr = String::from_utf8(result.stderr).unwrap();
+    assert!(
+        stderr.contains("bad.toml:2:1: missing field `dtype`"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_dir(&out).unwrap().count(),
+        1,
+        "only the model file itself"
+    );
+}
+
+#[test]
+fn a_zero_sized_pool_in_the_targets_file_is_refused_with_its_line() {
+    let dir = temp_dir("zero");
+    let targets = dir.join("targets.toml");
+    std::fs::write(
+        &targets,
+        "schema_version = 1\n[[target]]\nname = \"b\"\ncpu = \"m55\"\nrust_target = \"t\"\ndefault_pool = \"s\"\n[[target.pool]]\nmem_id = 1\nname = \"s\"\ncapacity = 0\nsection = \".arenaplan.s\"\nregion = \"S\"\n",
+    )
+    .unwrap();
+    let result = arenaplan(&[
+        "plan",
+        "--targets",
+        targets.to_str().unwrap(),
+        "--target",
+        "b",
+        "--model",
+        MODEL,
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(result.status.code(), Some(2));
+    let stderr = String::from_utf8(result.stderr).unwrap();
+    assert!(
+        stderr.contains("targets.toml:10:12: pool `s` has capacity 0"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn inspect_lists_delegates_and_their_scratch() {
+    let result = arenaplan(&["inspect", MODEL]);
+    assert!(result.status.success());
+    let text = String::from_utf8(result.stdout).unwrap();
+    assert!(text.contains("1 head (EthosUBackend)"), "{text}");
+    assert!(
+        text.contains("scratch 0 `scratch`: 1536 bytes in spec `npu_scratch`"),
+        "{text}"
+    );
+    assert!(text.contains("arm 0:"), "{text}");
+}
+
+// ---- The exit-status contract: 1 does not fit, 2 bad input, 3 I/O failure. ----
+
+/// Runs arenaplan, failing the test if it has not finished within 20 s (a FIFO read would
+/// block forever).
+fn arenaplan_within_time(args: &[&std::ffi::OsStr]) -> Output {
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arenaplan"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let start = Instant::now();
+    while child.try_wait().expect("waits").is_none() {
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("arenaplan {args:?} did not finish within 20 s");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.wait_with_output().expect("collects the output")
+}
+
+/// `plan` (writing into `out`) and `inspect --target` of one model, both on corstone-300.
+fn plan_and_inspect(model: &std::path::Path, out: &std::path::Path) -> [Output; 2] {
+    let model = model.to_str().unwrap();
+    [
+        arenaplan(&[
+            "plan",
+            "--target",
+            "corstone-300",
+            "--model",
+            model,
+            "--out",
+            out.to_str().unwrap(),
+        ]),
+        arenaplan(&["inspect", model, "--target", "corstone-300"]),
+    ]
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// `model` with every `from` replaced by `to`, written to `dir/name`.
+fn model_variant(dir: &std::path::Path, name: &str, from: &str, to: &str) -> PathBuf {
+    let text = std::fs::read_to_string(MODEL).unwrap();
+    assert!(text.contains(from));
+    let path = dir.join(name);
+    std::fs::write(&path, text.replace(from, to)).unwrap();
+    path
+}
+
+/// Names of the entries of `dir`, sorted.
+fn entries(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// No temporary folder of the output writer left in `dir` or beside it.
+fn assert_no_temp_folder(dir: &std::path::Path) {
+    for d in [dir, dir.parent().unwrap()] {
+        let left: Vec<String> = entries(d)
+            .into_iter()
+            .filter(|n| n.starts_with(".arenaplan-tmp"))
+            .collect();
+        assert!(left.is_empty(), "left in {}: {left:?}", d.display());
+    }
+}
+
+#[test]
+fn help_documents_the_exit_statuses() {
+    for args in [
+        &["--help"][..],
+        &["plan", "--help"],
+        &["inspect", "--help"],
+        &["plan-csv", "--help"],
+    ] {
+        let result = arenaplan(args);
+        assert!(result.status.success());
+        let text = String::from_utf8(result.stdout).unwrap();
+        for line in [
+            "Exit status (every subcommand):",
+            "  1  does not fit:",
+            "  2  bad input:",
+            "  3  I/O failure:",
+        ] {
+            assert!(text.contains(line), "{args:?}: {text}");
+        }
+    }
+}
+
+#[test]
+fn bad_flags_exit_2() {
+    let out = temp_dir("flags");
+    let out = out.to_str().unwrap();
+    for args in [
+        &[
+            "plan",
+            "--target",
+            "corstone-300",
+            "--model",
+            MODEL,
+            "--out",
+            out,
+            "--budget",
+            "many",
+        ][..],
+        &[
+            "plan",
+            "--target",
+            "corstone-300",
+            "--model",
+            MODEL,
+            "--out",
+            out,
+            "--emit",
+            "pdf",
+        ],
+        &["plan", "--target", "corstone-300", "--model", MODEL],
+        &["inspect", MODEL, "--no-such-flag"],
+        &["plan-csv", "in.csv", "--alignment", "0"],
+        &["no-such-command"],
+    ] {
+        let result = arenaplan(args);
+        assert_eq!(
+            result.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&result)
+        );
+    }
+}
+
+#[test]
+fn a_bad_declaration_is_bad_input_for_plan_and_inspect() {
+    let dir = temp_dir("decl");
+    let model = model_variant(&dir, "typo.toml", "\"npu_scratch\"", "\"npu_scrach\"");
+    let out = dir.join("out");
+    for result in &plan_and_inspect(&model, &out) {
+        assert_eq!(result.status.code(), Some(2), "{}", stderr(result));
+        assert!(
+            stderr(result)
+                .contains("has no compile spec `npu_scrach` (did you mean `npu_scratch`?)"),
+            "{}",
+            stderr(result)
+        );
+    }
+    assert!(!out.exists());
+
+    // A #[delegate] in a scanned source, too.
+    let source = dir.join("decls.rs");
+    std::fs::write(
+        &source,
+        "#[delegate(backend = \"X\", scratch = [0], mem_id = spec!(npu_scratch))]\npub struct X;\n",
+    )
+    .unwrap();
+    let result = arenaplan(&[
+        "plan",
+        "--target",
+        "corstone-300",
+        "--model",
+        MODEL,
+        "--source",
+        source.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(result.status.code(), Some(2), "{}", stderr(&result));
+    assert!(
+        stderr(&result).contains("decls.rs:1:"),
+        "{}",
+        stderr(&result)
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn over_capacity_exits_1_for_plan_and_inspect_and_writes_nothing() {
+    let dir = temp_dir("capacity");
+    let model = model_variant(&dir, "big.toml", "size = 8192", "size = 3000000");
+    let out = dir.join("out");
+    for result in &plan_and_inspect(&model, &out) {
+        assert_eq!(result.status.code(), Some(1), "{}", stderr(result));
+        assert!(
+            stderr(result).contains("pool `sram` (mem_id 1) needs 3027648 bytes but has 2097152"),
+            "{}",
+            stderr(result)
+        );
+    }
+    assert!(!out.exists());
+}
+
+#[test]
+fn a_model_or_targets_file_that_never_ends_is_refused_at_once() {
+    let dir = temp_dir("dev-zero");
+    let out = dir.join("out");
+    // Through a link with a model's extension, so the format is not what refuses it.
+    let zero = dir.join("zero.pte");
+    if std::os::unix::fs::symlink("/dev/zero", &zero).is_err() || !zero.exists() {
+        return;
+    }
+    let result = arenaplan_within_time(&[
+        "plan".as_ref(),
+        "--target".as_ref(),
+        "corstone-300".as_ref(),
+        "--model".as_ref(),
+        zero.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    assert_eq!(result.status.code(), Some(2), "{}", stderr(&result));
+    assert!(
+        stderr(&result).contains(&format!(
+            "{}: a character device, not a regular file",
+            zero.display()
+        )),
+        "{}",
+        stderr(&result)
+    );
+    for args in [
+        &["inspect".as_ref(), "/dev/zero".as_ref()][..],
+        &["inspect".as_ref(), zero.as_os_str()],
+        &[
+            "inspect".as_ref(),
+            MODEL.as_ref(),
+            "--target".as_ref(),
+            "b".as_ref(),
+            "--targets".as_ref(),
+            "/dev/zero".as_ref(),
+        ],
+        &["plan-csv".as_ref(), "/dev/zero".as_ref()],
+    ] {
+        let result = arenaplan_within_time(args);
+        assert_eq!(
+            result.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&result)
+        );
+        assert!(stderr(&result).contains("zero"), "{}", stderr(&result));
+    }
+    assert!(!out.exists());
+}
+
+#[test]
+fn a_fifo_is_refused_without_blocking() {
+    let dir = temp_dir("fifo");
+    let fifo = dir.join("model.pte");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("mkfifo unavailable: skipped");
+        return;
+    }
+    let text = dir.join("model.toml");
+    Command::new("mkfifo").arg(&text).status().unwrap();
+    let out = dir.join("out");
+    for model in [&fifo, &text] {
+        for args in [
+            &[
+                "plan".as_ref(),
+                "--target".as_ref(),
+                "corstone-300".as_ref(),
+                "--model".as_ref(),
+                model.as_os_str(),
+                "--out".as_ref(),
+                out.as_os_str(),
+            ][..],
+            &["inspect".as_ref(), model.as_os_str()],
+            &[
+                "plan".as_ref(),
+                "--target".as_ref(),
+                "corstone-300".as_ref(),
+                "--model".as_ref(),
+                MODEL.as_ref(),
+                "--source".as_ref(),
+                model.as_os_str(),
+                "--out".as_ref(),
+                out.as_os_str(),
+            ],
+            &[
+                "plan".as_ref(),
+                "--targets".as_ref(),
+                model.as_os_str(),
+                "--target".as_ref(),
+                "b".as_ref(),
+                "--model".as_ref(),
+                MODEL.as_ref(),
+                "--out".as_ref(),
+                out.as_os_str(),
+            ],
+            &["plan-csv".as_ref(), model.as_os_str()],
+        ] {
+            let result = arenaplan_within_time(args);
+            assert_eq!(
+                result.status.code(),
+                Some(2),
+                "{args:?}: {}",
+                stderr(&result)
+            );
+            assert!(
+                stderr(&result)
+                    .contains(&format!("{}: a FIFO, not a regular file", model.display())),
+                "{args:?}: {}",
+                stderr(&result)
+            );
+        }
+    }
+    assert!(!out.exists());
+}
+
+#[test]
+fn a_directory_or_a_missing_file_is_bad_input() {
+    let dir = temp_dir("dir-input");
+    let as_model = dir.join("model.toml");
+    std::fs::create_dir(&as_model).unwrap();
+    let result = arenaplan(&["inspect", as_model.to_str().unwrap()]);
+    assert_eq!(result.status.code(), Some(2), "{}", stderr(&result));
+    assert!(
+        stderr(&result).contains(&format!(
+            "{}: a directory, not a regular file",
+            as_model.display()
+        )),
+        "{}",
+        stderr(&result)
+    );
+    let result = arenaplan(&["inspect", dir.to_str().unwrap()]);
+    assert_eq!(result.status.code(), Some(2), "{}", stderr(&result));
+    assert!(
+        stderr(&result).contains("a directory"),
+        "{}",
+        stderr(&result)
+    );
+    let missing = dir.join("missing.pte");
+    let result = arenaplan(&["inspect", missing.to_str().unwrap()]);
+    assert_eq!(result.status.code(), Some(2), "{}", stderr(&result));
+    assert!(
+        stderr(&result).contains(&format!("{}: no such file", missing.display())),
+        "{}",
+        stderr(&result)
+    );
+}
+
+#[test]
+fn a_file_that_exists_but_cannot_be_read_is_an_io_failure() {
+    let dir = temp_dir("unreadable");
+    // /proc/self/mem is a regular file whose first page cannot be read (EIO), even by root.
+    let mem = dir.join("mem.pte");
+    if std::os::unix::fs::symlink("/proc/self/mem", &mem).is_ok() && mem.exists() {
+        let result = arenaplan_within_time(&["inspect".as_ref(), mem.as_os_str()]);
+        assert_eq!(result.status.code(), Some(3), "{}", stderr(&result));
+        assert!(
+            stderr(&result).contains(&format!("{}: cannot read", mem.display())),
+            "{}",
+            stderr(&result)
+        );
+    }
+    // Without permission (root reads anyway: then there is nothing to test).
+    let locked = dir.join("locked.toml");
+    std::fs::copy(MODEL, &locked).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    if std::fs::read(&locked).is_err() {
+        let result = arenaplan(&["inspect", locked.to_str().unwrap()]);
+        assert_eq!(result.status.code(), Some(3), "{}", stderr(&result));
+    }
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o644)).unwrap();
+}
+
+#[test]
+fn an_output_that_cannot_be_written_is_an_io_failure() {
+    let dir = temp_dir("out-file");
+    let file = dir.join("not-a-folder");
+    std::fs::write(&file, "precious").unwrap();
+    for out in [file.clone(), file.join("below")] {
+        let result = arenaplan(&[
+            "plan",
+            "--target",
+            "corstone-300",
+            "--model",
+            MODEL,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(result.status.code(), Some(3), "{}", stderr(&result));
+        assert!(
+            stderr(&result).contains("not-a-folder"),
+            "{}",
+            stderr(&result)
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "precious");
+    assert_eq!(entries(&dir), ["not-a-folder"]);
+}
+
+#[test]
+fn a_failed_write_leaves_the_previous_outputs_as_they_were() {
+    let dir = temp_dir("all-or-none");
+    let out = dir.join("out");
+    let plan = |model: &std::path::Path, emit: &str| {
+        arenaplan(&[
+            "plan",
+            "--target",
+            "corstone-300",
+            "--model",
+            model.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--emit",
+            emit,
+        ])
+    };
+    let first = plan(MODEL.as_ref(), "json,report");
+    assert!(first.status.success(), "{}", stderr(&first));
+    assert_no_temp_folder(&out);
+    let before: Vec<(String, Vec<u8>, std::time::SystemTime)> = entries(&out)
+        .into_iter()
+        .map(|n| {
+            let path = out.join(&n);
+            let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+            (n, std::fs::read(&path).unwrap(), modified)
+        })
+        .collect();
+    assert_eq!(before.len(), 3, "json, report, svg");
+
+    // A changed model (so every file changes) whose C header cannot be written: a folder
+    // is where it goes.
+    let changed = model_variant(&dir, "changed.toml", "size = 8192", "size = 4096");
+    std::fs::create_dir(out.join("two_npu_calls.h")).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let failed = plan(&changed, "all");
+    assert_eq!(failed.status.code(), Some(3), "{}", stderr(&failed));
+    assert!(
+        stderr(&failed).contains("two_npu_calls.h"),
+        "{}",
+        stderr(&failed)
+    );
+    let mut expected: Vec<String> = before.iter().map(|f| f.0.clone()).collect();
+    expected.push("two_npu_calls.h".into());
+    expected.sort();
+    assert_eq!(entries(&out), expected, "no new file, no temporary folder");
+    for (name, bytes, modified) in &before {
+        let path = out.join(name);
+        assert_eq!(&std::fs::read(&path).unwrap(), bytes, "{name}");
+        assert_eq!(
+            &std::fs::metadata(&path).unwrap().modified().unwrap(),
+            modified,
+            "{name}"
+        );
+    }
+    assert_no_temp_folder(&out);
+
+    // Once the way is clear, everything is written.
+    std::fs::remove_dir(out.join("two_npu_calls.h")).unwrap();
+    let done = plan(&changed, "all");
+    assert!(done.status.success(), "{}", stderr(&done));
+    assert_ne!(
+        std::fs::read(out.join("two_npu_calls.plan.json")).unwrap(),
+        before[0].1
+    );
+    assert!(out.join("two_npu_calls.h").is_file());
+    assert_no_temp_folder(&out);
+}
+
+#[test]
+fn names_reach_the_terminal_without_control_characters() {
+    let dir = temp_dir("terminal");
+    let text = std::fs::read_to_string(MODEL).unwrap();
+    let first = text.lines().find(|l| l.starts_with("name = ")).unwrap();
+    let model = dir.join("escape.toml");
+    std::fs::write(
+        &model,
+        text.replacen(first, "name = \"\\u001B[2Jwiped\\rfake\"", 1),
+    )
+    .unwrap();
+    let result = arenaplan(&[
+        "inspect",
+        model.to_str().unwrap(),
+        "--target",
+        "corstone-300",
+    ]);
+    let stdout = String::from_utf8_lossy(&result.stdout);
+    assert!(result.status.success(), "{}", stderr(&result));
+    assert!(stdout.contains("?[2Jwiped?fake"), "{stdout}");
+    assert!(!stdout.contains('\u{1b}') && !stdout.contains('\r'));
+}

@@ -1,0 +1,161 @@
+//! `cargo bench`: the planner against the baselines on every public instance, and how its time
+//! grows with the number of buffers. Prints tables; times are medians of repeated runs on this
+//! (shared, noisy) machine, arenas are exact and deterministic.
+//!
+//! `cargo bench -- NAME` runs only the instances whose name contains NAME.
+
+#[path = "support/synthetic.rs"]
+mod synthetic;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use arenaplan_planner::baseline;
+use arenaplan_planner::lifetime_csv::LifetimeTable;
+use arenaplan_planner::verify::verify;
+use arenaplan_planner::{Goal, Plan, PlanError, Planner, Problem};
+
+const MINIMALLOC_CAPACITY: u64 = 1_048_576;
+
+fn main() {
+    let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let wanted = |name: &str| filter.as_deref().is_none_or(|f| name.contains(f));
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/lifetimes");
+    if corpus.is_dir() {
+        corpus_table(&corpus, &wanted);
+    } else {
+        println!("(no corpus at {}: corpus table skipped)", corpus.display());
+    }
+    scaling_table(&wanted);
+}
+
+fn csvs(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| d.map(|e| e.unwrap().path()).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|e| e == "csv"));
+    files.sort();
+    files
+}
+
+/// Median wall time of `runs` calls, and the last result.
+fn timed<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
+    let mut times = Vec::with_capacity(runs);
+    let mut last = None;
+    for _ in 0..runs {
+        let start = Instant::now();
+        last = Some(f());
+        times.push(start.elapsed());
+    }
+    times.sort();
+    (times[runs / 2], last.expect("at least one run"))
+}
+
+fn runs_for(first: Duration) -> usize {
+    if first > Duration::from_secs(1) {
+        3
+    } else {
+        5
+    }
+}
+
+fn plan(problem: &Problem, goal: Goal) -> Result<Plan, PlanError> {
+    Planner::new().goal(goal).plan(problem)
+}
+
+fn corpus_table(corpus: &Path, wanted: &dyn Fn(&str) -> bool) {
+    println!("## Public instances (default budget; time = median wall time of our planner)\n");
+    println!(
+        "| instance | buffers | lower bound | bump | ExecuTorch greedy | TFLM greedy | arenaplan | gap | vs TFLM | time |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (folder, alignment) in [("models", 16), ("minimalloc", 1), ("idealloc", 1)] {
+        for path in csvs(&corpus.join(folder)) {
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            if !wanted(&name) {
+                continue;
+            }
+            let table = LifetimeTable::parse(std::fs::File::open(&path).unwrap()).unwrap();
+            let mut problem = table.to_problem(alignment);
+            let goal = if folder == "minimalloc" {
+                problem.capacity = Some(MINIMALLOC_CAPACITY);
+                Goal::FitCapacity
+            } else {
+                Goal::Smallest
+            };
+            let bump = baseline::arena(&problem, &baseline::bump(&problem));
+            let et = baseline::arena(&problem, &baseline::executorch_greedy(&problem));
+            let tflm = baseline::arena(&problem, &baseline::tflm_greedy(&problem));
+            let (first, _) = timed(1, || plan(&problem, goal));
+            let (time, result) = timed(runs_for(first), || plan(&problem, goal));
+            let (ours, bound, gap) = match &result {
+                Ok(p) => {
+                    verify(&problem, &p.offsets).expect("verified");
+                    (
+                        p.arena.to_string(),
+                        p.lower_bound,
+                        format!("{:.2}%", p.gap_percent()),
+                    )
+                }
+                Err(PlanError::DoesNotFit {
+                    arena, lower_bound, ..
+                }) => (format!("{arena} (does not fit)"), *lower_bound, "—".into()),
+                Err(e) => panic!("{name}: {e}"),
+            };
+            let ratio = match &result {
+                Ok(p) => format!("{:.3}", p.arena as f64 / tflm as f64),
+                Err(_) => "—".into(),
+            };
+            println!(
+                "| {folder}/{name} | {} | {bound} | {bump} | {et} | {tflm} | {ours} | {gap} | {ratio} | {} |",
+                problem.buffers.len(),
+                ms(time)
+            );
+        }
+    }
+    println!();
+}
+
+fn scaling_table(wanted: &dyn Fn(&str) -> bool) {
+    println!("## Scaling on generated model-like instances (alignment 16)\n");
+    println!(
+        "| buffers | lower bound | TFLM greedy | constructive only | constructive time | ns per n·log2 n | arenaplan (default budget) | gap | total time |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for n in [1_000usize, 10_000, 60_000] {
+        let name = format!("synthetic-{n}");
+        if !wanted(&name) {
+            continue;
+        }
+        let problem = synthetic::model_like(n, 42);
+        let tflm = if n <= 10_000 {
+            baseline::arena(&problem, &baseline::tflm_greedy(&problem)).to_string()
+        } else {
+            "(quadratic: skipped)".into()
+        };
+        let (t_construct, constructive) =
+            timed(5, || Planner::new().step_budget(0).plan(&problem).unwrap());
+        let (t_total, full) = timed(3, || Planner::new().plan(&problem).unwrap());
+        verify(&problem, &full.offsets).expect("verified");
+        let nlogn = n as f64 * (n as f64).log2();
+        println!(
+            "| {n} | {} | {tflm} | {} | {} | {:.1} | {} | {:.2}% | {} |",
+            full.lower_bound,
+            constructive.arena,
+            ms(t_construct),
+            t_construct.as_nanos() as f64 / nlogn,
+            full.arena,
+            full.gap_percent(),
+            ms(t_total)
+        );
+    }
+    println!();
+}
+
+fn ms(d: Duration) -> String {
+    if d < Duration::from_millis(1) {
+        format!("{} µs", d.as_micros())
+    } else {
+        format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+    }
+}

@@ -1,0 +1,265 @@
+//! The planner: constructive placement, then search where it pays, then the checker.
+
+use std::cmp::Reverse;
+
+use thiserror::Error;
+
+use crate::bound::{items_lower_bound, lower_bound};
+use crate::components::independent_groups;
+use crate::construct::{place, size_descending, Fit};
+use crate::item::{arena_of, Item};
+use crate::problem::{Problem, ProblemError};
+use crate::search::{search, Outcome};
+use crate::verify::{verify, VerifyError};
+
+/// Default search budget in steps (one step: one buffer or instant examined). About one to
+/// three seconds of search on this project's reference machine when all of it is used.
+pub const DEFAULT_STEP_BUDGET: u64 = 2_000_000_000;
+
+/// What the search aims for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Goal {
+    /// The smallest arena: search until the lower bound is reached or the budget is spent.
+    #[default]
+    Smallest,
+    /// Any arena within the problem's capacity: stop as soon as one is found (the question
+    /// MiniMalloc answers). Without a capacity this is the same as [`Goal::Smallest`].
+    FitCapacity,
+}
+
+/// A finished, verified plan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Plan {
+    /// One offset per buffer, in the problem's order.
+    pub offsets: Vec<u64>,
+    /// Bytes the pool must provide: the highest `offset + padded size`.
+    pub arena: u64,
+    /// The problem's lower bound (see [`lower_bound`]).
+    pub lower_bound: u64,
+    /// Search steps used, out of the budget.
+    pub steps: u64,
+}
+
+impl Plan {
+    /// How far the arena is above the lower bound, in percent of the bound.
+    pub fn gap_percent(&self) -> f64 {
+        if self.lower_bound == 0 {
+            return 0.0;
+        }
+        (self.arena - self.lower_bound) as f64 * 100.0 / self.lower_bound as f64
+    }
+}
+
+/// Why no plan came out.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PlanError {
+    /// The problem itself is malformed.
+    #[error(transparent)]
+    Invalid(#[from] ProblemError),
+    /// The best plan found needs more than the pool's capacity.
+    #[error(
+        "no plan fits the capacity of {capacity} bytes: the best found needs {arena} bytes \
+         ({over} over; the lower bound is {lower_bound})",
+        over = arena - capacity
+    )]
+    DoesNotFit {
+        /// The best arena found.
+        arena: u64,
+        /// The pool's capacity.
+        capacity: u64,
+        /// The lower bound: below it nothing can fit.
+        lower_bound: u64,
+    },
+    /// The checker rejected the planner's result. This is a bug in arenaplan; please report it
+    /// with the input.
+    #[error("internal error, please report: the planner produced an invalid plan: {0}")]
+    Unverified(VerifyError),
+}
+
+/// Plans problems. Settings are changed through `&mut self` methods.
+///
+/// ```
+/// use arenaplan_planner::{Buffer, Planner, Problem};
+/// // Greedy by size puts the 4-byte buffers side by side and the 6-byte one above: 14 bytes.
+/// // The search finds the 10-byte arrangement, which is the lower bound.
+/// let p = Problem::new(vec![
+///     Buffer::new(4, 0, 2), Buffer::new(4, 1, 3), Buffer::new(6, 2, 4), Buffer::new(6, 0, 1),
+/// ]);
+/// let plan = Planner::new().step_budget(10_000).plan(&p).unwrap();
+/// assert_eq!(plan.arena, plan.lower_bound);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Planner {
+    step_budget: u64,
+    goal: Goal,
+}
+
+impl Default for Planner {
+    fn default() -> Self {
+        Planner {
+            step_budget: DEFAULT_STEP_BUDGET,
+            goal: Goal::Smallest,
+        }
+    }
+}
+
+impl Planner {
+    /// A planner with the default budget and [`Goal::Smallest`].
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the search budget in steps; 0 keeps the constructive placement as it is.
+    pub fn step_budget(&mut self, steps: u64) -> &mut Self {
+        self.step_budget = steps;
+        self
+    }
+
+    /// Sets what the search aims for.
+    pub fn goal(&mut self, goal: Goal) -> &mut Self {
+        self.goal = goal;
+        self
+    }
+
+    /// Plans `problem` and proves the result with the independent checker.
+    pub fn plan(&self, problem: &Problem) -> Result<Plan, PlanError> {
+        problem.validate()?;
+        let items = Item::from_problem(problem);
+        let bound = lower_bound(problem);
+        let target = match (self.goal, problem.capacity) {
+            (Goal::FitCapacity, Some(capacity)) => capacity.max(bound),
+            _ => bound,
+        };
+
+        let groups: Vec<Group> = independent_groups(&items)
+            .into_iter()
+            .map(|members| Group::constructed(&items, members))
+            .collect();
+        let mut groups = groups;
+        let mut budget = self.step_budget;
+        // First every group above the target tries to reach it, each with a fair share: half
+        // the budget when a smaller arena is still worth having, all of it otherwise.
+        let mut phase_one = match self.goal {
+            Goal::Smallest => budget / 2,
+            Goal::FitCapacity => budget,
+        };
+        budget -= phase_one;
+        // Smaller groups first: they tend to finish early and leave their share to the rest.
+        let mut above: Vec<usize> = (0..groups.len())
+            .filter(|&g| groups[g].arena > target)
+            .collect();
+        above.sort_by_key(|&g| (groups[g].members.len(), g));
+        for (done, &g) in above.iter().enumerate() {
+            let mut share = phase_one / (above.len() - done) as u64;
+            phase_one -= share;
+            groups[g].attempt(&items, target, &mut share);
+            phase_one += share;
+        }
+        budget += phase_one;
+        // Then, while the goal is the smallest arena, bisect on the group that sets it.
+        while self.goal == Goal::Smallest && budget > 0 {
+            let Some(worst) = (0..groups.len()).max_by_key(|&g| (groups[g].arena, Reverse(g)))
+            else {
+                break;
+            };
+            if groups[worst].arena <= target || !groups[worst].bisect(&items, target, &mut budget) {
+                break;
+            }
+        }
+
+        let mut offsets = vec![0u64; items.len()];
+        for group in &groups {
+            for (&i, &o) in group.members.iter().zip(&group.offsets) {
+                offsets[i] = o;
+            }
+        }
+        let arena = arena_of(&items, &offsets);
+        if let Some(capacity) = problem.capacity {
+            if arena > capacity {
+                return Err(PlanError::DoesNotFit {
+                    arena,
+                    capacity,
+                    lower_bound: bound,
+                });
+            }
+        }
+        verify(problem, &offsets).map_err(PlanError::Unverified)?;
+        Ok(Plan {
+            offsets,
+            arena,
+            lower_bound: bound,
+            steps: self.step_budget - budget,
+        })
+    }
+}
+
+/// One independent group and its current placement.
+struct Group {
+    members: Vec<usize>,
+    /// Offsets of `members`, in the same order.
+    offsets: Vec<u64>,
+    arena: u64,
+}
+
+impl Group {
+    /// Places the group with both constructive rules and keeps the smaller result.
+    fn constructed(items: &[Item], members: Vec<usize>) -> Self {
+        let order = size_descending(items, &members);
+        let candidates = [Fit::Best, Fit::First].map(|fit| {
+            let all = place(items, &order, fit);
+            let offsets: Vec<u64> = members.iter().map(|&i| all[i]).collect();
+            let arena = members
+                .iter()
+                .map(|&i| items[i].end_at(all[i]))
+                .max()
+                .unwrap_or(0);
+            (arena, offsets)
+        });
+        let [(best_arena, best), (first_arena, first)] = candidates;
+        let (arena, offsets) = if first_arena < best_arena {
+            (first_arena, first)
+        } else {
+            (best_arena, best)
+        };
+        Group {
+            members,
+            offsets,
+            arena,
+        }
+    }
+
+    /// Searches for a placement within `capacity`; keeps it if found. Returns whether found.
+    fn attempt(&mut self, items: &[Item], capacity: u64, budget: &mut u64) -> bool {
+        let local: Vec<Item> = self.members.iter().map(|&i| items[i]).collect();
+        match search(&local, capacity, budget) {
+            Outcome::Found(offsets) => {
+                self.arena = arena_of(&local, &offsets);
+                self.offsets = offsets;
+                true
+            }
+            Outcome::Exhausted | Outcome::OutOfBudget | Outcome::TooLarge => false,
+        }
+    }
+
+    /// Bisects between `target` (or the group's own bound) and the current arena, each
+    /// attempt with half the budget left. Returns whether the arena went down.
+    fn bisect(&mut self, items: &[Item], target: u64, budget: &mut u64) -> bool {
+        let local: Vec<Item> = self.members.iter().map(|&i| items[i]).collect();
+        let before = self.arena;
+        let mut low = target.max(items_lower_bound(&local)) + 1;
+        while low < self.arena && *budget > 0 {
+            let capacity = low + (self.arena - 1 - low) / 2;
+            let mut slice = (*budget / 2).max(1);
+            *budget -= slice;
+            let found = self.attempt(items, capacity, &mut slice);
+            *budget += slice;
+            if !found {
+                low = capacity + 1;
+            }
+        }
+        self.arena < before
+    }
+}

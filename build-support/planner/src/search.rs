@@ -1,0 +1,749 @@
+//! Exact search: does a placement within `capacity` exist? Branch and bound over canonical
+//! placements, following the method of Moffitt's MiniMalloc (ASPLOS 2023): canonical
+//! solutions, section inference, dominance, and restarts over several buffer orders. The
+//! formulation notes below and the code are our own.
+//!
+//! **Canonical placements.** Push every buffer of a valid placement down until it rests at
+//! offset 0 or on a buffer alive at the same time: still valid, no larger. Such a placement
+//! comes out of placing buffers in increasing (offset, rank) order, each at its *minimum
+//! offset* (the highest top among placed buffers alive with it, aligned). The search
+//! enumerates exactly those orders.
+//!
+//! **Pruning.** Offsets never go down, so memory below the last offset that is still free is
+//! lost. Time is cut into *sections* between lifetime endpoints; a branch dies when some
+//! section needs more than the capacity (the lowest offset any buffer still to come there can
+//! take, plus their sizes), or a buffer cannot fit at all. A buffer whose minimum offset is at
+//! or above the top of another unplaced buffer is not tried next (that one fits underneath:
+//! the placement would be dominated). A buffer with no unplaced buffer alive alongside it
+//! affects nobody: when the rest fails after it, its siblings are not tried.
+//!
+//! **Restarts.** Depth-first search commits early. Several buffer orders (by lifetime, area and
+//! the busiest section a buffer lives in) take turns with node limits that double each round,
+//! until one succeeds, one proves that nothing fits, or the step budget runs out.
+//!
+//! **Budget.** Every unit of work (a buffer or section looked at) costs one step. Step counts,
+//! not time, make the search deterministic.
+
+use std::cmp::Reverse;
+
+use crate::item::Item;
+use crate::problem::round_up;
+
+/// The outcome of one search.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// Offsets for every item, all ends within the capacity.
+    Found(Vec<u64>),
+    /// Every branch was explored: nothing fits.
+    Exhausted,
+    /// The step budget ran out first.
+    OutOfBudget,
+    /// The instance is too large for the search's working-memory limits.
+    TooLarge,
+}
+
+/// Deepest nesting of independent parts solved separately (bounds recursion).
+const MAX_NESTING: usize = 2_000;
+
+/// Most (item, item) overlaps, or (item, section) incidences, the search will index: bounds
+/// its memory.
+const MAX_OVERLAPS: usize = 8_000_000;
+
+/// The buffer orders that take turns: each letter a key, descending (W lifetime, A lifetime
+/// times size, T the largest section total the buffer lives in), ties by index.
+const ORDERS: [[Key; 3]; 3] = [
+    [Key::Width, Key::Area, Key::Total],
+    [Key::Total, Key::Area, Key::Width],
+    [Key::Total, Key::Width, Key::Area],
+];
+
+#[derive(Clone, Copy)]
+enum Key {
+    Width,
+    Area,
+    Total,
+}
+
+/// Searches for offsets of `items` (one independent group) with every end `<= capacity`.
+/// `budget` is decreased by the steps used.
+pub(crate) fn search(items: &[Item], capacity: u64, budget: &mut u64) -> Outcome {
+    let Some(mut state) = State::new(items, capacity) else {
+        return Outcome::TooLarge;
+    };
+    if items
+        .iter()
+        .any(|it| it.fixed.is_some_and(|o| o + it.size > capacity))
+    {
+        return Outcome::Exhausted;
+    }
+    let mut node_limit = 2 * state.free.len() as u64 + 2;
+    loop {
+        for order in &ORDERS {
+            state.set_order(order);
+            match state.run(budget, node_limit) {
+                Run::Found => return Outcome::Found(state.result()),
+                Run::Exhausted => return Outcome::Exhausted,
+                Run::OutOfBudget => return Outcome::OutOfBudget,
+                Run::NodeLimit => {}
+            }
+        }
+        node_limit = node_limit.saturating_mul(2);
+    }
+}
+
+enum Run {
+    Found,
+    Exhausted,
+    OutOfBudget,
+    NodeLimit,
+}
+
+/// A pinned buffer, as an obstacle the searched buffers must go around.
+#[derive(Clone, Copy)]
+struct Obstacle {
+    start: u64,
+    end: u64,
+}
+
+/// One placement, with what is needed to take it back.
+struct Undo {
+    item: u32,
+    last_offset: u64,
+    last_rank: u32,
+    placed_any: bool,
+    floor_log_len: usize,
+    height_log_len: usize,
+    /// No unplaced buffer was alive alongside it.
+    hatless: bool,
+}
+
+/// The candidates of one search node.
+struct Frame {
+    /// (minimum offset, item), by offset then rank.
+    candidates: Vec<(u64, u32)>,
+    next: usize,
+    /// Lowest top among the candidates: nothing at or above it goes next.
+    min_top: u64,
+    /// Stop trying candidates (a hatless child failed).
+    done: bool,
+}
+
+struct State<'a> {
+    items: &'a [Item],
+    capacity: u64,
+    /// Items the search places (not pinned, non-empty), as indices into `items`.
+    free: Vec<usize>,
+    /// Section range `[lo, hi)` of each free item.
+    span: Vec<(u32, u32)>,
+    /// Free items alive at the same time as each free item.
+    overlaps: Vec<Vec<u32>>,
+    /// Pinned items alive at the same time as each free item, by start.
+    obstacles: Vec<Vec<Obstacle>>,
+    /// Position of each free item in the current buffer order.
+    rank: Vec<u32>,
+    /// Sort keys of each free item: lifetime, area, busiest section total.
+    keys: Vec<(u64, u128, u64)>,
+    floor: Vec<u64>,
+    /// Per section: bytes of unplaced free items alive there.
+    demand: Vec<u64>,
+    /// Per pair of neighbouring sections `(s, s + 1)`: unplaced free items alive in both.
+    bridges: Vec<u32>,
+    /// Per free item: highest top among placed items alive alongside it.
+    height: Vec<u64>,
+    placed: Vec<bool>,
+    offset: Vec<u64>,
+    remaining: usize,
+    last_offset: u64,
+    /// Rank of the last item placed (`u32::MAX` below the root's first placement is never
+    /// compared: the root has no last item).
+    last_rank: u32,
+    placed_any: bool,
+    floor_log: Vec<(u32, u64)>,
+    height_log: Vec<(u32, u64)>,
+    undo: Vec<Undo>,
+    /// Free items alive in each section.
+    covers: Vec<Vec<u32>>,
+    /// Working memory of `feasible`: lowest offset each unplaced item can still take.
+    lowest: Vec<u64>,
+}
+
+impl<'a> State<'a> {
+    fn new(items: &'a [Item], capacity: u64) -> Option<Self> {
+        let free: Vec<usize> = (0..items.len())
+            .filter(|&i| items[i].fixed.is_none() && items[i].size > 0)
+            .collect();
+        let mut points: Vec<u64> = free
+            .iter()
+            .flat_map(|&i| [items[i].lower, items[i].upper])
+            .collect();
+        points.sort_unstable();
+        points.dedup();
+        let section_of = |t: u64| points.partition_point(|&p| p < t) as u32;
+        let span: Vec<(u32, u32)> = free
+            .iter()
+            .map(|&i| (section_of(items[i].lower), section_of(items[i].upper)))
+            .collect();
+        let sections = points.len().saturating_sub(1);
+        let overlaps = overlapping_pairs(items, &free)?;
+        let obstacles = obstacles_of(items, &free);
+        let demand = demand_per_section(items, &free, &span, sections);
+        let incidences: usize = span.iter().map(|&(lo, hi)| (hi - lo) as usize).sum();
+        if incidences > MAX_OVERLAPS {
+            return None;
+        }
+        let mut covers = vec![Vec::new(); sections];
+        let mut bridges = vec![0u32; sections.saturating_sub(1)];
+        for (k, &(lo, hi)) in span.iter().enumerate() {
+            for s in lo..hi {
+                covers[s as usize].push(k as u32);
+            }
+            for c in &mut bridges[lo as usize..(hi - 1) as usize] {
+                *c += 1;
+            }
+        }
+        let keys = free
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| {
+                let it = &items[i];
+                let width = it.upper - it.lower;
+                let (lo, hi) = span[k];
+                let total = demand[lo as usize..hi as usize]
+                    .iter()
+                    .copied()
+                    .max()
+                    .unwrap_or(0);
+                (width, u128::from(width) * u128::from(it.size), total)
+            })
+            .collect();
+        let n = free.len();
+        Some(State {
+            items,
+            capacity,
+            free,
+            span,
+            overlaps,
+            obstacles,
+            rank: (0..n as u32).collect(),
+            keys,
+            floor: vec![0; sections],
+            bridges,
+            demand,
+            height: vec![0; n],
+            placed: vec![false; n],
+            offset: vec![0; n],
+            remaining: n,
+            last_offset: 0,
+            last_rank: 0,
+            placed_any: false,
+            floor_log: Vec::new(),
+            height_log: Vec::new(),
+            undo: Vec::new(),
+            covers,
+            lowest: vec![0; n],
+        })
+    }
+
+    /// Ranks the free items by `order` (descending keys, ties by index).
+    fn set_order(&mut self, order: &[Key; 3]) {
+        let key = |k: usize, which: Key| -> u128 {
+            let (w, a, t) = self.keys[k];
+            match which {
+                Key::Width => u128::from(w),
+                Key::Area => a,
+                Key::Total => u128::from(t),
+            }
+        };
+        let mut by: Vec<usize> = (0..self.free.len()).collect();
+        by.sort_by_key(|&k| (Reverse(order.map(|which| key(k, which))), k));
+        for (r, &k) in by.iter().enumerate() {
+            self.rank[k] = r as u32;
+        }
+    }
+
+    /// Depth-first search from the empty placement, at most `node_limit` nodes. Leaves the
+    /// state empty again unless it finds a placement.
+    fn run(&mut self, budget: &mut u64, node_limit: u64) -> Run {
+        let all: Vec<u32> = (0..self.free.len() as u32).collect();
+        let mut nodes = 0u64;
+        let outcome = self.solve(&all, budget, &mut nodes, node_limit, 0);
+        if !matches!(outcome, Run::Found) {
+            while !self.undo.is_empty() {
+                self.retract();
+            }
+        }
+        outcome
+    }
+
+    /// Places the unplaced items of `part` (a set of items whose sections no other unplaced
+    /// item shares) on top of the current state. On success the placements stay applied;
+    /// on `Exhausted` the state is as it was.
+    fn solve(
+        &mut self,
+        part: &[u32],
+        budget: &mut u64,
+        nodes: &mut u64,
+        node_limit: u64,
+        depth: usize,
+    ) -> Run {
+        let saved = (self.last_offset, self.last_rank, self.placed_any);
+        // Canonical order is per independent part: its offsets start over.
+        self.last_offset = 0;
+        self.placed_any = false;
+        let base = self.undo.len();
+        let range = self.section_range(part);
+        let mut stack = vec![self.expand(part, budget)];
+        let outcome = loop {
+            if *budget == 0 {
+                break Run::OutOfBudget;
+            }
+            if *nodes >= node_limit {
+                break Run::NodeLimit;
+            }
+            let Some(top) = stack.last_mut() else {
+                break Run::Exhausted;
+            };
+            if top.done || top.next == top.candidates.len() {
+                stack.pop();
+                if !stack.is_empty() && self.retract() {
+                    if let Some(parent) = stack.last_mut() {
+                        parent.done = true;
+                    }
+                }
+                continue;
+            }
+            let (at, k) = top.candidates[top.next];
+            top.next += 1;
+            let rank = self.rank[k as usize];
+            if self.placed_any
+                && (at < self.last_offset || (at == self.last_offset && rank < self.last_rank))
+            {
+                continue; // not canonical: this order is tried the other way round
+            }
+            if at >= top.min_top {
+                top.done = true; // dominated, and so is every later candidate
+                continue;
+            }
+            *nodes += 1;
+            let split = self.apply(k, at);
+            let mut alive = self.feasible(part, range, budget);
+            if alive && self.undo.len() - base == part.len() {
+                break Run::Found;
+            }
+            if alive && split && depth < MAX_NESTING {
+                let pieces = self.pieces(part);
+                if pieces.len() > 1 {
+                    match self.solve_pieces(&pieces, budget, nodes, node_limit, depth) {
+                        Run::Found => break Run::Found,
+                        Run::Exhausted => alive = false,
+                        other => break other,
+                    }
+                }
+            }
+            if !alive {
+                if self.retract() {
+                    if let Some(top) = stack.last_mut() {
+                        top.done = true;
+                    }
+                }
+                continue;
+            }
+            stack.push(self.expand(part, budget));
+        };
+        (self.last_offset, self.last_rank, self.placed_any) = saved;
+        debug_assert!(
+            matches!(outcome, Run::Found)
+                || !matches!(outcome, Run::Exhausted)
+                || self.undo.len() == base
+        );
+        outcome
+    }
+
+    /// Solves independent pieces one after the other; if one fails, takes back what the
+    /// others placed.
+    fn solve_pieces(
+        &mut self,
+        pieces: &[Vec<u32>],
+        budget: &mut u64,
+        nodes: &mut u64,
+        node_limit: u64,
+        depth: usize,
+    ) -> Run {
+        let mark = self.undo.len();
+        let saved = (self.last_offset, self.last_rank, self.placed_any);
+        for piece in pieces {
+            match self.solve(piece, budget, nodes, node_limit, depth + 1) {
+                Run::Found => {}
+                other => {
+                    while self.undo.len() > mark {
+                        self.retract();
+                    }
+                    (self.last_offset, self.last_rank, self.placed_any) = saved;
+                    return other;
+                }
+            }
+        }
+        Run::Found
+    }
+
+    /// Sections `[lo, hi)` spanned by the items of `part`.
+    fn section_range(&self, part: &[u32]) -> (u32, u32) {
+        let lo = part
+            .iter()
+            .map(|&k| self.span[k as usize].0)
+            .min()
+            .unwrap_or(0);
+        let hi = part
+            .iter()
+            .map(|&k| self.span[k as usize].1)
+            .max()
+            .unwrap_or(0);
+        (lo, hi)
+    }
+
+    /// The unplaced items of `part`, grouped into parts that share no section.
+    fn pieces(&self, part: &[u32]) -> Vec<Vec<u32>> {
+        let mut open: Vec<u32> = part
+            .iter()
+            .copied()
+            .filter(|&k| !self.placed[k as usize])
+            .collect();
+        open.sort_by_key(|&k| (self.span[k as usize].0, k));
+        let mut pieces: Vec<Vec<u32>> = Vec::new();
+        let mut reach = 0u32;
+        for k in open {
+            let (lo, hi) = self.span[k as usize];
+            match pieces.last_mut() {
+                Some(piece) if lo < reach => {
+                    piece.push(k);
+                    reach = reach.max(hi);
+                }
+                _ => {
+                    pieces.push(vec![k]);
+                    reach = hi;
+                }
+            }
+        }
+        pieces
+    }
+
+    fn result(&self) -> Vec<u64> {
+        let mut offsets: Vec<u64> = self.items.iter().map(|it| it.fixed.unwrap_or(0)).collect();
+        for (k, &i) in self.free.iter().enumerate() {
+            offsets[i] = self.offset[k];
+        }
+        offsets
+    }
+
+    /// Lowest offset free item `k` can take at or above `from`: aligned, above obstacles.
+    fn position(&self, k: usize, from: u64) -> u64 {
+        let item = &self.items[self.free[k]];
+        let mut at = round_up(from, item.align);
+        loop {
+            let mut moved = false;
+            for obs in &self.obstacles[k] {
+                if obs.start < at + item.size && at < obs.end {
+                    at = round_up(obs.end, item.align);
+                    moved = true;
+                }
+            }
+            if !moved {
+                return at;
+            }
+        }
+    }
+
+    /// The candidates of the current node worth trying, by (minimum offset, rank): those the
+    /// canonical order allows next and that are not dominated.
+    fn expand(&mut self, part: &[u32], budget: &mut u64) -> Frame {
+        *budget = budget.saturating_sub(part.len() as u64 + 1);
+        let mut min_top = u64::MAX;
+        for &k in part {
+            let k = k as usize;
+            if !self.placed[k] {
+                let at = self.position(k, self.height[k]);
+                min_top = min_top.min(at + self.items[self.free[k]].size);
+            }
+        }
+        let mut candidates = Vec::new();
+        for &k in part {
+            let ku = k as usize;
+            if self.placed[ku] {
+                continue;
+            }
+            let at = self.position(ku, self.height[ku]);
+            let canonical = !self.placed_any
+                || at > self.last_offset
+                || (at == self.last_offset && self.rank[ku] > self.last_rank);
+            if canonical && at < min_top {
+                candidates.push((at, k));
+            }
+        }
+        candidates.sort_unstable_by_key(|&(at, k)| (at, self.rank[k as usize]));
+        Frame {
+            candidates,
+            next: 0,
+            min_top,
+            done: false,
+        }
+    }
+
+    /// Whether the current partial placement can still be completed, as far as the bounds
+    /// can tell: every unplaced buffer fits, and every section holds what is still to come.
+    fn feasible(&mut self, part: &[u32], (from, to): (u32, u32), budget: &mut u64) -> bool {
+        *budget = budget.saturating_sub((part.len() + (to - from) as usize) as u64 + 1);
+        let last = self.last_offset;
+        let last_rank = self.last_rank;
+        for &k in part {
+            let k = k as usize;
+            if self.placed[k] {
+                continue;
+            }
+            let item = &self.items[self.free[k]];
+            let at = self.position(k, self.height[k]);
+            let can_go_next = at > last || (at == last && self.rank[k] > last_rank);
+            // Otherwise it must rest on something placed later, strictly above `last`.
+            let low = if can_go_next {
+                at
+            } else {
+                self.position(k, last + 1)
+            };
+            if low + item.size > self.capacity {
+                return false;
+            }
+            self.lowest[k] = low;
+        }
+        // Each section: the unplaced buffers alive there stack up from the lowest offset any
+        // of them can take; that plus their total size must fit.
+        for s in from as usize..to as usize {
+            let demand = self.demand[s];
+            if demand == 0 {
+                continue;
+            }
+            *budget = budget.saturating_sub(self.covers[s].len() as u64 / 8);
+            let base = self.covers[s]
+                .iter()
+                .filter(|&&k| !self.placed[k as usize])
+                .map(|&k| self.lowest[k as usize])
+                .min()
+                .unwrap_or(u64::MAX);
+            if base.saturating_add(demand) > self.capacity {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Places free item `k` at `at`; returns whether some pair of neighbouring sections is no
+    /// longer bridged by any unplaced item (the problem may have split).
+    fn apply(&mut self, k: u32, at: u64) -> bool {
+        let ku = k as usize;
+        let size = self.items[self.free[ku]].size;
+        let top = at + size;
+        let undo = Undo {
+            item: k,
+            last_offset: self.last_offset,
+            last_rank: self.last_rank,
+            placed_any: self.placed_any,
+            floor_log_len: self.floor_log.len(),
+            height_log_len: self.height_log.len(),
+            hatless: true,
+        };
+        self.undo.push(undo);
+        self.last_offset = at;
+        self.last_rank = self.rank[ku];
+        self.placed_any = true;
+        self.placed[ku] = true;
+        self.offset[ku] = at;
+        self.remaining -= 1;
+        let (lo, hi) = self.span[ku];
+        for s in lo..hi {
+            self.floor_log.push((s, self.floor[s as usize]));
+            self.floor[s as usize] = top;
+            self.demand[s as usize] -= size;
+        }
+        let mut hatless = true;
+        for &j in &self.overlaps[ku] {
+            let ju = j as usize;
+            if !self.placed[ju] {
+                hatless = false;
+                if self.height[ju] < top {
+                    self.height_log.push((j, self.height[ju]));
+                    self.height[ju] = top;
+                }
+            }
+        }
+        if let Some(u) = self.undo.last_mut() {
+            u.hatless = hatless;
+        }
+        let mut split = false;
+        for c in &mut self.bridges[lo as usize..(hi - 1) as usize] {
+            *c -= 1;
+            split |= *c == 0;
+        }
+        split
+    }
+
+    /// Takes back the last placement; returns whether it was hatless.
+    fn retract(&mut self) -> bool {
+        let Some(u) = self.undo.pop() else {
+            return false;
+        };
+        let ku = u.item as usize;
+        let size = self.items[self.free[ku]].size;
+        while self.floor_log.len() > u.floor_log_len {
+            let Some((s, old)) = self.floor_log.pop() else {
+                break;
+            };
+            self.floor[s as usize] = old;
+            self.demand[s as usize] += size;
+        }
+        while self.height_log.len() > u.height_log_len {
+            let Some((j, old)) = self.height_log.pop() else {
+                break;
+            };
+            self.height[j as usize] = old;
+        }
+        let (lo, hi) = self.span[ku];
+        for c in &mut self.bridges[lo as usize..(hi - 1) as usize] {
+            *c += 1;
+        }
+        self.placed[ku] = false;
+        self.remaining += 1;
+        self.last_offset = u.last_offset;
+        self.last_rank = u.last_rank;
+        self.placed_any = u.placed_any;
+        u.hatless
+    }
+}
+
+/// Bytes of free items alive in each section: O(items + sections) with a difference array.
+fn demand_per_section(
+    items: &[Item],
+    free: &[usize],
+    span: &[(u32, u32)],
+    sections: usize,
+) -> Vec<u64> {
+    let mut diff = vec![0i128; sections + 1];
+    for (k, &(lo, hi)) in span.iter().enumerate() {
+        diff[lo as usize] += i128::from(items[free[k]].size);
+        diff[hi as usize] -= i128::from(items[free[k]].size);
+    }
+    let mut running = 0i128;
+    diff.iter()
+        .take(sections)
+        .map(|d| {
+            running += d;
+            running as u64
+        })
+        .collect()
+}
+
+/// Pinned items alive at the same time as each free item, sorted by start.
+fn obstacles_of(items: &[Item], free: &[usize]) -> Vec<Vec<Obstacle>> {
+    let pinned: Vec<usize> = (0..items.len())
+        .filter(|&i| items[i].fixed.is_some() && items[i].size > 0)
+        .collect();
+    free.iter()
+        .map(|&i| {
+            let mut obs: Vec<Obstacle> = pinned
+                .iter()
+                .filter(|&&p| items[p].lower < items[i].upper && items[i].lower < items[p].upper)
+                .map(|&p| {
+                    let start = items[p].fixed.unwrap_or(0);
+                    Obstacle {
+                        start,
+                        end: start + items[p].size,
+                    }
+                })
+                .collect();
+            obs.sort_by_key(|o| (o.start, o.end));
+            obs
+        })
+        .collect()
+}
+
+/// For each free item (by position in `free`), the other free items alive at the same time.
+/// `None` when there are more pairs than the search may hold in memory.
+fn overlapping_pairs(items: &[Item], free: &[usize]) -> Option<Vec<Vec<u32>>> {
+    let mut by_lower: Vec<u32> = (0..free.len() as u32).collect();
+    by_lower.sort_by_key(|&k| (items[free[k as usize]].lower, k));
+    let item = |k: u32| &items[free[k as usize]];
+    // Count first, so a dense instance is refused before anything large is allocated.
+    let mut pairs = 0usize;
+    for (p, &k) in by_lower.iter().enumerate() {
+        let upper = item(k).upper;
+        pairs += by_lower[p + 1..]
+            .iter()
+            .take_while(|&&j| item(j).lower < upper)
+            .count();
+        if pairs > MAX_OVERLAPS {
+            return None;
+        }
+    }
+    let mut overlaps = vec![Vec::new(); free.len()];
+    for (p, &k) in by_lower.iter().enumerate() {
+        let upper = item(k).upper;
+        for &j in by_lower[p + 1..]
+            .iter()
+            .take_while(|&&j| item(j).lower < upper)
+        {
+            overlaps[k as usize].push(j);
+            overlaps[j as usize].push(k);
+        }
+    }
+    Some(overlaps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(size: u64, lower: u64, upper: u64) -> Item {
+        Item::free(size, lower, upper)
+    }
+
+    #[test]
+    fn finds_the_tight_packing_greedy_misses() {
+        // MiniMalloc's README example: capacity 12 is exactly the lower bound.
+        let items = [
+            item(4, 0, 3),
+            item(4, 3, 9),
+            item(4, 0, 9),
+            item(4, 9, 21),
+            item(4, 0, 21),
+        ];
+        let mut budget = 1_000_000;
+        match search(&items, 12, &mut budget) {
+            Outcome::Found(offsets) => {
+                assert!(offsets.iter().zip(&items).all(|(o, it)| o + it.size <= 12));
+            }
+            other => panic!("expected a placement, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn proves_infeasibility_below_the_bound() {
+        // Three buffers pairwise alive together need 12 bytes.
+        let items = [item(4, 0, 2), item(4, 1, 3), item(4, 0, 3)];
+        let mut budget = 1_000_000;
+        assert_eq!(search(&items, 11, &mut budget), Outcome::Exhausted);
+        // Bound 8, but the pair alive at instant 1 cannot also sit around the long buffer.
+        let items = [
+            item(4, 0, 2),
+            item(4, 2, 4),
+            item(4, 1, 3),
+            item(2, 0, 1),
+            item(2, 3, 4),
+        ];
+        let mut budget = 1_000_000;
+        assert!(matches!(search(&items, 12, &mut budget), Outcome::Found(_)));
+    }
+
+    #[test]
+    fn stops_when_the_budget_is_spent() {
+        let items: Vec<Item> = (0..30).map(|i| item(3 + i % 7, i % 5, i % 5 + 3)).collect();
+        let mut budget = 10;
+        assert_eq!(search(&items, 1000, &mut budget), Outcome::OutOfBudget);
+    }
+}

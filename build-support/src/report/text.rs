@@ -1,0 +1,104 @@
+//! The human-readable plan report (`NAME.report.txt`).
+
+use std::fmt::Write;
+
+use crate::model::{Program, ValueKind};
+use crate::targets::Target;
+
+use crate::pipeline::{BufferKind, CallKind, ModelPlan};
+
+/// A plain-text report: every pool's arena against its lower bound and capacity, every
+/// delegate call with its scratch buffers, and every buffer's place.
+pub fn report(program: &Program, plan: &ModelPlan, target: &Target) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "arenaplan plan of model `{}` for target `{}`",
+        program.name, target.name
+    );
+    if !target.description.is_empty() {
+        let _ = writeln!(out, "  {}", target.description);
+    }
+    let _ = writeln!(out, "\nPools");
+    let _ = writeln!(
+        out,
+        "  {:>6}  {:<10} {:>12} {:>12} {:>12} {:>7}",
+        "mem_id", "name", "arena", "lower bound", "capacity", "used"
+    );
+    for p in &plan.pools {
+        let used = p.size as f64 * 100.0 / p.capacity.max(1) as f64;
+        let _ = writeln!(
+            out,
+            "  {:>6}  {:<10} {:>12} {:>12} {:>12} {:>6.1}%",
+            p.mem_id, p.name, p.size, p.lower_bound, p.capacity, used
+        );
+    }
+    let _ = writeln!(out, "\nDelegate calls");
+    let delegate_calls: Vec<_> = plan
+        .calls
+        .iter()
+        .filter(|c| c.kind == CallKind::Delegate)
+        .collect();
+    if delegate_calls.is_empty() {
+        let _ = writeln!(out, "  (none)");
+    }
+    for call in delegate_calls {
+        let delegate = program
+            .flat_instructions()
+            .into_iter()
+            .find_map(|(i, instruction)| match instruction {
+                crate::model::Instruction::Delegate(d) if i == call.index => {
+                    program.delegates.get(d.delegate).map(|x| x.name.as_str())
+                }
+                _ => None,
+            })
+            .unwrap_or("?");
+        let _ = writeln!(
+            out,
+            "  call {} `{delegate}` ({}): {} input(s), {} output(s), {} scratch",
+            call.index,
+            call.backend.as_deref().unwrap_or("?"),
+            call.inputs,
+            call.outputs,
+            call.scratch
+        );
+        for &arg in &call.args[call.inputs + call.outputs..] {
+            let value = &program.values[arg];
+            let ValueKind::Scratch { slot, origin, .. } = &value.kind else {
+                continue;
+            };
+            let Some(buffer) = plan.buffer(arg) else {
+                let _ = writeln!(
+                    out,
+                    "    scratch {slot} `{}`: empty (0 bytes from {origin}; a later slot is needed)",
+                    value.name
+                );
+                continue;
+            };
+            let pool = target.pool(buffer.mem_id).map_or("?", |p| p.name.as_str());
+            let _ = writeln!(
+                out,
+                "    scratch {slot} `{}`: {} bytes in {pool} (mem_id {}) at offset {}; size from {origin}",
+                value.name, buffer.size, buffer.mem_id, buffer.offset
+            );
+        }
+    }
+    let _ = writeln!(out, "\nBuffers");
+    let _ = writeln!(
+        out,
+        "  {:>5}  {:<32} {:<8} {:>6} {:>10} {:>10}  alive",
+        "id", "name", "kind", "mem_id", "offset", "size"
+    );
+    for b in &plan.buffers {
+        let kind = match b.kind {
+            BufferKind::Tensor => "tensor",
+            BufferKind::Scratch => "scratch",
+        };
+        let _ = writeln!(
+            out,
+            "  {:>5}  {:<32} {:<8} {:>6} {:>10} {:>10}  {}..={}",
+            b.id, program.values[b.id].name, kind, b.mem_id, b.offset, b.size, b.first, b.last
+        );
+    }
+    out
+}

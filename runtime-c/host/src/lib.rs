@@ -1,0 +1,258 @@
+//! Running a plan made on the host (`arenaplan_build`) on the C runtime (`arenaplan`), without
+//! generated C: the runtime's tables built from a [`ModelPlan`], for demos, tests and tools.
+//! Firmware uses the generated `NAME_program.c` instead. A crate of its own so that the
+//! runtime crate firmware links never depends on the build crate.
+#![deny(missing_docs)]
+
+use std::ffi::CString;
+use std::vec::Vec;
+
+use arenaplan::{check, sys, RuntimeError};
+use arenaplan_build::model::{Instruction, Program};
+use arenaplan_build::{CallKind, ModelPlan};
+
+/// The runtime's tables for one planned program, owning everything they point to.
+pub struct Tables {
+    tensors: Vec<sys::ap_tensor_desc>,
+    args: Vec<Vec<u32>>,
+    instructions: Vec<sys::ap_instruction>,
+    _names: Vec<CString>,
+    // Blob copies on 16-byte boundaries: the NPU reads command streams and weights in place.
+    _blobs: Vec<Vec<u128>>,
+    delegates: Vec<sys::ap_delegate_desc>,
+    inputs: Vec<u32>,
+    outputs: Vec<u32>,
+}
+
+impl Tables {
+    /// Tables for `program` as `plan` placed it. `None` when the program has kernel calls (the
+    /// runtime runs them through functions an integrator registers) or sizes beyond 32 bits.
+    /// Delegate blobs are copied onto 16-byte boundaries, as the NPU needs them.
+    pub fn new(program: &Program, plan: &ModelPlan) -> Option<Tables> {
+        if plan.calls.iter().any(|c| c.kind == CallKind::Kernel) {
+            return None;
+        }
+        let u32_of = |v: u64| u32::try_from(v).ok();
+        let mut tensors = Vec::with_capacity(program.values.len());
+        for v in 0..program.values.len() {
+            tensors.push(match plan.buffer(v) {
+                Some(b) => sys::ap_tensor_desc {
+                    mem_id: b.mem_id,
+                    offset: u32_of(b.offset)?,
+                    size: u32_of(b.size)?,
+                    constant: core::ptr::null(),
+                },
+                None => sys::ap_tensor_desc {
+                    mem_id: 0,
+                    offset: 0,
+                    size: 0,
+                    constant: core::ptr::null(),
+                },
+            });
+        }
+        let delegate_of: Vec<u32> = program
+            .flat_instructions()
+            .into_iter()
+            .filter_map(|(_, i)| match i {
+                Instruction::Delegate(d) => u32::try_from(d.delegate).ok(),
+                _ => None,
+            })
+            .collect();
+        let args: Vec<Vec<u32>> = plan
+            .calls
+            .iter()
+            .map(|c| c.args.iter().map(|&a| a as u32).collect())
+            .collect();
+        let instructions = plan
+            .calls
+            .iter()
+            .zip(&args)
+            .zip(&delegate_of)
+            .map(|((c, a), &d)| sys::ap_instruction {
+                kind: 1,
+                index: d,
+                args: a.as_ptr(),
+                nargs: a.len() as u32,
+                ninputs: c.inputs as u32,
+                noutputs: c.outputs as u32,
+            })
+            .collect();
+        let names: Vec<CString> = program
+            .delegates
+            .iter()
+            .map(|d| CString::new(d.backend.clone()).unwrap_or_default())
+            .collect();
+        let blobs: Vec<Vec<u128>> = program
+            .delegates
+            .iter()
+            .map(|d| {
+                let bytes = d.blob.as_deref().unwrap_or(&[]);
+                let mut words = std::vec![0u128; bytes.len().div_ceil(16)];
+                for (word, chunk) in words.iter_mut().zip(bytes.chunks(16)) {
+                    let mut b = [0u8; 16];
+                    b[..chunk.len()].copy_from_slice(chunk);
+                    *word = u128::from_ne_bytes(b);
+                }
+                words
+            })
+            .collect();
+        let delegates = program
+            .delegates
+            .iter()
+            .zip(&names)
+            .zip(&blobs)
+            .map(|((d, n), words)| {
+                let len = d.blob.as_ref().map_or(0, Vec::len);
+                sys::ap_delegate_desc {
+                    backend: n.as_ptr(),
+                    blob: words.as_ptr().cast(),
+                    blob_size: len as u32,
+                    specs: core::ptr::null(),
+                    nspecs: 0,
+                }
+            })
+            .collect();
+        Some(Tables {
+            tensors,
+            args,
+            instructions,
+            _names: names,
+            _blobs: blobs,
+            delegates,
+            inputs: program.inputs.iter().map(|&v| v as u32).collect(),
+            outputs: program.outputs.iter().map(|&v| v as u32).collect(),
+        })
+    }
+
+    /// The `ap_program_t` over these tables (valid while `self` lives).
+    pub fn program(&self) -> sys::ap_program {
+        sys::ap_program {
+            tensors: self.tensors.as_ptr(),
+            ntensors: self.tensors.len() as u32,
+            instructions: self.instructions.as_ptr(),
+            ninstructions: self.instructions.len() as u32,
+            delegates: self.delegates.as_ptr(),
+            ndelegates: self.delegates.len() as u32,
+            kernels: core::ptr::null(),
+            nkernels: 0,
+            inputs: self.inputs.as_ptr(),
+            ninputs: self.inputs.len() as u32,
+            outputs: self.outputs.as_ptr(),
+            noutputs: self.outputs.len() as u32,
+        }
+    }
+
+    /// The longest argument list (storage `ap_method_init` needs).
+    pub fn longest_call(&self) -> usize {
+        self.args.iter().map(Vec::len).max().unwrap_or(0)
+    }
+
+    /// Number of values and of delegates.
+    pub fn counts(&self) -> (usize, usize) {
+        (self.tensors.len(), self.delegates.len())
+    }
+}
+
+/// One method over [`Tables`], owning the storage `ap_method_init` needs: init, write inputs,
+/// execute, read outputs; destroyed on drop.
+pub struct Runner {
+    // Boxed so the addresses the C side keeps stay put when the runner moves.
+    program: std::boxed::Box<sys::ap_program>,
+    method: std::boxed::Box<sys::ap_method>,
+    values: Vec<sys::ap_buffer>,
+    handles: Vec<sys::ap_handle>,
+    resolved: Vec<*const sys::ap_backend>,
+    args: Vec<sys::ap_buffer>,
+    initialized: bool,
+}
+
+const EMPTY: sys::ap_buffer = sys::ap_buffer {
+    data: core::ptr::null_mut(),
+    size: 0,
+};
+
+impl Runner {
+    /// Checks `tables` against `pools` and initializes every delegate with `backends`.
+    ///
+    /// # Safety
+    /// `tables`, the arenas `pools` point to and the backends must outlive the runner, and no
+    /// one else may use the arenas while it runs.
+    pub unsafe fn new(
+        tables: &Tables,
+        pools: &[sys::ap_pool],
+        backends: &[*const sys::ap_backend],
+    ) -> Result<Runner, RuntimeError> {
+        let (nvalues, ndelegates) = tables.counts();
+        let mut r = Runner {
+            program: std::boxed::Box::new(tables.program()),
+            // SAFETY: ap_method is plain data; all zeros is its "not initialized" state.
+            method: std::boxed::Box::new(unsafe { core::mem::zeroed() }),
+            values: std::vec![EMPTY; nvalues],
+            handles: std::vec![sys::ap_handle { u: sys::ap_handle__bindgen_ty_1 { align_u64: 0 } }; ndelegates],
+            resolved: std::vec![core::ptr::null(); ndelegates],
+            args: std::vec![EMPTY; tables.longest_call()],
+            initialized: false,
+        };
+        let memory = sys::ap_method_memory {
+            values: r.values.as_mut_ptr(),
+            nvalues,
+            handles: r.handles.as_mut_ptr(),
+            delegate_backends: r.resolved.as_mut_ptr(),
+            nhandles: ndelegates,
+            kernel_fns: core::ptr::null_mut(),
+            nkernel_fns: 0,
+            args: r.args.as_mut_ptr(),
+            nargs: r.args.len(),
+            temp: core::ptr::null_mut(),
+            temp_size: 0,
+        };
+        // SAFETY: the storage lives in `r`; the caller vouches for tables, pools and backends.
+        check(unsafe {
+            sys::ap_method_init(
+                &mut *r.method,
+                &*r.program,
+                pools.as_ptr(),
+                pools.len(),
+                backends.as_ptr(),
+                backends.len(),
+                core::ptr::null(),
+                0,
+                &memory,
+            )
+        })?;
+        r.initialized = true;
+        Ok(r)
+    }
+
+    /// Input `i`, in its arena.
+    pub fn input(&mut self, i: usize) -> Result<&mut [u8], RuntimeError> {
+        let mut b = EMPTY;
+        // SAFETY: an initialized method; the buffer lies in an arena the runner may use.
+        check(unsafe { sys::ap_method_input(&mut *self.method, i, &mut b) })?;
+        Ok(unsafe { core::slice::from_raw_parts_mut(b.data, b.size) })
+    }
+
+    /// Output `i`, in its arena.
+    pub fn output(&mut self, i: usize) -> Result<&[u8], RuntimeError> {
+        let mut b = EMPTY;
+        // SAFETY: as for `input`.
+        check(unsafe { sys::ap_method_output(&mut *self.method, i, &mut b) })?;
+        Ok(unsafe { core::slice::from_raw_parts(b.data, b.size) })
+    }
+
+    /// Runs every instruction; on failure, the error and the failing instruction.
+    pub fn execute(&mut self) -> Result<(), (RuntimeError, u32)> {
+        // SAFETY: an initialized method.
+        check(unsafe { sys::ap_method_execute(&mut *self.method) })
+            .map_err(|e| (e, self.method.failed_instruction))
+    }
+}
+
+impl Drop for Runner {
+    fn drop(&mut self) {
+        if self.initialized {
+            // SAFETY: initialized by `new`, destroyed once.
+            unsafe { sys::ap_method_destroy(&mut *self.method) };
+        }
+    }
+}

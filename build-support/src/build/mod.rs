@@ -445,13 +445,17 @@ impl Build {
             pipeline.declare(d.clone());
         }
         let (program, plan) = pipeline.run(program)?;
-        let files = {
-            let verified = verify(&program, &plan, target)?;
-            emit(
-                &Input::new(verified, &name, &declared, self.symbols),
-                self.emit.unwrap_or(Emit::ALL),
-            )?
-        };
+        let files = verify_and_emit(
+            &program,
+            &plan,
+            target,
+            &Artifacts {
+                name: &name,
+                declared: &declared,
+                symbols: self.symbols,
+                what: self.emit.unwrap_or(Emit::ALL),
+            },
+        )?;
         Ok(Rendered {
             name,
             target: target.name.clone(),
@@ -460,6 +464,38 @@ impl Build {
             files,
         })
     }
+}
+
+/// What to generate from a plan, and how to name it.
+#[derive(Clone, Copy, Debug)]
+pub struct Artifacts<'a> {
+    /// Base name of the files and prefix of C symbols (a C identifier).
+    pub name: &'a str,
+    /// The firmware's `#[delegate]` declarations.
+    pub declared: &'a [BackendScratch],
+    /// Which side defines the arenas and tables.
+    pub symbols: Symbols,
+    /// Which artifacts.
+    pub what: Emit,
+}
+
+/// The stages after planning, as every build runs them: the verify stage on the plan, then the
+/// emitters on what it accepted. A plan that does not hold fails here, before any byte of
+/// generated code exists.
+pub fn verify_and_emit(
+    program: &Program,
+    plan: &ModelPlan,
+    target: &crate::targets::Target,
+    artifacts: &Artifacts<'_>,
+) -> Result<Vec<(String, String)>, BuildError> {
+    let verified = verify(program, plan, target)?;
+    let input = Input::new(
+        verified,
+        artifacts.name,
+        artifacts.declared,
+        artifacts.symbols,
+    );
+    Ok(emit(&input, artifacts.what)?)
 }
 
 /// The crate's folder under Cargo, else the current one.

@@ -528,7 +528,7 @@ mod slots {
     use arenaplan_build::backends::{plugin_for, ScratchRole};
     use arenaplan_build::emit::{Emit, Symbols};
     use arenaplan_build::model::{
-        DType, Delegate, DelegateCall, Instruction, Program, ScratchSpec, Value, ValueKind,
+        DType, Delegate, DelegateCall, Instruction, Program, Value, ValueKind,
     };
     use arenaplan_build::pipeline::{CallPlan, ModelPlan, Pipeline};
     use arenaplan_build::report::report;
@@ -603,11 +603,7 @@ mod slots {
             backend: backend.into(),
             blob: Some(blob),
             compile_specs,
-            scratch: info
-                .scratch
-                .iter()
-                .map(|s| ScratchSpec::from_blob(backend, s))
-                .collect(),
+            scratch: info.scratch.iter().map(|s| s.to_spec(backend)).collect(),
         });
         p.body.push(Instruction::Delegate(DelegateCall {
             delegate: 0,

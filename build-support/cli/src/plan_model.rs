@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use arenaplan_build::model::describe;
+use arenaplan_build::report::describe;
 use arenaplan_build::{Build, BuildError, Emit, PipelineError, Symbols};
 use arenaplan_planner::{PlanError, Planner, DEFAULT_STEP_BUDGET};
 

@@ -12,6 +12,8 @@
 use std::collections::BTreeMap;
 
 use super::{u32_at, BackendPlugin, BlobError, BlobInfo, BlobScratch, ScratchRole};
+use crate::model::{Delegate, Origin, PoolChoice, ScratchSpec};
+use crate::targets::Target;
 
 const BACKEND: &str = "EthosUBackend";
 const HEADER: usize = 32;
@@ -228,6 +230,15 @@ impl BackendPlugin for EthosU {
         false
     }
 
+    fn scratch_from_target(
+        &self,
+        delegate: &Delegate,
+        specs: &[ScratchSpec],
+        target: &Target,
+    ) -> Option<ScratchSpec> {
+        dedicated_sram_fast_scratch(delegate, specs, target)
+    }
+
     fn inspect(
         &self,
         blob: &[u8],
@@ -235,7 +246,7 @@ impl BackendPlugin for EthosU {
     ) -> Result<BlobInfo, BlobError> {
         let stream = VelaBinStream::parse(blob)?;
         // The fast scratch size (Dedicated_Sram) is not in the stream: it comes from a
-        // declaration or the target (see the pipeline). The scratch role is listed even at
+        // declaration or the target (`scratch_from_target`). The scratch role is listed even at
         // size 0, so that fast scratch still lands in its own slot.
         Ok(BlobInfo {
             inputs: stream.inputs.len(),
@@ -254,4 +265,49 @@ impl BackendPlugin for EthosU {
             ],
         })
     }
+}
+
+/// Ethos-U in Dedicated_Sram mode also needs fast scratch (region 2), whose size Vela does not
+/// write into the bin stream. When the blob's declarations lack it, the target's configured
+/// size is used (`npu.fast_scratch` in targets.toml), and the plan says so through the origin.
+fn dedicated_sram_fast_scratch(
+    delegate: &Delegate,
+    specs: &[ScratchSpec],
+    target: &Target,
+) -> Option<ScratchSpec> {
+    let from_blob = specs
+        .iter()
+        .any(|s| matches!(s.origin, Origin::Blob { .. }));
+    let has_fast = specs.iter().any(|s| {
+        s.role == Some(ScratchRole::EthosUFastScratch)
+            || s.pool == PoolChoice::Spec("fast_scratch".into())
+    });
+    let flags = delegate
+        .compile_specs
+        .get("compile_flags")
+        .map_or("", String::as_str);
+    let dedicated = flags.contains("Dedicated_Sram")
+        || (!flags.contains("--memory-mode")
+            && target.npu.as_ref().and_then(|n| n.memory_mode.as_deref())
+                == Some("Dedicated_Sram"));
+    if delegate.backend != BACKEND || !from_blob || has_fast || !dedicated {
+        return None;
+    }
+    // With no configured size the declaration is left without one: binding reports it.
+    let size = target
+        .npu
+        .as_ref()
+        .and_then(|n| n.fast_scratch_size)
+        .map_or(0, |s| i64::try_from(s).unwrap_or(i64::MAX));
+    let role = ScratchRole::EthosUFastScratch;
+    Some(ScratchSpec {
+        size,
+        pool: PoolChoice::Spec(role.spec().into()),
+        label: Some(role.label().into()),
+        origin: Origin::Target {
+            target: target.name.clone(),
+            setting: "npu.fast_scratch".into(),
+        },
+        role: Some(role),
+    })
 }

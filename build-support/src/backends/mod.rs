@@ -15,6 +15,9 @@ use std::collections::BTreeMap;
 
 use thiserror::Error;
 
+use crate::model::{Delegate, Origin, PoolChoice, ScratchSpec};
+use crate::targets::Target;
+
 pub use ethos_u::{EthosU, IoRecord, VelaBinStream};
 pub use neutron::{Neutron, NeutronHeader};
 pub use slots::ScratchRole;
@@ -44,6 +47,27 @@ pub struct BlobScratch {
 }
 
 impl BlobScratch {
+    /// The declaration a backend plugin's reading of a blob makes: size and role from the
+    /// blob, pool through the role's compile spec. A size of 0 is kept: the role's slot may
+    /// still be needed as an empty argument.
+    ///
+    /// ```
+    /// use arenaplan_build::backends::{BlobScratch, ScratchRole};
+    /// let s = BlobScratch { role: ScratchRole::NeutronProfile, size: 64 }.to_spec("NeutronBackend");
+    /// assert_eq!((s.size, s.label.as_deref()), (64, Some("profile")));
+    /// ```
+    pub fn to_spec(&self, backend: &str) -> ScratchSpec {
+        ScratchSpec {
+            size: i64::try_from(self.size).unwrap_or(i64::MAX),
+            pool: PoolChoice::Spec(self.spec().into()),
+            label: Some(self.label().into()),
+            origin: Origin::Blob {
+                backend: backend.into(),
+            },
+            role: Some(self.role),
+        }
+    }
+
     /// Its slot among the call's scratch arguments.
     pub fn slot(&self) -> usize {
         self.role.slot()
@@ -80,6 +104,17 @@ pub trait BackendPlugin: Sync {
     /// planned (Neutron), rather than the backend copying them with the CPU (Ethos-U copies
     /// them into its scratch). Such tensors get the same cache-line care as scratch.
     fn npu_reads_io(&self) -> bool;
+    /// A scratch buffer the call needs that its blob does not size and the target does (for
+    /// Ethos-U in Dedicated_Sram mode, the fast scratch: `npu.fast_scratch`), given the
+    /// delegate's declarations so far. Default: none.
+    fn scratch_from_target(
+        &self,
+        _delegate: &Delegate,
+        _specs: &[ScratchSpec],
+        _target: &Target,
+    ) -> Option<ScratchSpec> {
+        None
+    }
     /// Reads a blob.
     fn inspect(
         &self,

@@ -16,25 +16,7 @@
 
 use std::fmt::{self, Write};
 
-/// One scratch buffer a backend's blob can ask for, by what it is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum ScratchRole {
-    /// Ethos-U region 1: Vela's scratch (feature maps; in Shared_Sram also the fast scratch
-    /// and the copies of the call's inputs and outputs). Size: the bin stream's `scratch_size`.
-    EthosUScratch,
-    /// Ethos-U region 2: the fast scratch of Dedicated_Sram (Vela's arena cache). Not in the
-    /// bin stream: from a declaration or the target's `npu.fast_scratch`.
-    EthosUFastScratch,
-    /// Neutron scratch (microcode word 9).
-    NeutronScratch,
-    /// Neutron SRAM scratch, for prefetched weights (word 10 in version 0, 12 in version 1).
-    NeutronSramScratch,
-    /// Neutron profiling buffer (version 1: word 10, low 31 bits).
-    NeutronProfile,
-    /// Neutron debug buffer (version 1: word 11).
-    NeutronDebug,
-}
+pub use crate::model::ScratchRole;
 
 /// One backend's scratch slots: slot `k` holds `roles[k]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

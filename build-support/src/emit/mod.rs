@@ -145,11 +145,17 @@ impl Input<'_> {
             .filter(|b| b.kind == BufferKind::Scratch)
         {
             let value = &self.program.values[b.id];
-            let (call, origin) = match &value.kind {
-                ValueKind::Scratch { call, origin, .. } => (*call, origin.to_string()),
-                _ => continue,
+            let ValueKind::Scratch {
+                call,
+                delegate,
+                label,
+                origin,
+                ..
+            } = &value.kind
+            else {
+                continue;
             };
-            let label = value.name.rsplit('.').next().unwrap_or("scratch");
+            let call = *call;
             let backend = self
                 .plan
                 .calls
@@ -157,7 +163,11 @@ impl Input<'_> {
                 .find(|c| c.index == call)
                 .and_then(|c| c.backend.clone())
                 .unwrap_or_default();
-            let delegate = value.name.split('@').next().unwrap_or("");
+            let delegate = self
+                .program
+                .delegates
+                .get(*delegate)
+                .map_or("", |d| d.name.as_str());
             out.push(Region {
                 ident: format!("CALL{call}_{}", upper_ident(label)),
                 call,

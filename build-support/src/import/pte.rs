@@ -16,7 +16,7 @@ use super::flatbuf::{read_u32, read_u64, root, Table, Vector};
 use super::ImportError;
 use crate::backends::plugin_for;
 use crate::model::{
-    DType, Delegate, DelegateCall, Instruction, KernelCall, PoolChoice, Program, ScratchSpec,
+    DType, Delegate, DelegateCall, Instruction, KernelCall, PoolChoice, Program,
     SourcePlan, Value, ValueKind,
 };
 
@@ -421,7 +421,7 @@ fn delegate(
             let scratch = info
                 .scratch
                 .iter()
-                .map(|s| ScratchSpec::from_blob(&backend, s))
+                .map(|s| s.to_spec(&backend))
                 .collect();
             (scratch, Some((info.inputs, info.outputs)))
         }

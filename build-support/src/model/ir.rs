@@ -5,8 +5,6 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::backends::{BlobScratch, ScratchRole};
-
 /// Index into [`Program::values`].
 pub type ValueId = usize;
 /// Index into [`Program::delegates`].
@@ -83,9 +81,16 @@ pub enum ValueKind {
     Scratch {
         /// Flat index of the delegate call it belongs to.
         call: usize,
+        /// The delegate that call runs.
+        delegate: DelegateId,
         /// Its position among the call's scratch arguments (a role's slot, or the
         /// declaration's index).
         slot: usize,
+        /// Its name among the call's buffers, a C identifier (the declaration's label, the
+        /// role's, else `scratch<slot>`): what generated `#define`s and constants are named by.
+        label: String,
+        /// The backend role it fills, when a blob or the target decided it.
+        role: Option<ScratchRole>,
         /// Where its size came from (a declaration, the blob, the target).
         origin: Origin,
     },
@@ -288,30 +293,6 @@ pub struct ScratchSpec {
     pub role: Option<ScratchRole>,
 }
 
-impl ScratchSpec {
-    /// The declaration a backend plugin's reading of a blob makes: size and role from the
-    /// blob, pool through the role's compile spec. A size of 0 is kept: the role's slot may
-    /// still be needed as an empty argument.
-    ///
-    /// ```
-    /// use arenaplan_build::backends::{BlobScratch, ScratchRole};
-    /// use arenaplan_build::model::ScratchSpec;
-    /// let s = ScratchSpec::from_blob("NeutronBackend", &BlobScratch { role: ScratchRole::NeutronProfile, size: 64 });
-    /// assert_eq!((s.size, s.label.as_deref()), (64, Some("profile")));
-    /// ```
-    pub fn from_blob(backend: &str, scratch: &BlobScratch) -> Self {
-        ScratchSpec {
-            size: i64::try_from(scratch.size).unwrap_or(i64::MAX),
-            pool: PoolChoice::Spec(scratch.spec().into()),
-            label: Some(scratch.label().into()),
-            origin: Origin::Blob {
-                backend: backend.into(),
-            },
-            role: Some(scratch.role),
-        }
-    }
-}
-
 /// Where a declaration came from.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub enum Origin {
@@ -430,4 +411,25 @@ impl Instruction {
             Instruction::Branch(b) => vec![b.predicate],
         }
     }
+}
+
+/// One scratch buffer a backend's blob can ask for, by what it is for. Which argument slot,
+/// compile spec and label each role has is the backends' knowledge (`backends::slots`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum ScratchRole {
+    /// Ethos-U region 1: Vela's scratch (feature maps; in Shared_Sram also the fast scratch
+    /// and the copies of the call's inputs and outputs). Size: the bin stream's `scratch_size`.
+    EthosUScratch,
+    /// Ethos-U region 2: the fast scratch of Dedicated_Sram (Vela's arena cache). Not in the
+    /// bin stream: from a declaration or the target's `npu.fast_scratch`.
+    EthosUFastScratch,
+    /// Neutron scratch (microcode word 9).
+    NeutronScratch,
+    /// Neutron SRAM scratch, for prefetched weights (word 10 in version 0, 12 in version 1).
+    NeutronSramScratch,
+    /// Neutron profiling buffer (version 1: word 10, low 31 bits).
+    NeutronProfile,
+    /// Neutron debug buffer (version 1: word 11).
+    NeutronDebug,
 }

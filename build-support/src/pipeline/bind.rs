@@ -4,7 +4,7 @@
 use thiserror::Error;
 
 use crate::backends::{slots::slots_of, ScratchRole};
-use crate::model::{Delegate, Origin, PoolChoice, Program, ScratchSpec};
+use crate::model::{Origin, PoolChoice, Program, ScratchSpec};
 use crate::targets::{SpecError, Target};
 
 /// One scratch argument of a delegate's calls, checked against the target: a positive size in
@@ -118,51 +118,6 @@ pub enum ScratchProblem {
     },
 }
 
-/// Ethos-U in Dedicated_Sram mode also needs fast scratch (region 2), whose size Vela does not
-/// write into the bin stream. When the blob's declarations lack it, the target's configured
-/// size is used (`npu.fast_scratch` in targets.toml), and the plan says so through the origin.
-fn dedicated_sram_fast_scratch(
-    delegate: &Delegate,
-    specs: &[ScratchSpec],
-    target: &Target,
-) -> Option<ScratchSpec> {
-    let from_blob = specs
-        .iter()
-        .any(|s| matches!(s.origin, Origin::Blob { .. }));
-    let has_fast = specs.iter().any(|s| {
-        s.role == Some(ScratchRole::EthosUFastScratch)
-            || s.pool == PoolChoice::Spec("fast_scratch".into())
-    });
-    let flags = delegate
-        .compile_specs
-        .get("compile_flags")
-        .map_or("", String::as_str);
-    let dedicated = flags.contains("Dedicated_Sram")
-        || (!flags.contains("--memory-mode")
-            && target.npu.as_ref().and_then(|n| n.memory_mode.as_deref())
-                == Some("Dedicated_Sram"));
-    if delegate.backend != "EthosUBackend" || !from_blob || has_fast || !dedicated {
-        return None;
-    }
-    // With no configured size the declaration is left without one: binding reports it.
-    let size = target
-        .npu
-        .as_ref()
-        .and_then(|n| n.fast_scratch_size)
-        .map_or(0, |s| i64::try_from(s).unwrap_or(i64::MAX));
-    let role = ScratchRole::EthosUFastScratch;
-    Some(ScratchSpec {
-        size,
-        pool: PoolChoice::Spec(role.spec().into()),
-        label: Some(role.label().into()),
-        origin: Origin::Target {
-            target: target.name.clone(),
-            setting: "npu.fast_scratch".into(),
-        },
-        role: Some(role),
-    })
-}
-
 /// A scratch argument before binding.
 enum Arg {
     /// A buffer to bind against the target.
@@ -262,8 +217,12 @@ pub fn bind_scratch(
                 }
             }
         }
-        if let Some(fast) = dedicated_sram_fast_scratch(delegate, &specs, target) {
-            specs.push(fast);
+        // What the blob leaves out and the target supplies (Ethos-U's Dedicated_Sram fast
+        // scratch): the backend's plugin knows.
+        if let Some(extra) = crate::backends::plugin_for(&delegate.backend)
+            .and_then(|plugin| plugin.scratch_from_target(delegate, &specs, target))
+        {
+            specs.push(extra);
         }
         // Roles in slot order, so that a `scratch = blob` declaration's pools apply slot by
         // slot (the Dedicated_Sram fast scratch included).

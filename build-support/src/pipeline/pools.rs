@@ -295,7 +295,14 @@ fn overflow(
         .map(|&i| {
             let value = &program.values[members[i]];
             let scratch_of = match value.kind {
-                ValueKind::Scratch { call, .. } => Some((scratch_owner(program, call), call)),
+                ValueKind::Scratch { call, delegate, .. } => Some((
+                    program
+                        .delegates
+                        .get(delegate)
+                        .map(|d| d.name.clone())
+                        .unwrap_or_default(),
+                    call,
+                )),
                 _ => None,
             };
             PeakBuffer {
@@ -314,17 +321,4 @@ fn overflow(
         peak_at: peak_at as usize,
         largest,
     }
-}
-
-fn scratch_owner(program: &Program, call: usize) -> String {
-    program
-        .flat_instructions()
-        .into_iter()
-        .find_map(|(i, instruction)| match instruction {
-            Instruction::Delegate(d) if i == call => {
-                Some(program.delegates[d.delegate].name.clone())
-            }
-            _ => None,
-        })
-        .unwrap_or_default()
 }

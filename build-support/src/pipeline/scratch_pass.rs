@@ -27,7 +27,10 @@ pub fn insert_scratch(program: &mut Program, bound: &[Vec<BoundScratch>]) -> usi
                 bytes: scratch.size,
                 kind: ValueKind::Scratch {
                     call: call_index,
+                    delegate: call.delegate,
                     slot,
+                    label,
+                    role: scratch.role,
                     origin: scratch.origin.clone(),
                 },
                 pool: (!scratch.is_empty()).then(|| PoolChoice::MemId(i64::from(scratch.mem_id))),

@@ -1,8 +1,11 @@
-//! The human-readable outputs, made from a verified plan: the text report (`NAME.report.txt`,
-//! also what `arenaplan inspect --target` prints) and the memory map (`NAME.svg`).
+//! The human-readable outputs: a model's listing (`arenaplan inspect`), and from a verified
+//! plan the text report (`NAME.report.txt`, also what `arenaplan inspect --target` prints) and
+//! the memory map (`NAME.svg`).
 
+mod describe;
 mod svg;
 mod text;
 
+pub use describe::describe;
 pub use svg::memory_map;
 pub use text::report;

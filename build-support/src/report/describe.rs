@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::ir::{Instruction, Program, ValueKind};
+use crate::model::{Instruction, Program, ValueKind};
 
 /// The program as text, for `arenaplan inspect`.
 pub fn describe(program: &Program) -> String {
@@ -18,7 +18,9 @@ pub fn describe(program: &Program) -> String {
             ValueKind::Constant => "constant".to_owned(),
             ValueKind::Planned => "planned".to_owned(),
             ValueKind::Unmanaged => "not planned".to_owned(),
-            ValueKind::Scratch { call, slot, origin } => {
+            ValueKind::Scratch {
+                call, slot, origin, ..
+            } => {
                 format!("scratch {slot} of call {call} (size from {origin})")
             }
         };

@@ -35,6 +35,8 @@ pub use verify::PlanCheckError;
 
 pub mod model;
 
+mod c_writer;
+
 /// Declares the pipeline's stage modules: public with `internals`, private without.
 macro_rules! stages {
     ($($(#[$meta:meta])* $name:ident;)*) => {$(

@@ -14,7 +14,9 @@
 //! assert_eq!(ScratchRole::EthosUFastScratch.spec(), "fast_scratch");
 //! ```
 
-use std::fmt::{self, Write};
+use std::fmt;
+
+use crate::c_writer::CWriter;
 
 pub use crate::model::ScratchRole;
 
@@ -129,30 +131,34 @@ impl fmt::Display for ScratchRole {
     }
 }
 
-/// The text of `runtime-c/include/arenaplan/scratch_slots.h`.
-pub fn c_header() -> String {
-    let mut o = String::new();
-    o.push_str(
-        "/* Where each scratch role sits in a delegate call's trailing arguments (after the inputs and
+/// The comment that opens `scratch_slots.h`.
+const HEADER_COMMENT: &str = "\
+/* Where each scratch role sits in a delegate call's trailing arguments (after the inputs and
  * outputs). GENERATED from arenaplan-build's scratch-slot definition
  * (build-support/src/backends/slots.rs); a test fails when the two differ.
  *
  * A call's scratch list holds the roles from slot 0 up to the last role its blob needs; a role
  * of size zero before that is an empty argument (data NULL, size 0), so every role keeps its
- * slot. A list shorter than a role's slot means the plan did not plan that role. */
-#ifndef ARENAPLAN_SCRATCH_SLOTS_H
-#define ARENAPLAN_SCRATCH_SLOTS_H
-",
-    );
-    for slots in &BACKEND_SLOTS {
-        let _ = writeln!(o, "\n/* {}: {} */", slots.backend, slots.about);
-        for (slot, role) in slots.roles.iter().enumerate() {
-            let _ = writeln!(o, "#define {} {slot}u", role.c_macro());
-        }
-        let _ = writeln!(o, "#define {}_SLOTS {}u", slots.c_prefix, slots.roles.len());
+ * slot. A list shorter than a role's slot means the plan did not plan that role. */";
+
+/// The text of `runtime-c/include/arenaplan/scratch_slots.h`.
+pub fn c_header() -> String {
+    let mut w = CWriter::without_banner();
+    for line in HEADER_COMMENT.lines() {
+        w.line(line);
     }
-    o.push_str("\n#endif /* ARENAPLAN_SCRATCH_SLOTS_H */\n");
-    o
+    w.guarded("ARENAPLAN_SCRATCH_SLOTS_H", |w| {
+        for slots in &BACKEND_SLOTS {
+            w.blank()
+                .comment(&format!("{}: {}", slots.backend, slots.about));
+            for (slot, role) in slots.roles.iter().enumerate() {
+                w.define_unsigned(&role.c_macro(), slot);
+            }
+            w.define_unsigned(&format!("{}_SLOTS", slots.c_prefix), slots.roles.len());
+        }
+        w.blank();
+    });
+    w.finish()
 }
 
 #[cfg(test)]

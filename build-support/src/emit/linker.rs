@@ -1,7 +1,6 @@
 //! Linker-script fragments: one NOLOAD output section per pool.
 
-use std::fmt::Write;
-
+use crate::c_writer::CWriter;
 use super::{banner, c_ident, Input};
 use crate::pipeline::PoolPlan;
 use crate::targets::Pool;
@@ -12,52 +11,46 @@ use crate::targets::Pool;
 /// section names (`.arenaplan.<pool>` in the catalogue) must not match the main script's `.bss`
 /// patterns, or `.bss` would claim the arenas first and cortex-m-rt would zero them at start-up.
 pub(super) fn fragment(input: &Input<'_>, pool: &Pool, plan: &PoolPlan) -> String {
-    let mut o = String::new();
     let sym = format!("__arenaplan_{}_{}", input.name, c_ident(&pool.name));
-    let _ = writeln!(o, "/* {} */", banner(input));
-    let _ = writeln!(
-        o,
-        "/* Pool `{}` (mem_id {}): arena of {} bytes, capacity {}. Pass with -T after the main script. */",
+    let mut w = CWriter::new(&banner(input));
+    w.comment(&format!(
+        "Pool `{}` (mem_id {}): arena of {} bytes, capacity {}. Pass with -T after the main script.",
         pool.name, pool.mem_id, plan.size, pool.capacity
-    );
-    let _ = writeln!(o, "SECTIONS");
-    let _ = writeln!(o, "{{");
-    let _ = writeln!(
-        o,
+    ));
+    w.line("SECTIONS").line("{");
+    // The linker script's own two-space layout inside SECTIONS.
+    w.line(format!(
         "  .arenaplan.{} (NOLOAD) : ALIGN({})",
         c_ident(&pool.name),
         pool.arena_alignment()
-    );
-    let _ = writeln!(o, "  {{");
-    let _ = writeln!(o, "    {sym}_start = .;");
-    let _ = writeln!(o, "    KEEP(*({} {}.*))", pool.section, pool.section);
-    let _ = writeln!(o, "    {sym}_end = .;");
-    let _ = writeln!(o, "  }} > {}", pool.region);
-    let _ = writeln!(o, "}}");
-    let _ = writeln!(o, "INSERT BEFORE .bss;");
-    let _ = writeln!(
-        o,
+    ))
+    .line("  {")
+    .line(format!("    {sym}_start = .;"))
+    .line(format!("    KEEP(*({} {}.*))", pool.section, pool.section))
+    .line(format!("    {sym}_end = .;"))
+    .line(format!("  }} > {}", pool.region))
+    .line("}")
+    .line("INSERT BEFORE .bss;")
+    .line(format!(
         "ASSERT({sym}_end - {sym}_start <= {}, \"arenaplan: the arenas in pool {} exceed its {} bytes\");",
         pool.capacity,
         crate::names::ld_string(&pool.name),
         pool.capacity
-    );
-    o
+    ));
+    w.finish()
 }
 
 /// The model's linker script, `NAME.x`: one `INCLUDE` per pool's fragment, so a firmware build
 /// passes one file (`-TNAME.x` after the main script with lld, with the output folder on the
 /// library search path; or `INCLUDE NAME.x` from `memory.x` with GNU ld).
 pub(super) fn script(input: &Input<'_>, fragments: &[String]) -> String {
-    let mut o = String::new();
-    let _ = writeln!(o, "/* {} */", banner(input));
-    let _ = writeln!(
-        o,
-        "/* Every pool's arena of this model: pass with -T after the main script, or INCLUDE it. */"
+    let mut w = CWriter::new(&banner(input));
+    w.comment(
+        "Every pool's arena of this model: pass with -T after the main script, or INCLUDE it.",
     );
     for f in fragments {
         // File names are the model's base name and pool names: identifiers and dots only.
-        let _ = writeln!(o, "INCLUDE \"{f}\"");
+        w.line(format!("INCLUDE \"{f}\""));
     }
-    o
+    w.finish()
 }

@@ -1,279 +1,289 @@
-//! The Rust module the firmware `include!`s (through `arenaplan::include_plan!()`).
-
-use std::fmt::Write;
+//! The Rust module the firmware `include!`s (through `arenaplan::include_plan!()`): written as
+//! tokens with `quote!` and printed by `prettyplease`, so every name and string from a model or
+//! target reaches the file as one escaped token and never as source text.
 
 use arenaplan_syntax::delegate::backend_module;
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::quote;
 
-use crate::names::{comment, rust_string};
+use crate::names::comment;
+use crate::targets::Pool;
 
 use super::{banner, upper_ident, Input, Symbols};
 
 pub(super) fn module(input: &Input<'_>) -> String {
-    let mut o = String::new();
-    let name = input.name;
-    let _ = writeln!(o, "// {}", banner(input));
-    let _ = writeln!(o, "//");
-    let _ = writeln!(
-        o,
-        "// Pool sizes, scratch regions and argument tables of the plan, arenas in their pools'"
-    );
-    let _ = writeln!(
-        o,
-        "// linker sections, and `const` checks the compiler proves."
-    );
-    let _ = writeln!(o);
-    let _ = writeln!(o, "/// The target this plan is for.");
-    let _ = writeln!(
-        o,
-        "pub const TARGET: &str = {};",
-        rust_string(&input.target.name)
-    );
-    let _ = writeln!(o, "/// The model planned.");
-    let _ = writeln!(
-        o,
-        "pub const MODEL: &str = {};",
-        rust_string(&input.program.name)
-    );
-    let _ = writeln!(o);
-    o.push_str(TYPES);
-    let _ = writeln!(o);
-    let _ = writeln!(o, "/// The pools this plan uses.");
-    let _ = writeln!(o, "pub mod pool {{");
-    for (pool, plan) in input.pools() {
-        let _ = writeln!(
-            o,
-            "    /// Pool `{}` (mem_id {}): section `{}`, region `{}`.",
+    let target = &input.target.name;
+    let model = &input.program.name;
+    let pool_mods = input.pools().into_iter().map(|(pool, plan)| {
+        let m = pool_mod(pool);
+        let about = format!(
+            " Pool `{}` (mem_id {}): section `{}`, region `{}`.",
             pool.name, pool.mem_id, pool.section, pool.region
         );
-        let _ = writeln!(o, "    pub mod {} {{", pool_mod(&pool.name));
-        let _ = writeln!(o, "        /// Its `mem_id`.");
-        let _ = writeln!(o, "        pub const MEM_ID: u32 = {};", pool.mem_id);
-        let _ = writeln!(o, "        /// Bytes of the arena.");
-        let _ = writeln!(o, "        pub const SIZE: usize = {};", plan.size);
-        let _ = writeln!(o, "        /// Bytes the pool has.");
-        let _ = writeln!(o, "        pub const CAPACITY: usize = {};", pool.capacity);
-        let _ = writeln!(o, "        /// No arena for these buffers can be smaller.");
-        let _ = writeln!(
-            o,
-            "        pub const LOWER_BOUND: usize = {};",
-            plan.lower_bound
+        let (mem_id, size, capacity) = (
+            Literal::u32_unsuffixed(pool.mem_id),
+            Literal::u64_unsuffixed(plan.size),
+            Literal::u64_unsuffixed(pool.capacity),
         );
-        let _ = writeln!(
-            o,
-            "        /// Alignment of the arena's start (the pool's, or its data-cache line if larger)."
-        );
-        let _ = writeln!(
-            o,
-            "        pub const ALIGN: usize = {};",
-            pool.arena_alignment()
-        );
-        let _ = writeln!(
-            o,
-            "        /// Data-cache line in front of the pool (0: none); buffers the NPU sees are on whole lines."
-        );
-        let _ = writeln!(
-            o,
-            "        pub const DCACHE_LINE: usize = {};",
-            pool.dcache_line.unwrap_or(0)
-        );
-        let _ = writeln!(o, "    }}");
-    }
-    let _ = writeln!(o, "}}");
-    for (pool, _) in input.pools() {
-        let m = pool_mod(&pool.name);
-        let _ = writeln!(
-            o,
-            "const _: () = assert!(pool::{m}::SIZE <= pool::{m}::CAPACITY, \"arenaplan: the arena of pool `{}` exceeds its capacity\");",
+        let lower_bound = Literal::u64_unsuffixed(plan.lower_bound);
+        let align = Literal::u64_unsuffixed(pool.arena_alignment());
+        let line = Literal::u64_unsuffixed(pool.dcache_line.unwrap_or(0));
+        quote! {
+            #[doc = #about]
+            pub mod #m {
+                /// Its `mem_id`.
+                pub const MEM_ID: u32 = #mem_id;
+                /// Bytes of the arena.
+                pub const SIZE: usize = #size;
+                /// Bytes the pool has.
+                pub const CAPACITY: usize = #capacity;
+                /// No arena for these buffers can be smaller.
+                pub const LOWER_BOUND: usize = #lower_bound;
+                /// Alignment of the arena's start (the pool's, or its data-cache line if larger).
+                pub const ALIGN: usize = #align;
+                /// Data-cache line in front of the pool (0: none); buffers the NPU sees are on whole lines.
+                pub const DCACHE_LINE: usize = #line;
+            }
+        }
+    });
+    let capacity_checks = input.pools().into_iter().map(|(pool, _)| {
+        let m = pool_mod(pool);
+        let message = format!(
+            "arenaplan: the arena of pool `{}` exceeds its capacity",
             pool.name
         );
-    }
-    let _ = writeln!(o);
-    for (pool, _) in input.pools() {
-        let ty = format!("Arena{}", camel(&pool.name));
-        let m = pool_mod(&pool.name);
-        let stat = format!("ARENA_{}", upper_ident(&pool.name));
-        let symbol = format!("{name}_arena_{}", super::c_ident(&pool.name));
-        let _ = writeln!(o, "/// Storage of the arena of pool `{}`.", pool.name);
-        let _ = writeln!(o, "#[repr(C, align({}))]", pool.arena_alignment());
-        let _ = writeln!(o, "pub struct {ty}(pub ::core::cell::UnsafeCell<::core::mem::MaybeUninit<[u8; pool::{m}::SIZE]>>);");
-        let _ = writeln!(o, "// SAFETY: the runtime hands each call the disjoint regions the plan proved; the arena");
-        let _ = writeln!(o, "// is never accessed as a whole.");
-        let _ = writeln!(o, "unsafe impl Sync for {ty} {{}}");
-        match input.symbols {
-            Symbols::Rust => {
-                let _ = writeln!(
-                    o,
-                    "/// The arena of pool `{}`, in section `{}` (no initialisation cost).",
-                    pool.name, pool.section
-                );
-                let _ = writeln!(
-                    o,
-                    "#[unsafe(link_section = {})]",
-                    rust_string(&pool.section)
-                );
-                let _ = writeln!(o, "#[unsafe(export_name = {symbol:?})]");
-                let _ = writeln!(
-                    o,
-                    "pub static {stat}: {ty} = {ty}(::core::cell::UnsafeCell::new(::core::mem::MaybeUninit::uninit()));"
-                );
-            }
-            Symbols::C => {
-                let _ = writeln!(o, "unsafe extern \"C\" {{");
-                let _ = writeln!(
-                    o,
-                    "    /// The arena of pool `{}`, defined by the generated C source.",
-                    pool.name
-                );
-                let _ = writeln!(o, "    #[link_name = {symbol:?}]");
-                let _ = writeln!(o, "    pub static {stat}: {ty};");
-                let _ = writeln!(o, "}}");
+        quote! { const _: () = assert!(pool::#m::SIZE <= pool::#m::CAPACITY, #message); }
+    });
+    let arenas = input.pools().into_iter().map(|(pool, _)| arena(input, pool));
+    let types = types();
+    let buffers = buffers(input);
+    let calls = input.plan.calls.iter().map(|c| {
+        let (index, delegate) = (Literal::usize_unsuffixed(c.index), c.backend.is_some());
+        let backend = c.backend.as_deref().unwrap_or("");
+        let args = c.args.iter().map(|&a| Literal::usize_unsuffixed(a));
+        let (inputs, outputs, scratch) = (
+            Literal::usize_unsuffixed(c.inputs),
+            Literal::usize_unsuffixed(c.outputs),
+            Literal::usize_unsuffixed(c.scratch),
+        );
+        quote! {
+            CallArgs { index: #index, delegate: #delegate, backend: #backend, args: &[#(#args),*],
+                       inputs: #inputs, outputs: #outputs, scratch: #scratch }
+        }
+    });
+    let regions = input.regions().into_iter().map(|r| {
+        let about = format!(" Call {}: {}.", r.call, r.about);
+        let ident = ident(&r.ident);
+        let (call, value, mem_id, offset, size) = (
+            Literal::usize_unsuffixed(r.call),
+            Literal::usize_unsuffixed(r.value),
+            Literal::u32_unsuffixed(r.mem_id),
+            Literal::u64_unsuffixed(r.offset),
+            Literal::u64_unsuffixed(r.size),
+        );
+        quote! {
+            #[doc = #about]
+            pub const #ident: Region = Region { call: #call, value: #value, mem_id: #mem_id, offset: #offset, size: #size };
+        }
+    });
+    let declared = input.declared_sizes().into_iter().map(|(backend, sizes)| {
+        let about = format!(" Backend `{}`.", comment(&backend));
+        let m = ident(&backend_module(&backend));
+        let sizes = sizes.into_iter().map(Literal::u64_unsuffixed);
+        quote! {
+            #[doc = #about]
+            pub mod #m {
+                /// Its declared scratch sizes.
+                pub const SCRATCH: &[usize] = &[#(#sizes),*];
             }
         }
-    }
-    let _ = writeln!(o);
-    let buffers = &input.plan.buffers;
-    let _ = writeln!(o, "/// Number of planned buffers.");
-    let _ = writeln!(o, "pub const BUFFER_COUNT: usize = {};", buffers.len());
-    let entries: Vec<String> = buffers
-        .iter()
-        .map(|b| {
-            format!(
-                "    Buffer {{ value: {}, mem_id: {}, offset: {}, size: {} }},",
-                b.id, b.mem_id, b.offset, b.size
-            )
-        })
-        .collect();
-    match input.symbols {
+    });
+    let tokens = quote! {
+        /// The target this plan is for.
+        pub const TARGET: &str = #target;
+        /// The model planned.
+        pub const MODEL: &str = #model;
+
+        #types
+
+        /// The pools this plan uses.
+        pub mod pool {
+            #(#pool_mods)*
+        }
+        #(#capacity_checks)*
+
+        #(#arenas)*
+
+        #buffers
+
+        /// Every kernel and delegate call with its flat argument list (inputs, outputs, scratch).
+        pub const CALLS: &[CallArgs] = &[#(#calls),*];
+
+        /// The scratch region of every buffer of every delegate call.
+        pub mod scratch {
+            use super::Region;
+            #(#regions)*
+        }
+
+        /// What `#[delegate]` declarations are checked against.
+        pub struct Declarations;
+        /// Scratch sizes the build script read from each `#[delegate]` declaration (empty: `blob`).
+        pub mod backend {
+            #(#declared)*
+        }
+    };
+    let file: syn::File = syn::parse2(tokens).expect("the generated module is Rust");
+    format!(
+        "// {}\n//\n// Pool sizes, scratch regions and argument tables of the plan, arenas in their pools'\n// linker sections, and `const` checks the compiler proves.\n\n{}",
+        banner(input),
+        prettyplease::unparse(&file)
+    )
+}
+
+/// The arena of one pool: its storage type, and the static (Rust defines it) or its
+/// declaration (C defines it).
+fn arena(input: &Input<'_>, pool: &Pool) -> TokenStream {
+    let ty = ident(&format!("Arena{}", camel(&pool.name)));
+    let m = pool_mod(pool);
+    let stat = ident(&format!("ARENA_{}", upper_ident(&pool.name)));
+    let symbol = format!("{}_arena_{}", input.name, super::c_ident(&pool.name));
+    let align = Literal::u64_unsuffixed(pool.arena_alignment());
+    let storage = format!(" Storage of the arena of pool `{}`.", pool.name);
+    let definition = match input.symbols {
         Symbols::Rust => {
-            let _ = writeln!(o, "/// Every planned buffer, by value id.");
-            let _ = writeln!(o, "#[unsafe(export_name = \"{name}_buffers\")]");
-            let _ = writeln!(o, "pub static BUFFERS: [Buffer; BUFFER_COUNT] = [");
-            for e in &entries {
-                let _ = writeln!(o, "{e}");
+            let about = format!(
+                " The arena of pool `{}`, in section `{}` (no initialisation cost).",
+                pool.name, pool.section
+            );
+            let section = &pool.section;
+            quote! {
+                #[doc = #about]
+                #[unsafe(link_section = #section)]
+                #[unsafe(export_name = #symbol)]
+                pub static #stat: #ty = #ty(::core::cell::UnsafeCell::new(::core::mem::MaybeUninit::uninit()));
             }
-            let _ = writeln!(o, "];");
         }
         Symbols::C => {
-            let _ = writeln!(o, "unsafe extern \"C\" {{");
-            let _ = writeln!(
-                o,
-                "    /// Every planned buffer, by value id (defined by the generated C source)."
+            let about = format!(
+                " The arena of pool `{}`, defined by the generated C source.",
+                pool.name
             );
-            let _ = writeln!(o, "    #[link_name = \"{name}_buffers\"]");
-            let _ = writeln!(o, "    pub static BUFFERS: [Buffer; BUFFER_COUNT];");
-            let _ = writeln!(o, "}}");
+            quote! {
+                unsafe extern "C" {
+                    #[doc = #about]
+                    #[link_name = #symbol]
+                    pub static #stat: #ty;
+                }
+            }
         }
+    };
+    quote! {
+        #[doc = #storage]
+        #[repr(C, align(#align))]
+        pub struct #ty(pub ::core::cell::UnsafeCell<::core::mem::MaybeUninit<[u8; pool::#m::SIZE]>>);
+        /// SAFETY: the runtime hands each call the disjoint regions the plan proved; the arena
+        /// is never accessed as a whole.
+        unsafe impl Sync for #ty {}
+        #definition
     }
-    let _ = writeln!(o);
-    let _ = writeln!(o, "/// Every kernel and delegate call with its flat argument list (inputs, outputs, scratch).");
-    let _ = writeln!(o, "pub const CALLS: &[CallArgs] = &[");
-    for c in &input.plan.calls {
-        let args: Vec<String> = c.args.iter().map(ToString::to_string).collect();
-        let _ = writeln!(
-            o,
-            "    CallArgs {{ index: {}, delegate: {}, backend: {}, args: &[{}], inputs: {}, outputs: {}, scratch: {} }},",
-            c.index,
-            c.backend.is_some(),
-            rust_string(c.backend.as_deref().unwrap_or("")),
-            args.join(", "),
-            c.inputs,
-            c.outputs,
-            c.scratch
-        );
-    }
-    let _ = writeln!(o, "];");
-    let _ = writeln!(o);
-    let _ = writeln!(
-        o,
-        "/// The scratch region of every buffer of every delegate call."
-    );
-    let _ = writeln!(o, "pub mod scratch {{");
-    let _ = writeln!(o, "    use super::Region;");
-    for r in input.regions() {
-        let _ = writeln!(o, "    /// Call {}: {}.", r.call, r.about);
-        let _ = writeln!(
-            o,
-            "    pub const {}: Region = Region {{ call: {}, value: {}, mem_id: {}, offset: {}, size: {} }};",
-            r.ident, r.call, r.value, r.mem_id, r.offset, r.size
-        );
-    }
-    let _ = writeln!(o, "}}");
-    let _ = writeln!(o);
-    let _ = writeln!(
-        o,
-        "/// What `#[delegate]` declarations are checked against."
-    );
-    let _ = writeln!(o, "pub struct Declarations;");
-    let _ = writeln!(o, "/// Scratch sizes the build script read from each `#[delegate]` declaration (empty: `blob`).");
-    let _ = writeln!(o, "pub mod backend {{");
-    for (backend, sizes) in input.declared_sizes() {
-        let list: Vec<String> = sizes.iter().map(ToString::to_string).collect();
-        let _ = writeln!(o, "    /// Backend `{}`.", comment(&backend));
-        let _ = writeln!(o, "    pub mod {} {{", backend_module(&backend));
-        let _ = writeln!(o, "        /// Its declared scratch sizes.");
-        let _ = writeln!(
-            o,
-            "        pub const SCRATCH: &[usize] = &[{}];",
-            list.join(", ")
-        );
-        let _ = writeln!(o, "    }}");
-    }
-    let _ = writeln!(o, "}}");
-    o
 }
 
-const TYPES: &str = "\
-/// A planned buffer: value id, pool, offset and size (the C header's `arenaplan_buffer_t`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Buffer {
-    /// The value's id in the program.
-    pub value: u32,
-    /// Its pool.
-    pub mem_id: u32,
-    /// Offset in the pool's arena.
-    pub offset: u32,
-    /// Bytes.
-    pub size: u32,
+/// The table of planned buffers (defined here, or declared when C defines it).
+fn buffers(input: &Input<'_>) -> TokenStream {
+    let count = Literal::usize_unsuffixed(input.plan.buffers.len());
+    let symbol = format!("{}_buffers", input.name);
+    let table = match input.symbols {
+        Symbols::Rust => {
+            let entries = input.plan.buffers.iter().map(|b| {
+                let (value, mem_id, offset, size) = (
+                    Literal::usize_unsuffixed(b.id),
+                    Literal::u32_unsuffixed(b.mem_id),
+                    Literal::u64_unsuffixed(b.offset),
+                    Literal::u64_unsuffixed(b.size),
+                );
+                quote! { Buffer { value: #value, mem_id: #mem_id, offset: #offset, size: #size } }
+            });
+            quote! {
+                /// Every planned buffer, by value id.
+                #[unsafe(export_name = #symbol)]
+                pub static BUFFERS: [Buffer; BUFFER_COUNT] = [#(#entries),*];
+            }
+        }
+        Symbols::C => quote! {
+            unsafe extern "C" {
+                /// Every planned buffer, by value id (defined by the generated C source).
+                #[link_name = #symbol]
+                pub static BUFFERS: [Buffer; BUFFER_COUNT];
+            }
+        },
+    };
+    quote! {
+        /// Number of planned buffers.
+        pub const BUFFER_COUNT: usize = #count;
+        #table
+    }
 }
 
-/// A scratch region of one delegate call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Region {
-    /// Flat index of the call.
-    pub call: u32,
-    /// The scratch value's id.
-    pub value: u32,
-    /// Its pool.
-    pub mem_id: u32,
-    /// Offset in the pool's arena.
-    pub offset: u32,
-    /// Bytes.
-    pub size: u32,
+/// The types every generated module declares (the C header's counterparts).
+fn types() -> TokenStream {
+    quote! {
+            /// A planned buffer: value id, pool, offset and size (the C header's `arenaplan_buffer_t`).
+            #[repr(C)]
+            #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+            pub struct Buffer {
+                /// The value's id in the program.
+                pub value: u32,
+                /// Its pool.
+                pub mem_id: u32,
+                /// Offset in the pool's arena.
+                pub offset: u32,
+                /// Bytes.
+                pub size: u32,
+            }
+
+            /// A scratch region of one delegate call.
+            #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+            pub struct Region {
+                /// Flat index of the call.
+                pub call: u32,
+                /// The scratch value's id.
+                pub value: u32,
+                /// Its pool.
+                pub mem_id: u32,
+                /// Offset in the pool's arena.
+                pub offset: u32,
+                /// Bytes.
+                pub size: u32,
+            }
+
+            /// One call's flat argument list.
+            #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+            pub struct CallArgs {
+                /// Flat instruction index.
+                pub index: u32,
+                /// A delegate call (else a kernel call).
+                pub delegate: bool,
+                /// The backend id (empty for kernels).
+                pub backend: &'static str,
+                /// Value ids: inputs, outputs, scratch.
+                pub args: &'static [u32],
+                /// How many inputs.
+                pub inputs: u32,
+                /// How many outputs.
+                pub outputs: u32,
+                /// How many scratch buffers.
+                pub scratch: u32,
+            }
+    }
 }
 
-/// One call's flat argument list.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CallArgs {
-    /// Flat instruction index.
-    pub index: u32,
-    /// A delegate call (else a kernel call).
-    pub delegate: bool,
-    /// The backend id (empty for kernels).
-    pub backend: &'static str,
-    /// Value ids: inputs, outputs, scratch.
-    pub args: &'static [u32],
-    /// How many inputs.
-    pub inputs: u32,
-    /// How many outputs.
-    pub outputs: u32,
-    /// How many scratch buffers.
-    pub scratch: u32,
+/// An identifier the names rule already made safe (a C identifier, no Rust keyword).
+fn ident(name: &str) -> Ident {
+    Ident::new(name, Span::call_site())
 }
-";
 
-fn pool_mod(name: &str) -> String {
-    super::c_ident(name)
+fn pool_mod(pool: &Pool) -> Ident {
+    ident(&super::c_ident(&pool.name))
 }
 
 /// `name` in UpperCamelCase for a type. One-to-one on pool names (lower case, single `_`): a

@@ -172,6 +172,123 @@ static ap_status_t init_failed(ap_method_t *m, const ap_method_memory_t *mem, ui
     return s;
 }
 
+/* Init's first step: every table the program points to is there for its count. */
+static ap_status_t check_program(const ap_program_t *p) {
+    if ((p->ntensors > 0 && p->tensors == NULL) || (p->ninstructions > 0 && p->instructions == NULL) ||
+        (p->ndelegates > 0 && p->delegates == NULL) || (p->nkernels > 0 && p->kernels == NULL) ||
+        (p->ninputs > 0 && p->inputs == NULL) || (p->noutputs > 0 && p->outputs == NULL)) {
+        return AP_ERR_INVALID_PROGRAM;
+    }
+    return AP_OK;
+}
+
+/* The integrator's storage is large enough for the program. */
+static ap_status_t check_storage(const ap_program_t *p, const ap_method_memory_t *mem) {
+    if (mem->nvalues < p->ntensors || mem->nhandles < p->ndelegates || mem->nkernel_fns < p->nkernels ||
+        (p->ntensors > 0 && mem->values == NULL) ||
+        (p->ndelegates > 0 && (mem->handles == NULL || mem->delegate_backends == NULL)) ||
+        (p->nkernels > 0 && mem->kernel_fns == NULL) || (mem->nargs > 0 && mem->args == NULL)) {
+        return AP_ERR_STORAGE;
+    }
+    return AP_OK;
+}
+
+/* Resolves every value: a planned tensor to its place inside its pool's arena, a constant to
+ * its data. The program's inputs and outputs must name values. */
+static ap_status_t bind_values(const ap_program_t *p, const ap_pool_t *pools, size_t npools,
+                               const ap_method_memory_t *mem) {
+    for (uint32_t v = 0; v < p->ntensors; v++) {
+        const ap_tensor_desc_t *t = &p->tensors[v];
+        ap_buffer_t *b = &mem->values[v];
+        if (t->mem_id == 0) {
+            b->data = (uint8_t *)(uintptr_t)t->constant;
+            b->size = t->constant == NULL ? 0 : t->size;
+            continue;
+        }
+        const ap_pool_t *pool = find_pool(pools, npools, t->mem_id);
+        if (pool == NULL || pool->base == NULL || t->offset > pool->size || t->size > pool->size - t->offset) {
+            return AP_ERR_INVALID_PROGRAM;
+        }
+        b->data = pool->base + t->offset;
+        b->size = t->size;
+    }
+    for (uint32_t i = 0; i < p->ninputs; i++) {
+        if (p->inputs[i] >= p->ntensors) {
+            return AP_ERR_INVALID_PROGRAM;
+        }
+    }
+    for (uint32_t i = 0; i < p->noutputs; i++) {
+        if (p->outputs[i] >= p->ntensors) {
+            return AP_ERR_INVALID_PROGRAM;
+        }
+    }
+    return AP_OK;
+}
+
+/* Every instruction against the bound values (see check_instruction); *failed names the one
+ * refused. */
+static ap_status_t check_instructions(const ap_program_t *p, const ap_method_memory_t *mem, uint32_t *failed) {
+    for (uint32_t n = 0; n < p->ninstructions; n++) {
+        ap_status_t s = check_instruction(p, mem->values, &p->instructions[n], mem->nargs);
+        if (s != AP_OK) {
+            *failed = n;
+            return s;
+        }
+    }
+    return AP_OK;
+}
+
+/* Finds every kernel the program names among those the integrator registered. */
+static ap_status_t resolve_kernels(const ap_program_t *p, const ap_kernel_t *kernels, size_t nkernels,
+                                   const ap_method_memory_t *mem) {
+    for (uint32_t k = 0; k < p->nkernels; k++) {
+        mem->kernel_fns[k] = NULL;
+        for (size_t r = 0; r < nkernels; r++) {
+            if (p->kernels[k] != NULL && kernels[r].name != NULL && kernels[r].fn != NULL &&
+                same_name(p->kernels[k], kernels[r].name)) {
+                mem->kernel_fns[k] = &kernels[r];
+                break;
+            }
+        }
+        if (mem->kernel_fns[k] == NULL) {
+            return AP_ERR_KERNEL_NOT_FOUND;
+        }
+    }
+    return AP_OK;
+}
+
+/* Finds each delegate's backend by id and initializes the delegate from its blob, in order.
+ * *initialized counts the delegates to destroy if a later one fails. */
+static ap_status_t init_delegates(const ap_program_t *p, const ap_backend_t *const *backends, size_t nbackends,
+                                  const ap_method_memory_t *mem, uint32_t *initialized) {
+    for (uint32_t d = 0; d < p->ndelegates; d++) {
+        const ap_delegate_desc_t *desc = &p->delegates[d];
+        const ap_backend_t *found = NULL;
+        for (size_t r = 0; r < nbackends && desc->backend != NULL; r++) {
+            if (backends[r] != NULL && backends[r]->id != NULL && same_name(backends[r]->id, desc->backend)) {
+                found = backends[r];
+                break;
+            }
+        }
+        if (found == NULL || found->execute == NULL) {
+            return AP_ERR_BACKEND_NOT_FOUND;
+        }
+        mem->delegate_backends[d] = found;
+        memset(&mem->handles[d], 0, sizeof mem->handles[d]);
+        if (found->init != NULL) {
+            ap_status_t s = found->init(desc->blob, desc->blob_size, desc->specs, desc->nspecs, &mem->handles[d]);
+            if (s != AP_OK) {
+                /* Delegate d did not initialize: destroy the ones before it only. */
+                return s;
+            }
+        }
+        *initialized = d + 1;
+    }
+    return AP_OK;
+}
+
+/* Init in named steps: check the program and the storage, bind values to arenas, check every
+ * instruction, resolve kernels, initialize delegates. Any failure undoes what came before. */
 ap_status_t ap_method_init(ap_method_t *m, const ap_program_t *p, const ap_pool_t *pools, size_t npools,
                            const ap_backend_t *const *backends, size_t nbackends,
                            const ap_kernel_t *kernels, size_t nkernels, const ap_method_memory_t *mem) {
@@ -184,83 +301,26 @@ ap_status_t ap_method_init(ap_method_t *m, const ap_program_t *p, const ap_pool_
         (kernels == NULL && nkernels > 0)) {
         return AP_ERR_INVALID_ARGUMENT;
     }
-    if ((p->ntensors > 0 && p->tensors == NULL) || (p->ninstructions > 0 && p->instructions == NULL) ||
-        (p->ndelegates > 0 && p->delegates == NULL) || (p->nkernels > 0 && p->kernels == NULL) ||
-        (p->ninputs > 0 && p->inputs == NULL) || (p->noutputs > 0 && p->outputs == NULL)) {
-        return AP_ERR_INVALID_PROGRAM;
+    ap_status_t s = check_program(p);
+    if (s == AP_OK) {
+        s = check_storage(p, mem);
     }
-    if (mem->nvalues < p->ntensors || mem->nhandles < p->ndelegates || mem->nkernel_fns < p->nkernels ||
-        (p->ntensors > 0 && mem->values == NULL) ||
-        (p->ndelegates > 0 && (mem->handles == NULL || mem->delegate_backends == NULL)) ||
-        (p->nkernels > 0 && mem->kernel_fns == NULL) || (mem->nargs > 0 && mem->args == NULL)) {
-        return AP_ERR_STORAGE;
+    if (s != AP_OK) {
+        return s;
     }
-    /* Values: each planned tensor inside its pool's arena. */
-    for (uint32_t v = 0; v < p->ntensors; v++) {
-        const ap_tensor_desc_t *t = &p->tensors[v];
-        ap_buffer_t *b = &mem->values[v];
-        if (t->mem_id == 0) {
-            b->data = (uint8_t *)(uintptr_t)t->constant;
-            b->size = t->constant == NULL ? 0 : t->size;
-            continue;
-        }
-        const ap_pool_t *pool = find_pool(pools, npools, t->mem_id);
-        if (pool == NULL || pool->base == NULL || t->offset > pool->size || t->size > pool->size - t->offset) {
-            return init_failed(m, mem, 0, 0, AP_ERR_INVALID_PROGRAM);
-        }
-        b->data = pool->base + t->offset;
-        b->size = t->size;
+    uint32_t failed = 0, initialized = 0;
+    s = bind_values(p, pools, npools, mem);
+    if (s == AP_OK) {
+        s = check_instructions(p, mem, &failed);
     }
-    for (uint32_t i = 0; i < p->ninputs; i++) {
-        if (p->inputs[i] >= p->ntensors) {
-            return init_failed(m, mem, 0, 0, AP_ERR_INVALID_PROGRAM);
-        }
+    if (s == AP_OK) {
+        s = resolve_kernels(p, kernels, nkernels, mem);
     }
-    for (uint32_t i = 0; i < p->noutputs; i++) {
-        if (p->outputs[i] >= p->ntensors) {
-            return init_failed(m, mem, 0, 0, AP_ERR_INVALID_PROGRAM);
-        }
+    if (s == AP_OK) {
+        s = init_delegates(p, backends, nbackends, mem, &initialized);
     }
-    for (uint32_t n = 0; n < p->ninstructions; n++) {
-        ap_status_t s = check_instruction(p, mem->values, &p->instructions[n], mem->nargs);
-        if (s != AP_OK) {
-            return init_failed(m, mem, 0, n, s);
-        }
-    }
-    for (uint32_t k = 0; k < p->nkernels; k++) {
-        mem->kernel_fns[k] = NULL;
-        for (size_t r = 0; r < nkernels; r++) {
-            if (p->kernels[k] != NULL && kernels[r].name != NULL && kernels[r].fn != NULL &&
-                same_name(p->kernels[k], kernels[r].name)) {
-                mem->kernel_fns[k] = &kernels[r];
-                break;
-            }
-        }
-        if (mem->kernel_fns[k] == NULL) {
-            return init_failed(m, mem, 0, 0, AP_ERR_KERNEL_NOT_FOUND);
-        }
-    }
-    for (uint32_t d = 0; d < p->ndelegates; d++) {
-        const ap_delegate_desc_t *desc = &p->delegates[d];
-        const ap_backend_t *found = NULL;
-        for (size_t r = 0; r < nbackends && desc->backend != NULL; r++) {
-            if (backends[r] != NULL && backends[r]->id != NULL && same_name(backends[r]->id, desc->backend)) {
-                found = backends[r];
-                break;
-            }
-        }
-        if (found == NULL || found->execute == NULL) {
-            return init_failed(m, mem, d, 0, AP_ERR_BACKEND_NOT_FOUND);
-        }
-        mem->delegate_backends[d] = found;
-        memset(&mem->handles[d], 0, sizeof mem->handles[d]);
-        if (found->init != NULL) {
-            ap_status_t s = found->init(desc->blob, desc->blob_size, desc->specs, desc->nspecs, &mem->handles[d]);
-            if (s != AP_OK) {
-                /* Delegate d did not initialize: destroy the ones before it only. */
-                return init_failed(m, mem, d, 0, s);
-            }
-        }
+    if (s != AP_OK) {
+        return init_failed(m, mem, initialized, failed, s);
     }
     m->program = p;
     m->mem = *mem;

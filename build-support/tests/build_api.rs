@@ -13,6 +13,10 @@ fn testdata(p: &str) -> PathBuf {
         .join(p)
 }
 
+mod common;
+
+use common::folder_bytes as files;
+
 fn temp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("arenaplan-build-api-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -28,21 +32,6 @@ fn build(out: &Path, symbols: Symbols) -> Result<arenaplan_build::Generated, Bui
         .out_dir(out)
         .cargo_metadata(false)
         .try_compile()
-}
-
-fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap())
-        .map(|e| {
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect();
-    v.sort();
-    v
 }
 
 #[test]

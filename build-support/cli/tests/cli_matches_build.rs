@@ -6,6 +6,12 @@ use std::process::Command;
 
 use arenaplan_build::{Build, Symbols};
 
+// The build crate's test helpers (this crate's tests see the same stages with `internals`).
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
+use common::folder_bytes as files;
+
 fn testdata(p: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../testdata")
@@ -16,21 +22,6 @@ fn temp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("arenaplan-cli-same-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     d
-}
-
-fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap())
-        .map(|e| {
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect();
-    v.sort();
-    v
 }
 
 #[test]

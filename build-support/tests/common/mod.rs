@@ -12,6 +12,23 @@ use arenaplan_build::pipeline::ModelPlan;
 use arenaplan_build::targets::Target;
 use arenaplan_build::verify::verify;
 
+/// The files of `dir` as (name, bytes), sorted by name: two output folders compare equal
+/// exactly when they hold the same files with the same bytes.
+pub fn folder_bytes(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap())
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
 /// What the build writes for `plan`: the verify stage, then every emitter in `what` (no
 /// `#[delegate]` declarations). Panics if the plan does not verify.
 pub fn emit_files(

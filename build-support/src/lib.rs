@@ -50,7 +50,7 @@ macro_rules! stages {
 }
 
 stages! {
-    backends;
+    blobs;
     build;
     emit;
     import;

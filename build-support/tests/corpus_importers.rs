@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use arenaplan_build::backends::NeutronHeader;
+use arenaplan_build::blobs::NeutronHeader;
 use arenaplan_build::import::{load_pte, load_tflite};
 use arenaplan_build::model::{Instruction, Origin, PoolChoice, Program, ScratchSpec};
 use arenaplan_build::pipeline::{BufferKind, CallKind, ModelPlan, Pipeline};

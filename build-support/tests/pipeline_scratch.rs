@@ -6,7 +6,7 @@ use arenaplan_build::diagnostic::SourceText;
 use arenaplan_build::import::parse_toml_model;
 use arenaplan_build::model::{Program, ValueKind};
 use arenaplan_build::pipeline::{
-    argument_tables, bind_scratch, insert_scratch, BufferKind, CallKind, ModelPlan, Pipeline,
+    argument_lists, bind_scratch, insert_scratch, BufferKind, CallKind, ModelPlan, Pipeline,
     PipelineError,
 };
 use arenaplan_build::targets::Catalogue;
@@ -279,19 +279,19 @@ fn scratch_inside_a_branch_arm_is_planned() {
 }
 
 #[test]
-fn building_argument_tables_without_the_pass_is_an_error() {
+fn building_argument_lists_without_the_pass_is_an_error() {
     let c = Catalogue::builtin();
     let target = c.target("corstone-300").unwrap();
     let program = model(&chain("{ size = 2048, pool = \"npu_scratch\" }", ""));
     let bound = bind_scratch(&program, target, &[]).unwrap();
-    let err = argument_tables(&program, &bound).unwrap_err();
+    let err = argument_lists(&program, &bound).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "delegate call 0 (delegate `a`, EthosUBackend) declares 1 scratch buffer(s) but its argument list has 0: run the scratch pass (arenaplan's pipeline does) before building argument tables"
+        "delegate call 0 (delegate `a`, EthosUBackend) declares 1 scratch buffer(s) but its argument list has 0: run the scratch pass (arenaplan's pipeline does) before building argument lists"
     );
     let mut passed = program.clone();
     insert_scratch(&mut passed, &bound);
-    assert_eq!(argument_tables(&passed, &bound).unwrap()[0].args.len(), 3);
+    assert_eq!(argument_lists(&passed, &bound).unwrap()[0].args.len(), 3);
 }
 
 #[test]
@@ -525,7 +525,7 @@ fn scratch_can_come_from_a_backend_declaration() {
 mod slots {
     use std::collections::BTreeMap;
 
-    use arenaplan_build::backends::{plugin_for, ScratchRole};
+    use arenaplan_build::blobs::{plugin_for, ScratchRole};
     use arenaplan_build::emit::{Emit, Symbols};
     use arenaplan_build::model::{
         DType, Delegate, DelegateCall, Instruction, Program, Value, ValueKind,

@@ -16,7 +16,7 @@ pub use toml::{load_toml_model, parse_toml_model};
 
 use thiserror::Error;
 
-use crate::backends::BlobError;
+use crate::blobs::BlobError;
 pub use flatbuf::FbError;
 pub use pte::{extended_header, load_pte, read_pte, ExtendedHeader};
 pub use tflite::{load_tflite, read_tflite};

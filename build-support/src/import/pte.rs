@@ -14,7 +14,7 @@ use std::path::Path;
 
 use super::flatbuf::{read_u32, read_u64, root, Table, Vector};
 use super::ImportError;
-use crate::backends::plugin_for;
+use crate::blobs::plugin_for;
 use crate::model::{
     DType, Delegate, DelegateCall, Instruction, KernelCall, PoolChoice, Program,
     SourcePlan, Value, ValueKind,

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use super::flatbuf::{root, Table, Vector};
 use super::ImportError;
-use crate::backends::ScratchRole;
+use crate::blobs::ScratchRole;
 use crate::model::{
     DType, Delegate, DelegateCall, Instruction, KernelCall, Origin, PoolChoice, Program,
     ScratchSpec, SourcePlan, Value, ValueKind,

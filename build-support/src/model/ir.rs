@@ -414,7 +414,7 @@ impl Instruction {
 }
 
 /// One scratch buffer a backend's blob can ask for, by what it is for. Which argument slot,
-/// compile spec and label each role has is the backends' knowledge (`backends::slots`).
+/// compile spec and label each role has is the backends' knowledge (`blobs::slots`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum ScratchRole {

@@ -3,7 +3,7 @@
 
 use thiserror::Error;
 
-use crate::backends::{slots::slots_of, ScratchRole};
+use crate::blobs::{slots::slots_of, ScratchRole};
 use crate::model::{Origin, PoolChoice, Program, ScratchSpec};
 use crate::targets::{SpecError, Target};
 
@@ -205,7 +205,7 @@ pub fn bind_scratch(
             Some(DeclaredScratch::Sizes(declared)) => specs = declared.clone(),
             Some(DeclaredScratch::Blob { pools, origin }) => {
                 blob_pools = pools;
-                if specs.is_empty() && crate::backends::plugin_for(&delegate.backend).is_none() {
+                if specs.is_empty() && crate::blobs::plugin_for(&delegate.backend).is_none() {
                     errors.push(ScratchError {
                         delegate: delegate.name.clone(),
                         backend: delegate.backend.clone(),
@@ -219,7 +219,7 @@ pub fn bind_scratch(
         }
         // What the blob leaves out and the target supplies (Ethos-U's Dedicated_Sram fast
         // scratch): the backend's plugin knows.
-        if let Some(extra) = crate::backends::plugin_for(&delegate.backend)
+        if let Some(extra) = crate::blobs::plugin_for(&delegate.backend)
             .and_then(|plugin| plugin.scratch_from_target(delegate, &specs, target))
         {
             specs.push(extra);

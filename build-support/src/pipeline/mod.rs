@@ -40,7 +40,7 @@ mod bind;
 mod lifetimes;
 mod pools;
 mod scratch_pass;
-mod tables;
+mod arguments;
 
 use std::fmt;
 
@@ -57,7 +57,7 @@ pub use bind::{
 pub use lifetimes::{lifetimes, Lifetime};
 pub use pools::{npu_visible, PeakBuffer, PoolAssignmentError, PoolOverflow};
 pub use scratch_pass::{insert_scratch, strip_scratch};
-pub use tables::{argument_tables, CallArgs, MissingScratch};
+pub use arguments::{argument_lists, CallArgs, MissingScratch};
 
 /// A model's memory plan: every planned buffer's place, and every call's argument list.
 ///
@@ -204,7 +204,7 @@ pub enum PipelineError {
     Overflow(#[from] PoolOverflow),
     /// A call's argument table cannot be built.
     #[error(transparent)]
-    Tables(#[from] MissingScratch),
+    Arguments(#[from] MissingScratch),
     /// A call writes a value it also reads or writes elsewhere in its arguments: the runtime
     /// refuses such a call (an NPU streams, writing before it has read everything).
     #[error("instruction {call}: value {value} (`{name}`) is written by the call and also passed to it again; give the output its own tensor")]
@@ -271,7 +271,7 @@ impl<'t> Pipeline<'t> {
         let bound =
             bind_scratch(&program, self.target, &self.external).map_err(PipelineError::Scratch)?;
         insert_scratch(&mut program, &bound);
-        let tables = argument_tables(&program, &bound)?;
+        let arguments = argument_lists(&program, &bound)?;
         let life = lifetimes(&program);
         let mem_ids = pools::assign(&program, self.target, &life)?;
         let npu_visible = pools::npu_visible(&program);
@@ -313,7 +313,7 @@ impl<'t> Pipeline<'t> {
             }
         }
         buffers.sort_by_key(|b| b.id);
-        let calls = call_plans(&program, &tables);
+        let calls = call_plans(&program, &arguments);
         let plan = ModelPlan {
             target: self.target.name.clone(),
             pools: pool_plans,
@@ -351,7 +351,7 @@ fn refuse_in_place(program: &Program) -> Result<(), PipelineError> {
     Ok(())
 }
 
-fn call_plans(program: &Program, tables: &[CallArgs]) -> Vec<CallPlan> {
+fn call_plans(program: &Program, arguments: &[CallArgs]) -> Vec<CallPlan> {
     let mut calls = Vec::new();
     for (index, instruction) in program.flat_instructions() {
         match instruction {
@@ -365,7 +365,7 @@ fn call_plans(program: &Program, tables: &[CallArgs]) -> Vec<CallPlan> {
                 scratch: 0,
             }),
             Instruction::Delegate(_) => {
-                if let Some(t) = tables.iter().find(|t| t.call == index) {
+                if let Some(t) = arguments.iter().find(|t| t.call == index) {
                     calls.push(CallPlan {
                         index,
                         kind: CallKind::Delegate,

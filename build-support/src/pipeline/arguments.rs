@@ -1,4 +1,4 @@
-//! Per-call argument tables, and the guard against emitting them without the scratch pass.
+//! Every delegate call's flat argument list, and the guard against building them without the scratch pass.
 
 use thiserror::Error;
 
@@ -29,7 +29,7 @@ pub struct CallArgs {
 /// the scratch pass did not run (or ran with other declarations). Building a table anyway
 /// would shift every argument the backend reads from the end.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
-#[error("delegate call {call} (delegate `{delegate}`, {backend}) declares {declared} scratch buffer(s) but its argument list has {present}: run the scratch pass (arenaplan's pipeline does) before building argument tables")]
+#[error("delegate call {call} (delegate `{delegate}`, {backend}) declares {declared} scratch buffer(s) but its argument list has {present}: run the scratch pass (arenaplan's pipeline does) before building argument lists")]
 pub struct MissingScratch {
     /// Flat index of the call.
     pub call: usize,
@@ -45,11 +45,11 @@ pub struct MissingScratch {
 
 /// The argument table of every delegate call, checked against the scratch bound to its
 /// delegate (count and sizes).
-pub fn argument_tables(
+pub fn argument_lists(
     program: &Program,
     bound: &[Vec<BoundScratch>],
 ) -> Result<Vec<CallArgs>, MissingScratch> {
-    let mut tables = Vec::new();
+    let mut lists = Vec::new();
     for (index, instruction) in program.flat_instructions() {
         let Instruction::Delegate(call) = instruction else {
             continue;
@@ -70,7 +70,7 @@ pub fn argument_tables(
                 present: call.scratch.len(),
             });
         }
-        tables.push(CallArgs {
+        lists.push(CallArgs {
             call: index,
             delegate: delegate.name.clone(),
             backend: delegate.backend.clone(),
@@ -80,5 +80,5 @@ pub fn argument_tables(
             scratch: call.scratch.len(),
         });
     }
-    Ok(tables)
+    Ok(lists)
 }

@@ -9,7 +9,7 @@
 //! the backend sees data `NULL`, size 0) rather than a gap that would shift the later roles.
 //!
 //! ```
-//! use arenaplan_build::backends::ScratchRole;
+//! use arenaplan_build::blobs::ScratchRole;
 //! assert_eq!(ScratchRole::NeutronSramScratch.slot(), 1);
 //! assert_eq!(ScratchRole::EthosUFastScratch.spec(), "fast_scratch");
 //! ```
@@ -135,7 +135,7 @@ impl fmt::Display for ScratchRole {
 const HEADER_COMMENT: &str = "\
 /* Where each scratch role sits in a delegate call's trailing arguments (after the inputs and
  * outputs). GENERATED from arenaplan-build's scratch-slot definition
- * (build-support/src/backends/slots.rs); a test fails when the two differ.
+ * (build-support/src/blobs/slots.rs); a test fails when the two differ.
  *
  * A call's scratch list holds the roles from slot 0 up to the last role its blob needs; a role
  * of size zero before that is an empty argument (data NULL, size 0), so every role keeps its
@@ -199,8 +199,8 @@ mod tests {
         let on_disk = std::fs::read_to_string(path).unwrap_or_default();
         assert!(
             on_disk == c_header(),
-            "{path} differs from the slot table in build-support/src/backends/slots.rs; \
-             regenerate it: write arenaplan_build::backends::slots::c_header() to that file \
+            "{path} differs from the slot table in build-support/src/blobs/slots.rs; \
+             regenerate it: write arenaplan_build::blobs::slots::c_header() to that file \
              (e.g. `ARENAPLAN_WRITE_SLOTS_H=1 cargo test -p arenaplan-build --lib slots`)"
         );
     }

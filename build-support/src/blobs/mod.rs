@@ -2,7 +2,7 @@
 //! many inputs and outputs the blob takes and which scratch buffers it needs.
 //!
 //! ```
-//! use arenaplan_build::backends::plugin_for;
+//! use arenaplan_build::blobs::plugin_for;
 //! assert!(plugin_for("EthosUBackend").is_some());
 //! assert!(plugin_for("MyRustBackend").is_none()); // scratch comes from a declaration
 //! ```
@@ -52,7 +52,7 @@ impl BlobScratch {
     /// still be needed as an empty argument.
     ///
     /// ```
-    /// use arenaplan_build::backends::{BlobScratch, ScratchRole};
+    /// use arenaplan_build::blobs::{BlobScratch, ScratchRole};
     /// let s = BlobScratch { role: ScratchRole::NeutronProfile, size: 64 }.to_spec("NeutronBackend");
     /// assert_eq!((s.size, s.label.as_deref()), (64, Some("profile")));
     /// ```

@@ -17,19 +17,21 @@
 //! ```
 //!
 //! The [model IR](model) is public: [`Build::program`] plans a program made elsewhere. The
-//! stages behind it (import, backends' blob readers, pipeline, verify, emit,
+//! stages behind it (import, the backends' blob readers in `blobs`, pipeline, verify, emit,
 //! output) are public only with the feature `internals`, for arenaplan's own tools and tests:
 //! they change without notice.
 #![deny(missing_docs)]
 // Without `internals` the stages are private, and items only tools use are unused.
 #![cfg_attr(not(feature = "internals"), allow(dead_code, unused_imports))]
 
-pub use arenaplan_planner::Planner;
+pub use arenaplan_planner::{PlanError, Planner};
 pub use arenaplan_syntax::{diagnostic, targets};
 pub use build::{Build, BuildError, Generated, Rendered};
 pub use emit::{Emit, EmitError, Symbols};
+pub use output::WriteError;
 pub use pipeline::{
-    BufferKind, BufferPlan, CallKind, CallPlan, ModelPlan, PipelineError, PoolPlan,
+    BufferKind, BufferPlan, CallKind, CallPlan, MissingScratch, ModelPlan, PeakBuffer,
+    PipelineError, PoolAssignmentError, PoolOverflow, PoolPlan, ScratchError, ScratchProblem,
 };
 pub use verify::PlanCheckError;
 

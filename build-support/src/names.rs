@@ -5,7 +5,8 @@
 //!   mapped by [`ident`] / [`upper_ident`], and checked for collisions with [`distinct`] where two
 //!   different names could map to the same identifier; target-file names already follow the
 //!   grammar of [`arenaplan_syntax::names`], checked when the file was read;
-//! - inside a **string literal**: [`c_string`], [`rust_string`], [`ld_string`];
+//! - inside a **string literal**: [`c_string`], [`ld_string`] (Rust literals are
+//!   `quote!` tokens, escaped by construction);
 //! - inside a **comment**: [`comment`] (safe in `/* */` and `//` comments of C, Rust and linker
 //!   scripts);
 //! - inside **XML** (the SVG): [`xml`].
@@ -141,23 +142,6 @@ pub fn c_string(s: &str) -> String {
     out
 }
 
-/// A Rust string literal (quotes included) holding `s`, with `"`, `\` and every character
-/// outside printable ASCII escaped.
-pub fn rust_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            ' '..='~' => out.push(c),
-            _ => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-        }
-    }
-    out.push('"');
-    out
-}
-
 /// `s` for a linker-script string (which has no escapes): characters other than letters,
 /// digits and ` _.,:;()-+=/` become `?`.
 pub fn ld_string(s: &str) -> String {
@@ -228,7 +212,6 @@ mod tests {
     fn literals_and_comments_cannot_be_left() {
         assert_eq!(c_string("\"};int x;//??/"), r#""\"};int x;//\?\?/""#);
         assert_eq!(c_string("\u{1}é"), r#""\001\303\251""#);
-        assert_eq!(rust_string("\"\n"), r#""\"\u{a}""#);
         assert_eq!(ld_string("a\"b\n"), "a?b?");
         assert_eq!(comment("a\nb*/c/*"), "a?b* /c/ *");
         assert_eq!(xml("<a x='1'>&\u{1}"), "&lt;a x=&apos;1&apos;&gt;&amp;?");

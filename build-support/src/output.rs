@@ -52,7 +52,7 @@ pub fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
     result.map(|()| true)
 }
 
-/// Why [`write_all_if_changed`] wrote nothing.
+/// Why the outputs were not written (all are written or none: the previous ones stay).
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum WriteError {

@@ -1,24 +1,29 @@
 //! The verify stage, between planning and emission: checks the [`ModelPlan`] that is
 //! serialised and emitted against the program and the target, on every build. The emitters
 //! take only a [`Verified`] plan, which nothing but [`verify`] makes, so no plan reaches
-//! generated code unchecked. The planner's own checker (`verify`) proves each pool's
-//! placement; this stage proves what ships — that the plan's buffers, pools and argument lists
-//! say what the program needs — so a bug in the stages between them (binding, tables, the
-//! assembly of the plan) cannot reach firmware.
+//! generated code unchecked. The planner's own checker (`arenaplan_planner::verify`) proves
+//! each pool's placement; this stage proves what ships — that the plan's buffers, pools and
+//! argument lists say what the program needs — so a bug in the stages between them (binding,
+//! argument lists, the assembly of the plan) cannot reach firmware.
 //!
-//! Checked: every planned value has exactly one buffer and nothing else has one; each buffer in
+//! Checked: the plan is for this target; every planned value has exactly one buffer (a tensor's
+//! or its call's scratch, as the program says) and nothing else has one; each buffer in
 //! an enabled pool of the target, aligned to the pool (and to its data-cache line when the NPU
 //! uses it), at least as large as its value, inside its pool's arena; each arena within its
-//! capacity and reaching exactly the end of its last buffer; no two buffers alive at the same
-//! time sharing a byte; every call's arguments the program's inputs, outputs and scratch in
-//! that order, each buffer alive during its call.
+//! capacity and reaching exactly the end of its last buffer, one per pool and named as the
+//! target names it; no two buffers alive at the same time sharing a byte; one entry per kernel
+//! and delegate call of the program, in order, with its backend, and its arguments the
+//! program's inputs, outputs and scratch in that order and counts, each buffer alive during its
+//! call.
 
 use thiserror::Error;
 
 use crate::model::{Instruction, Program, ValueKind};
 use crate::targets::Target;
 
-use crate::pipeline::{lifetimes, npu_visible, BufferPlan, CallKind, Lifetime, ModelPlan};
+use crate::pipeline::{
+    lifetimes, npu_visible, BufferKind, BufferPlan, CallKind, Lifetime, ModelPlan,
+};
 
 /// A plan that does not hold for its program and target: a bug in arenaplan.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -123,6 +128,9 @@ fn check(
         Some(line) if npu_visible.get(b.id) == Some(&true) => b.size.div_ceil(line) * line,
         _ => b.size,
     };
+    if plan.target != target.name {
+        return Err(fail(format!("the plan names target `{}`", plan.target)));
+    }
     // Buffers: one per planned value, nothing for the rest.
     let mut buffer_of = vec![None; program.values.len()];
     for (i, b) in plan.buffers.iter().enumerate() {
@@ -172,6 +180,21 @@ fn check(
                 b.id, b.offset
             )));
         }
+        let scratch_of = match value.kind {
+            ValueKind::Scratch { call, .. } => Some(call),
+            _ => None,
+        };
+        let kind = if scratch_of.is_some() {
+            BufferKind::Scratch
+        } else {
+            BufferKind::Tensor
+        };
+        if (b.kind, b.call) != (kind, scratch_of) {
+            return Err(fail(format!(
+                "value {}: a {:?} of call {:?} in the plan, a {kind:?} of call {scratch_of:?} in the program",
+                b.id, b.kind, b.call
+            )));
+        }
         if b.size < value.bytes {
             return Err(fail(format!(
                 "value {}: {} bytes planned for {}",
@@ -194,14 +217,21 @@ fn check(
             )));
         }
     }
-    // Arenas: within capacity, ending at their last buffer.
-    for p in &plan.pools {
+    // Arenas: one per pool, named as the target names it, within capacity, ending at their
+    // last buffer.
+    for (i, p) in plan.pools.iter().enumerate() {
         let pool = target.pool(p.mem_id).ok_or_else(|| {
             fail(format!(
                 "arena for mem_id {}, which the target does not have",
                 p.mem_id
             ))
         })?;
+        if p.name != pool.name || plan.pools[..i].iter().any(|q| q.mem_id == p.mem_id) {
+            return Err(fail(format!(
+                "arena for mem_id {} named `{}` (the target's pool is `{}`), or listed twice",
+                p.mem_id, p.name, pool.name
+            )));
+        }
         let end = plan
             .buffers
             .iter()
@@ -233,30 +263,57 @@ fn check(
             }
         }
     }
-    // Calls: the program's arguments, in order, each alive during the call.
+    // Calls: one per kernel and delegate call of the program, in order, with its backend and
+    // its arguments, each alive during the call.
     let flat = program.flat_instructions();
+    let call_indices: Vec<usize> = flat
+        .iter()
+        .filter(|(_, i)| !matches!(i, Instruction::Branch(_)))
+        .map(|(index, _)| *index)
+        .collect();
+    let planned: Vec<usize> = plan.calls.iter().map(|c| c.index).collect();
+    if planned != call_indices {
+        return Err(fail(format!(
+            "calls {planned:?} in the plan, {call_indices:?} in the program"
+        )));
+    }
     for c in &plan.calls {
         let Some((_, instruction)) = flat.get(c.index) else {
             return Err(fail(format!("call {} is not in the program", c.index)));
         };
-        let (kind, expected): (CallKind, Vec<usize>) = match instruction {
-            Instruction::Kernel(k) => (
-                CallKind::Kernel,
-                k.inputs.iter().chain(&k.outputs).copied().collect(),
-            ),
-            Instruction::Delegate(d) => (
-                CallKind::Delegate,
-                d.inputs
-                    .iter()
-                    .chain(&d.outputs)
-                    .chain(&d.scratch)
-                    .copied()
-                    .collect(),
-            ),
-            Instruction::Branch(_) => return Err(fail(format!("call {} is a branch", c.index))),
-        };
-        if c.kind != kind || c.args != expected || c.inputs + c.outputs + c.scratch != c.args.len()
-        {
+        let (kind, backend, counts, expected): (CallKind, Option<&str>, _, Vec<usize>) =
+            match instruction {
+                Instruction::Kernel(k) => (
+                    CallKind::Kernel,
+                    None,
+                    (k.inputs.len(), k.outputs.len(), 0),
+                    k.inputs.iter().chain(&k.outputs).copied().collect(),
+                ),
+                Instruction::Delegate(d) => (
+                    CallKind::Delegate,
+                    program
+                        .delegates
+                        .get(d.delegate)
+                        .map(|delegate| delegate.backend.as_str()),
+                    (d.inputs.len(), d.outputs.len(), d.scratch.len()),
+                    d.inputs
+                        .iter()
+                        .chain(&d.outputs)
+                        .chain(&d.scratch)
+                        .copied()
+                        .collect(),
+                ),
+                Instruction::Branch(_) => {
+                    return Err(fail(format!("call {} is a branch", c.index)))
+                }
+            };
+        if c.backend.as_deref() != backend {
+            return Err(fail(format!(
+                "call {}: backend {:?} in the plan, {backend:?} in the program",
+                c.index, c.backend
+            )));
+        }
+        if c.kind != kind || c.args != expected || (c.inputs, c.outputs, c.scratch) != counts {
             return Err(fail(format!(
                 "call {}: arguments {:?}, the program has {:?}",
                 c.index, c.args, expected

@@ -1,6 +1,8 @@
 //! An arena ends at the last byte a buffer uses: the planner rounds sizes to the pool's
 //! alignment to place buffers, but the last one's rounding is no memory the program needs.
 
+mod common;
+
 use arenaplan_build::diagnostic::SourceText;
 use arenaplan_build::import::parse_toml_model;
 use arenaplan_build::pipeline::{Pipeline, PipelineError};
@@ -41,9 +43,7 @@ shape = [100]
 fn a_hundred_bytes_fit_a_hundred_byte_pool_at_alignment_16() {
     let program = parse_toml_model(&SourceText::new("m.toml", ONE_TENSOR), None).unwrap();
     let catalogue = board(100);
-    let plan = Pipeline::new(catalogue.target("board").unwrap())
-        .plan(program)
-        .unwrap();
+    let (_, plan) = common::planned(catalogue.target("board").unwrap(), program).unwrap();
     assert_eq!(plan.pools[0].size, 100);
     assert_eq!(
         plan.pools[0].lower_bound, 112,

@@ -11,7 +11,7 @@ use arenaplan_build::emit::{Emit, Symbols};
 use arenaplan_build::import::parse_toml_model;
 use arenaplan_build::import::{load_pte, load_tflite};
 use arenaplan_build::model::Program;
-use arenaplan_build::pipeline::{BufferPlan, CallKind, ModelPlan, Pipeline};
+use arenaplan_build::pipeline::{BufferPlan, CallKind, ModelPlan};
 use arenaplan_build::targets::{Catalogue, Target};
 
 /// The same target with no data cache anywhere (the plan arenaplan made before `dcache_line`).
@@ -24,9 +24,7 @@ fn without_cache(target: &Target) -> Target {
 }
 
 fn run(target: &Target, program: Program) -> (Program, ModelPlan) {
-    Pipeline::new(target)
-        .run(program)
-        .unwrap_or_else(|e| panic!("{}: {e}", target.name))
+    common::planned(target, program).unwrap_or_else(|e| panic!("{}: {e}", target.name))
 }
 
 /// Value ids the NPU reads or writes, derived from the plan alone: the scratch of every NPU

@@ -9,15 +9,14 @@ use std::path::Path;
 use arenaplan_build::blobs::NeutronHeader;
 use arenaplan_build::import::{load_pte, load_tflite};
 use arenaplan_build::model::{Instruction, Origin, PoolChoice, Program, ScratchSpec};
-use arenaplan_build::pipeline::{BufferKind, CallKind, ModelPlan, Pipeline};
+use arenaplan_build::pipeline::{BufferKind, CallKind, ModelPlan};
 use arenaplan_build::targets::Catalogue;
 use common::corpus;
 use serde_json::Value as Json;
 
 fn plan(program: Program, target: &str) -> (Program, ModelPlan) {
     let catalogue = Catalogue::builtin();
-    Pipeline::new(catalogue.target(target).unwrap())
-        .run(program)
+    common::planned(catalogue.target(target).unwrap(), program)
         .unwrap_or_else(|e| panic!("{target}: {e}"))
 }
 

@@ -1,11 +1,13 @@
 //! The repository's own fixtures (`testdata/fixtures/`, made by `scripts/make_fixtures.py` with
 //! Arm's Vela): imported and planned without Python, checked against the numbers Vela wrote.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use arenaplan_build::import::{load_pte, load_tflite};
 use arenaplan_build::model::{Instruction, Origin};
-use arenaplan_build::pipeline::{BufferKind, CallKind, ModelPlan, Pipeline};
+use arenaplan_build::pipeline::{BufferKind, CallKind, ModelPlan};
 use arenaplan_build::targets::Catalogue;
 use arenaplan_build::{Build, Emit};
 use serde_json::Value as Json;
@@ -91,9 +93,7 @@ fn ethos_u_and_neutron_programs_import_and_plan_as_vela_says() {
             assert_eq!(declared, vela, "{file}: scratch sizes");
         }
         let target = catalogue.target(target).unwrap();
-        let (_, plan) = Pipeline::new(target)
-            .run(program)
-            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        let (_, plan) = common::planned(target, program).unwrap_or_else(|e| panic!("{file}: {e}"));
         for (planned, e) in scratch_of_calls(&plan).iter().zip(expected) {
             let vela: Vec<u64> = e["scratch"]
                 .as_array()
@@ -126,9 +126,7 @@ fn ethos_u_and_neutron_programs_import_and_plan_as_vela_says() {
 fn two_chained_calls_share_their_scratch() {
     let program = load_pte(&dir().join("ethosu_u55_two_calls.pte")).unwrap();
     let catalogue = Catalogue::builtin();
-    let plan = Pipeline::new(catalogue.target("corstone-300").unwrap())
-        .plan(program)
-        .unwrap();
+    let (_, plan) = common::planned(catalogue.target("corstone-300").unwrap(), program).unwrap();
     let offsets: Vec<u64> = plan
         .buffers
         .iter()

@@ -14,7 +14,7 @@ use std::process::Command;
 use arenaplan_build::diagnostic::SourceText;
 use arenaplan_build::emit::{Emit, Symbols};
 use arenaplan_build::import::parse_toml_model;
-use arenaplan_build::pipeline::{BufferKind, Pipeline};
+use arenaplan_build::pipeline::BufferKind;
 use arenaplan_build::targets::Catalogue;
 
 /// x (512 B, dead after call a) -> a -> y; y and w (alive until call b) -> b -> z. Call b's
@@ -120,7 +120,7 @@ fn header_offsets_are_the_plans_and_each_call_runs_on_its_own_scratch() {
     let program = parse_toml_model(&SourceText::new("two_calls.toml", TWO_CALLS), None).unwrap();
     let catalogue = Catalogue::builtin();
     let target = catalogue.target("mcxn947").unwrap();
-    let (program, plan) = Pipeline::new(target).run(program).unwrap();
+    let (program, plan) = common::planned(target, program).unwrap();
     let scratch: Vec<_> = plan
         .buffers
         .iter()

@@ -14,7 +14,6 @@ use arenaplan_build::diagnostic::SourceText;
 use arenaplan_build::emit::{Emit, Symbols};
 use arenaplan_build::import::parse_toml_model;
 use arenaplan_build::model::Program;
-use arenaplan_build::pipeline::Pipeline;
 use arenaplan_build::targets::Catalogue;
 
 /// Strings that would each end a C or Rust string, a comment, a linker statement or an XML
@@ -88,9 +87,7 @@ fn out_dir(tag: &str) -> PathBuf {
 fn generate(program: Program, target: &str, tag: &str) -> (PathBuf, Vec<(String, String)>) {
     let catalogue = Catalogue::builtin();
     let target = catalogue.target(target).unwrap();
-    let (program, plan) = Pipeline::new(target)
-        .run(program)
-        .unwrap_or_else(|e| panic!("{e}"));
+    let (program, plan) = common::planned(target, program).unwrap_or_else(|e| panic!("{e}"));
     let files = common::emit_files(&program, &plan, target, "m", Symbols::C, Emit::ALL);
     let dir = out_dir(tag);
     for (name, text) in &files {
@@ -156,8 +153,7 @@ fn without_comments(text: &str) -> String {
 fn refusal(text: &str, target: &str) -> String {
     let program = parse_toml_model(&SourceText::new("m.toml", text), None).unwrap();
     let catalogue = Catalogue::builtin();
-    Pipeline::new(catalogue.target(target).unwrap())
-        .run(program)
+    common::planned(catalogue.target(target).unwrap(), program)
         .expect_err("the model is refused")
         .to_string()
 }

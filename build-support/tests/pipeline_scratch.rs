@@ -23,9 +23,7 @@ fn targets(text: &str) -> Catalogue {
 
 fn run(catalogue: &Catalogue, target: &str, program: Program) -> (Program, ModelPlan) {
     let target = catalogue.target(target).unwrap();
-    let (program, plan) = Pipeline::new(target)
-        .run(program)
-        .unwrap_or_else(|e| panic!("{e}"));
+    let (program, plan) = common::planned(target, program).unwrap_or_else(|e| panic!("{e}"));
     check(&program, &plan, catalogue, &target.name);
     (program, plan)
 }
@@ -618,8 +616,7 @@ mod slots {
 
     fn planned(target: &str, program: Program) -> (Program, ModelPlan) {
         let catalogue = Catalogue::builtin();
-        Pipeline::new(catalogue.target(target).unwrap())
-            .run(program)
+        crate::common::planned(catalogue.target(target).unwrap(), program)
             .unwrap_or_else(|e| panic!("{e}"))
     }
 

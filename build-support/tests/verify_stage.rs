@@ -2,13 +2,15 @@
 //! bug in a stage between the planner and the emitters would leave it — fails the build with
 //! the problem named, and no artifact is made. One test per rule the stage enforces.
 
+mod common;
+
 use std::path::Path;
 
 use arenaplan_build::build::{verify_and_emit, Artifacts};
 use arenaplan_build::emit::{Emit, Symbols};
 use arenaplan_build::import::load_model;
 use arenaplan_build::model::Program;
-use arenaplan_build::pipeline::{BufferKind, ModelPlan, Pipeline};
+use arenaplan_build::pipeline::{BufferKind, ModelPlan};
 use arenaplan_build::targets::Catalogue;
 use arenaplan_build::BuildError;
 
@@ -17,9 +19,11 @@ use arenaplan_build::BuildError;
 fn planned() -> (Program, ModelPlan) {
     let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/models/two_npu_calls.toml");
     let catalogue = Catalogue::builtin();
-    Pipeline::new(catalogue.target("corstone-300").unwrap())
-        .run(load_model(&model).unwrap())
-        .unwrap()
+    common::planned(
+        catalogue.target("corstone-300").unwrap(),
+        load_model(&model).unwrap(),
+    )
+    .unwrap()
 }
 
 /// The build's stages after planning, on `plan` (every artifact).
@@ -169,6 +173,66 @@ fn a_calls_arguments_are_the_programs() {
         |plan| {
             let call = plan.calls.iter_mut().find(|c| c.inputs > 0).unwrap();
             call.args.swap(0, call.inputs);
+        },
+        "arguments",
+    );
+}
+
+#[test]
+fn the_plan_is_for_the_target_it_is_emitted_for() {
+    refused(|plan| plan.target = "corstone-320".into(), "names target");
+}
+
+#[test]
+fn a_buffer_is_what_its_value_is() {
+    refused(
+        |plan| {
+            let b = plan
+                .buffers
+                .iter_mut()
+                .find(|b| b.kind == BufferKind::Scratch)
+                .unwrap();
+            b.kind = BufferKind::Tensor;
+            b.call = None;
+        },
+        "in the program",
+    );
+}
+
+#[test]
+fn an_arena_is_named_as_the_targets_pool() {
+    refused(|plan| plan.pools[0].name = "ddr".into(), "named `ddr`");
+}
+
+#[test]
+fn every_call_of_the_program_is_in_the_plan_once_in_order() {
+    refused(
+        |plan| {
+            plan.calls.remove(0);
+        },
+        "in the program",
+    );
+    refused(|plan| plan.calls.swap(0, 1), "in the program");
+}
+
+#[test]
+fn a_delegate_call_names_its_backend() {
+    refused(
+        |plan| {
+            let call = plan.calls.iter_mut().find(|c| c.backend.is_some()).unwrap();
+            call.backend = Some("NeutronBackend".into());
+        },
+        "backend",
+    );
+}
+
+#[test]
+fn a_calls_counts_split_its_arguments_as_the_program_does() {
+    refused(
+        |plan| {
+            let call = plan.calls.iter_mut().find(|c| c.inputs > 0).unwrap();
+            call.inputs -= 1;
+            call.outputs += 1;
         },
         "arguments",
     );

@@ -1,5 +1,5 @@
-//! Plans the Neutron program for mcxn947 and compiles the generated program tables.
-use std::path::PathBuf;
+//! Plans the Neutron program for mcxn947, compiles the generated program tables, and on the
+//! Cortex-M target links the arenas into the MCX N947's SRAM.
 
 fn main() {
     let generated = arenaplan_build::Build::new()
@@ -8,15 +8,7 @@ fn main() {
         .name("model")
         .compile();
     generated.cc_build().compile("model_tables");
-    if std::env::var("TARGET")
-        .unwrap_or_default()
-        .starts_with("thumb")
-    {
-        let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
-        std::fs::copy("memory.x", out.join("memory.x")).unwrap();
-        println!("cargo::rustc-link-search={}", out.display());
-        println!("cargo::rustc-link-arg=-Tlink.x");
-        generated.link_args();
-        println!("cargo::rerun-if-changed=memory.x");
-    }
+    generated
+        .link_cortex_m_rt("memory.x")
+        .expect("memory.x is readable");
 }

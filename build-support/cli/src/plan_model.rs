@@ -137,6 +137,8 @@ pub(crate) fn inspect(args: &InspectArgs) -> Result<(), Failure> {
         .catalogue(input::load_catalogue(args.targets.as_deref())?)
         .target(target_name)
         .program(program)
+        // Nothing is written: no file name to check against the model's name.
+        .name("inspect")
         .emit(report_only)
         .sources(Vec::<PathBuf>::new())
         .try_render()

@@ -1,10 +1,12 @@
-//! `.pte` reader, then the whole planning pipeline on whatever it accepts.
+//! `.pte` reader, then the whole planning pipeline and the verify stage on whatever it accepts:
+//! a plan that fails the verify stage is a bug, as a panic is.
 #![no_main]
 
 use arenaplan_build::import::read_pte;
 use arenaplan_build::pipeline::Pipeline;
-use arenaplan_build::Planner;
 use arenaplan_build::targets::Catalogue;
+use arenaplan_build::verify::verify;
+use arenaplan_build::Planner;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -12,8 +14,9 @@ fuzz_target!(|data: &[u8]| {
         let catalogue = Catalogue::builtin();
         let mut planner = Planner::new();
         planner.step_budget(10_000);
-        let _ = Pipeline::new(catalogue.target("corstone-300").unwrap())
-            .planner(planner)
-            .run(program);
+        let target = catalogue.target("corstone-300").unwrap();
+        if let Ok((program, plan)) = Pipeline::new(target).planner(planner).run(program) {
+            verify(&program, &plan, target).unwrap_or_else(|e| panic!("{e}"));
+        }
     }
 });

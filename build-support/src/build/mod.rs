@@ -16,7 +16,7 @@
 
 mod scan;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
@@ -123,6 +123,32 @@ impl Generated {
         args
     }
 
+    /// Links a cortex-m-rt firmware in one call from its build script: on a bare-metal target
+    /// (`CARGO_CFG_TARGET_OS` is `none`) it copies the crate's `memory_x` into `OUT_DIR` (where
+    /// cortex-m-rt's `link.x` includes it), links with `-Tlink.x` and then the model's `NAME.x`
+    /// ([`Generated::link_args`]), and reruns when `memory_x` changes. On the host it does
+    /// nothing. Returns whether it linked.
+    ///
+    /// ```no_run
+    /// let generated = arenaplan_build::Build::new().model("model.pte").target("corstone-300").compile();
+    /// generated.link_cortex_m_rt("memory.x").expect("memory.x is readable");
+    /// ```
+    pub fn link_cortex_m_rt(&self, memory_x: impl AsRef<Path>) -> std::io::Result<bool> {
+        if std::env::var("CARGO_CFG_TARGET_OS").as_deref() != Ok("none") {
+            return Ok(false);
+        }
+        let memory_x = memory_x.as_ref();
+        let out = std::env::var_os("OUT_DIR").map(PathBuf::from).ok_or_else(|| {
+            std::io::Error::new(std::io::ErrorKind::NotFound, "OUT_DIR is not set: call this from build.rs")
+        })?;
+        std::fs::copy(memory_x, out.join("memory.x"))?;
+        println!("cargo::rustc-link-search={}", out.display());
+        println!("cargo::rerun-if-changed={}", memory_x.display());
+        println!("cargo::rustc-link-arg=-Tlink.x");
+        self.link_args();
+        Ok(true)
+    }
+
     /// A `cc::Build` set up to compile the generated C source (which defines the arenas and
     /// tables when the C side owns the symbols), with the header's directory on the include
     /// path. Add the integrator's own C files and call `compile`.
@@ -188,7 +214,11 @@ impl Build {
         self
     }
 
-    /// Uses this catalogue, already read (instead of [`Build::targets_file`]).
+    /// Uses this catalogue, already read (instead of [`Build::targets_file`]): for tools that
+    /// read the file themselves, like the `arenaplan` command. A build script uses
+    /// [`Build::targets_file`] instead, which also points the `#[delegate]` macro at the same
+    /// file (`ARENAPLAN_TARGETS_FILE`); with a catalogue given here the macro checks against
+    /// the built-in one.
     pub fn catalogue(&mut self, catalogue: Catalogue) -> &mut Self {
         self.catalogue = Some(catalogue);
         self
@@ -522,7 +552,8 @@ impl CargoOutput {
     }
 
     fn line(&mut self, line: String) {
-        if line.contains(['\n', '\r']) {
+        // Only a printed instruction can be split by a line break (the CLI prints none).
+        if self.print && line.contains(['\n', '\r']) {
             self.broken.get_or_insert(line);
             return;
         }

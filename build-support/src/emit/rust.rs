@@ -134,7 +134,7 @@ pub(super) fn module(input: &Input<'_>) -> String {
     };
     let file: syn::File = syn::parse2(tokens).expect("the generated module is Rust");
     format!(
-        "// {}\n//\n// Pool sizes, scratch regions and argument tables of the plan, arenas in their pools'\n// linker sections, and `const` checks the compiler proves.\n\n{}",
+        "// {}\n//\n// Pool sizes, scratch regions and argument lists of the plan, arenas in their pools'\n// linker sections, and `const` checks the compiler proves.\n\n{}",
         banner(input),
         prettyplease::unparse(&file)
     )

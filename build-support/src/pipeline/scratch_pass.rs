@@ -43,8 +43,8 @@ pub fn insert_scratch(program: &mut Program, bound: &[Vec<BoundScratch>]) -> usi
     inserted
 }
 
-/// The label a scratch buffer's value and generated constants carry: its declaration's, as an
-/// identifier (the emitters split value names on `@` and `.`), or `scratch<slot>`.
+/// The label a scratch buffer's value and generated constants carry (`ValueKind::Scratch`'s
+/// `label`): its declaration's, as an identifier, or `scratch<slot>`.
 pub(super) fn label(scratch: &BoundScratch, slot: usize) -> String {
     scratch
         .label

@@ -29,6 +29,17 @@ pub fn folder_bytes(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
     v
 }
 
+/// `program` planned for `target` by the pipeline, and the plan checked by the verify stage as
+/// every build checks it (a plan that fails is a bug: the test panics).
+pub fn planned(
+    target: &Target,
+    program: Program,
+) -> Result<(Program, ModelPlan), arenaplan_build::pipeline::PipelineError> {
+    let (program, plan) = arenaplan_build::pipeline::Pipeline::new(target).run(program)?;
+    verify(&program, &plan, target).unwrap_or_else(|e| panic!("{e}"));
+    Ok((program, plan))
+}
+
 /// What the build writes for `plan`: the verify stage, then every emitter in `what` (no
 /// `#[delegate]` declarations). Panics if the plan does not verify.
 pub fn emit_files(

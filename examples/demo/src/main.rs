@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use arenaplan_build::model::ValueKind;
 use arenaplan_build::targets::Catalogue;
-use arenaplan_build::{BufferKind, Build, CallKind};
+use arenaplan_build::{BufferKind, Build, BuildError, CallKind};
 use arenaplan_planner::{Buffer, Planner, Problem};
 
 fn main() -> ExitCode {
@@ -35,12 +35,18 @@ fn main() -> ExitCode {
     };
     // No firmware sources to scan: the demo's delegates declare their scratch in the model.
     let planned = match Build::new()
+        .catalogue(catalogue.clone())
         .model(&model)
         .target(&target_name)
         .sources(Vec::<PathBuf>::new())
         .try_render()
     {
         Ok(p) => p,
+        // A model that cannot be read is bad input (2), as for the target above.
+        Err(e @ BuildError::Input(_)) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
         Err(e) => {
             eprintln!("error: {}: {e}", model.display());
             return ExitCode::FAILURE;
@@ -53,7 +59,12 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     for (file, text) in &planned.files {
-        if let Err(e) = std::fs::write(out.join(file), text) {
+        let path = out.join(file);
+        // Unchanged files keep their timestamps (an SVG viewer need not reload).
+        if std::fs::read(&path).is_ok_and(|old| old == text.as_bytes()) {
+            continue;
+        }
+        if let Err(e) = std::fs::write(&path, text) {
             eprintln!("error: {file}: {e}");
             return ExitCode::FAILURE;
         }

@@ -16,6 +16,48 @@
 //! generated.link_args();
 //! ```
 //!
+//! [`Build::try_render`] runs every stage without writing, for tools and tests:
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = std::env::temp_dir().join(format!("arenaplan-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir)?;
+//! let model = dir.join("kws.toml");
+//! std::fs::write(&model, r#"
+//!     name = "kws"
+//!     inputs = ["x"]
+//!     outputs = ["y"]
+//!     [[tensor]]
+//!     name = "x"
+//!     dtype = "int8"
+//!     shape = [1024]
+//!     [[tensor]]
+//!     name = "y"
+//!     dtype = "int8"
+//!     shape = [1024]
+//!     [[delegate]]
+//!     name = "npu"
+//!     backend = "EthosUBackend"
+//!     scratch = [ { size = 1536, pool = "npu_scratch" } ]
+//!     [[instruction]]
+//!     kind = "delegate"
+//!     delegate = "npu"
+//!     inputs = ["x"]
+//!     outputs = ["y"]
+//! "#)?;
+//! let rendered = arenaplan_build::Build::new()
+//!     .model(&model)
+//!     .target("corstone-300")
+//!     .sources(Vec::<std::path::PathBuf>::new()) // no firmware sources to scan here
+//!     .try_render()?;
+//! // Input, output and the call's scratch share one 2 MiB SRAM arena, 32-byte lines.
+//! assert_eq!(rendered.plan.pools[0].size, 1024 + 1024 + 1536);
+//! assert!(rendered.files.iter().any(|(name, _)| name == "kws.h"));
+//! # std::fs::remove_dir_all(&dir)?;
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! The [model IR](model) is public: [`Build::program`] plans a program made elsewhere. The
 //! stages behind it (import, the backends' blob readers in `blobs`, pipeline, verify, emit,
 //! output) are public only with the feature `internals`, for arenaplan's own tools and tests:

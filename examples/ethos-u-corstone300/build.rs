@@ -3,7 +3,7 @@
 
 fn main() {
     let generated = arenaplan_build::Build::new()
-        .model("../../build-support/testdata/fixtures/ethosu_u55_two_calls.pte")
+        .model("model.pte") // the Vela-compiled fixture (a link into build-support/testdata)
         .target("corstone-300")
         .name("model")
         .compile();

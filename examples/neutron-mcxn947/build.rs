@@ -3,7 +3,7 @@
 
 fn main() {
     let generated = arenaplan_build::Build::new()
-        .model("../../build-support/testdata/fixtures/neutron_v0_one_call.pte")
+        .model("model.pte") // the Neutron fixture (a link into build-support/testdata)
         .target("mcxn947")
         .name("model")
         .compile();

@@ -7,8 +7,8 @@
 //! constants the build script generated: a stale plan or an edited declaration is a compile
 //! error. Use them through the `arenaplan` crate.
 //!
-//! Phases, one module each: [`target`] (which target), `arenaplan_syntax::delegate` (parse and
-//! check, shared with the build script), [`expand`] (code generation).
+//! Phases, one module each: `target` (which target), `arenaplan_syntax::delegate` (parse and
+//! check, shared with the build script), `expand` (code generation).
 
 mod expand;
 mod target;

@@ -19,6 +19,25 @@
 //!     Ok(())
 //! }
 //! ```
+//!
+//! A backend written in Rust is a function over the [`Call`] view of its flat argument list
+//! (inputs, outputs, then scratch), so it can be exercised without the runtime:
+//!
+//! ```
+//! fn double(call: &mut arenaplan::Call<'_>) -> arenaplan::Result {
+//!     let (inputs, outputs, _scratch) = call.split();
+//!     for (out, x) in outputs[0].iter_mut().zip(inputs[0].iter()) {
+//!         *out = x.wrapping_mul(2);
+//!     }
+//!     Ok(())
+//! }
+//!
+//! let (mut x, mut y) = ([1u8, 2, 3], [0u8; 3]);
+//! let mut args: [&mut [u8]; 2] = [&mut x, &mut y];
+//! let mut call = arenaplan::Call::new(&mut args, 1, 1).expect("1 input, 1 output");
+//! double(&mut call).unwrap();
+//! assert_eq!(y, [2, 4, 6]);
+//! ```
 #![no_std]
 #![deny(missing_docs)]
 

@@ -1,6 +1,7 @@
 //! `arenaplan`: the command-line front end of arenaplan-build (its flags map onto
-//! `arenaplan_build::Build`), for builds without Cargo and
-//! for planner experiments.
+//! `arenaplan_build::Build`), for builds without Cargo and for planner experiments.
+// The items' doc comments are clap's help texts, written for a terminal, not rustdoc links.
+#![allow(rustdoc::broken_intra_doc_links)]
 
 mod input;
 mod plan_csv;

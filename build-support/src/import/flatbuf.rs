@@ -112,7 +112,7 @@ impl<'a> Table<'a> {
         }
         let vtable = vtable as usize;
         let vtable_len = read_u16(data, vtable)? as usize;
-        if vtable_len < 4 || vtable_len % 2 != 0 {
+        if vtable_len < 4 || !vtable_len.is_multiple_of(2) {
             return err(
                 vtable,
                 format!("vtable length {vtable_len} is not a valid size"),

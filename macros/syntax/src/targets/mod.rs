@@ -33,7 +33,7 @@ pub use size::ByteSize;
 pub const SCHEMA_VERSION: i64 = 1;
 
 /// The catalogue shipped with arenaplan (`targets.toml` at the repository root).
-pub const BUILTIN_TARGETS: &str = include_str!("../../../../targets.toml");
+pub const BUILTIN_TARGETS: &str = include_str!("../../targets.toml");
 
 /// Largest `targets.toml` read (a catalogue is a few kilobytes).
 const MAX_FILE_BYTES: u64 = 4 << 20;

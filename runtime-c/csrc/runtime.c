@@ -150,11 +150,11 @@ static ap_status_t check_instruction(const ap_program_t *p, const ap_buffer_t *v
 #define METHOD_READY 0x61704D31u
 
 /* Destroys delegates [0, n): on an init that fails part way, and by ap_method_destroy. */
-static void destroy_delegates(const ap_method_memory_t *mem, uint32_t n) {
+static void destroy_delegates(const ap_backend_t *const *backends, ap_handle_t *handles, uint32_t n) {
     for (uint32_t d = 0; d < n; d++) {
-        const ap_backend_t *b = mem->delegate_backends[d];
+        const ap_backend_t *b = backends[d];
         if (b != NULL && b->destroy != NULL) {
-            b->destroy(&mem->handles[d]);
+            b->destroy(&handles[d]);
         }
     }
 }
@@ -162,10 +162,9 @@ static void destroy_delegates(const ap_method_memory_t *mem, uint32_t n) {
 /* Every failed init ends here: what it initialized is destroyed and the method is left zeroed
  * (not initialized), so no entry point follows a pointer init set before it failed.
  * failed_instruction names the instruction refused, when one was. */
-static ap_status_t init_failed(ap_method_t *m, const ap_method_memory_t *mem, uint32_t ndelegates,
-                               uint32_t failed_instruction, ap_status_t s) {
+static ap_status_t init_failed(ap_method_t *m, uint32_t ndelegates, uint32_t failed_instruction, ap_status_t s) {
     if (ndelegates > 0) {
-        destroy_delegates(mem, ndelegates);
+        destroy_delegates(m->backends, m->handles, ndelegates);
     }
     memset(m, 0, sizeof *m);
     m->failed_instruction = failed_instruction;
@@ -193,25 +192,8 @@ static ap_status_t check_storage(const ap_program_t *p, const ap_method_memory_t
     return AP_OK;
 }
 
-/* Resolves every value: a planned tensor to its place inside its pool's arena, a constant to
- * its data. The program's inputs and outputs must name values. */
-static ap_status_t bind_values(const ap_program_t *p, const ap_pool_t *pools, size_t npools,
-                               const ap_method_memory_t *mem) {
-    for (uint32_t v = 0; v < p->ntensors; v++) {
-        const ap_tensor_desc_t *t = &p->tensors[v];
-        ap_buffer_t *b = &mem->values[v];
-        if (t->mem_id == 0) {
-            b->data = (uint8_t *)(uintptr_t)t->constant;
-            b->size = t->constant == NULL ? 0 : t->size;
-            continue;
-        }
-        const ap_pool_t *pool = find_pool(pools, npools, t->mem_id);
-        if (pool == NULL || pool->base == NULL || t->offset > pool->size || t->size > pool->size - t->offset) {
-            return AP_ERR_INVALID_PROGRAM;
-        }
-        b->data = pool->base + t->offset;
-        b->size = t->size;
-    }
+/* The program's inputs and outputs name values. */
+static ap_status_t check_io(const ap_program_t *p) {
     for (uint32_t i = 0; i < p->ninputs; i++) {
         if (p->inputs[i] >= p->ntensors) {
             return AP_ERR_INVALID_PROGRAM;
@@ -225,11 +207,48 @@ static ap_status_t bind_values(const ap_program_t *p, const ap_pool_t *pools, si
     return AP_OK;
 }
 
-/* Every instruction against the bound values (see check_instruction); *failed names the one
- * refused. */
-static ap_status_t check_instructions(const ap_program_t *p, const ap_method_memory_t *mem, uint32_t *failed) {
+/* Resolves every value into the integrator's storage: a planned tensor to its place inside its
+ * pool's arena, a constant to its data. */
+static ap_status_t bind_values(const ap_program_t *p, const ap_pool_t *pools, size_t npools, ap_buffer_t *values) {
+    for (uint32_t v = 0; v < p->ntensors; v++) {
+        const ap_tensor_desc_t *t = &p->tensors[v];
+        ap_buffer_t *b = &values[v];
+        if (t->mem_id == 0) {
+            b->data = (uint8_t *)(uintptr_t)t->constant;
+            b->size = t->constant == NULL ? 0 : t->size;
+            continue;
+        }
+        const ap_pool_t *pool = find_pool(pools, npools, t->mem_id);
+        if (pool == NULL || pool->base == NULL || t->offset > pool->size || t->size > pool->size - t->offset) {
+            return AP_ERR_INVALID_PROGRAM;
+        }
+        b->data = pool->base + t->offset;
+        b->size = t->size;
+    }
+    return AP_OK;
+}
+
+/* Checks values the build resolved against the program: a planned tensor has memory of its
+ * size, a constant is the program's data, an absent value is empty. */
+static ap_status_t check_bound_values(const ap_program_t *p, const ap_buffer_t *values) {
+    for (uint32_t v = 0; v < p->ntensors; v++) {
+        const ap_tensor_desc_t *t = &p->tensors[v];
+        const ap_buffer_t *b = &values[v];
+        int ok = t->mem_id != 0 ? (b->data != NULL && b->size == t->size)
+                                : (b->data == (const uint8_t *)t->constant &&
+                                   b->size == (t->constant == NULL ? 0 : t->size));
+        if (!ok) {
+            return AP_ERR_INVALID_PROGRAM;
+        }
+    }
+    return AP_OK;
+}
+
+/* Every instruction against the values (see check_instruction); *failed names the one refused. */
+static ap_status_t check_instructions(const ap_program_t *p, const ap_buffer_t *values, size_t nargs,
+                                      uint32_t *failed) {
     for (uint32_t n = 0; n < p->ninstructions; n++) {
-        ap_status_t s = check_instruction(p, mem->values, &p->instructions[n], mem->nargs);
+        ap_status_t s = check_instruction(p, values, &p->instructions[n], nargs);
         if (s != AP_OK) {
             *failed = n;
             return s;
@@ -240,55 +259,98 @@ static ap_status_t check_instructions(const ap_program_t *p, const ap_method_mem
 
 /* Finds every kernel the program names among those the integrator registered. */
 static ap_status_t resolve_kernels(const ap_program_t *p, const ap_kernel_t *kernels, size_t nkernels,
-                                   const ap_method_memory_t *mem) {
+                                   const ap_kernel_t **found) {
     for (uint32_t k = 0; k < p->nkernels; k++) {
-        mem->kernel_fns[k] = NULL;
+        found[k] = NULL;
         for (size_t r = 0; r < nkernels; r++) {
             if (p->kernels[k] != NULL && kernels[r].name != NULL && kernels[r].fn != NULL &&
                 same_name(p->kernels[k], kernels[r].name)) {
-                mem->kernel_fns[k] = &kernels[r];
+                found[k] = &kernels[r];
                 break;
             }
         }
-        if (mem->kernel_fns[k] == NULL) {
+        if (found[k] == NULL) {
             return AP_ERR_KERNEL_NOT_FOUND;
         }
     }
     return AP_OK;
 }
 
-/* Finds each delegate's backend by id and initializes the delegate from its blob, in order.
- * *initialized counts the delegates to destroy if a later one fails. */
-static ap_status_t init_delegates(const ap_program_t *p, const ap_backend_t *const *backends, size_t nbackends,
-                                  const ap_method_memory_t *mem, uint32_t *initialized) {
+/* Finds each delegate's backend by id among those the integrator registered. */
+static ap_status_t resolve_backends(const ap_program_t *p, const ap_backend_t *const *backends, size_t nbackends,
+                                    const ap_backend_t **found) {
     for (uint32_t d = 0; d < p->ndelegates; d++) {
         const ap_delegate_desc_t *desc = &p->delegates[d];
-        const ap_backend_t *found = NULL;
+        found[d] = NULL;
         for (size_t r = 0; r < nbackends && desc->backend != NULL; r++) {
             if (backends[r] != NULL && backends[r]->id != NULL && same_name(backends[r]->id, desc->backend)) {
-                found = backends[r];
+                found[d] = backends[r];
                 break;
             }
         }
-        if (found == NULL || found->execute == NULL) {
+        if (found[d] == NULL || found[d]->execute == NULL) {
             return AP_ERR_BACKEND_NOT_FOUND;
         }
-        mem->delegate_backends[d] = found;
-        memset(&mem->handles[d], 0, sizeof mem->handles[d]);
-        if (found->init != NULL) {
-            ap_status_t s = found->init(desc->blob, desc->blob_size, desc->specs, desc->nspecs, &mem->handles[d]);
+    }
+    return AP_OK;
+}
+
+/* The build's tables name, for each delegate, the backend of the delegate's id, and for each
+ * kernel, one of the kernel's name. */
+static ap_status_t check_bound_calls(const ap_program_t *p, const ap_backend_t *const *backends,
+                                     const ap_kernel_t *const *kernels) {
+    for (uint32_t d = 0; d < p->ndelegates; d++) {
+        const ap_backend_t *b = backends[d];
+        if (b == NULL || b->id == NULL || b->execute == NULL || p->delegates[d].backend == NULL ||
+            !same_name(b->id, p->delegates[d].backend)) {
+            return AP_ERR_BACKEND_NOT_FOUND;
+        }
+    }
+    for (uint32_t k = 0; k < p->nkernels; k++) {
+        const ap_kernel_t *kernel = kernels[k];
+        if (kernel == NULL || kernel->fn == NULL || kernel->name == NULL || p->kernels[k] == NULL ||
+            !same_name(kernel->name, p->kernels[k])) {
+            return AP_ERR_KERNEL_NOT_FOUND;
+        }
+    }
+    return AP_OK;
+}
+
+/* Initializes each delegate from its blob, in order, on the method's backends and handles.
+ * m->initialized_delegates counts the delegates to destroy if a later one fails. */
+static ap_status_t init_delegates(ap_method_t *m) {
+    const ap_program_t *p = m->program;
+    for (uint32_t d = 0; d < p->ndelegates; d++) {
+        const ap_delegate_desc_t *desc = &p->delegates[d];
+        const ap_backend_t *b = m->backends[d];
+        memset(&m->handles[d], 0, sizeof m->handles[d]);
+        if (b->init != NULL) {
+            ap_status_t s = b->init(desc->blob, desc->blob_size, desc->specs, desc->nspecs, &m->handles[d]);
             if (s != AP_OK) {
                 /* Delegate d did not initialize: destroy the ones before it only. */
                 return s;
             }
         }
-        *initialized = d + 1;
+        m->initialized_delegates = d + 1;
     }
     return AP_OK;
 }
 
+/* The end of both inits: delegates initialized, or everything undone. */
+static ap_status_t finish_init(ap_method_t *m, ap_status_t s, uint32_t failed) {
+    if (s == AP_OK) {
+        s = init_delegates(m);
+    }
+    if (s != AP_OK) {
+        return init_failed(m, m->initialized_delegates, failed, s);
+    }
+    m->ready = METHOD_READY;
+    return AP_OK;
+}
+
 /* Init in named steps: check the program and the storage, bind values to arenas, check every
- * instruction, resolve kernels, initialize delegates. Any failure undoes what came before. */
+ * instruction, resolve kernels and backends, initialize delegates. Any failure undoes what came
+ * before. */
 ap_status_t ap_method_init(ap_method_t *m, const ap_program_t *p, const ap_pool_t *pools, size_t npools,
                            const ap_backend_t *const *backends, size_t nbackends,
                            const ap_kernel_t *kernels, size_t nkernels, const ap_method_memory_t *mem) {
@@ -308,26 +370,69 @@ ap_status_t ap_method_init(ap_method_t *m, const ap_program_t *p, const ap_pool_
     if (s != AP_OK) {
         return s;
     }
-    uint32_t failed = 0, initialized = 0;
-    s = bind_values(p, pools, npools, mem);
+    uint32_t failed = 0;
+    s = bind_values(p, pools, npools, mem->values);
     if (s == AP_OK) {
-        s = check_instructions(p, mem, &failed);
+        s = check_io(p);
     }
     if (s == AP_OK) {
-        s = resolve_kernels(p, kernels, nkernels, mem);
+        s = check_instructions(p, mem->values, mem->nargs, &failed);
     }
     if (s == AP_OK) {
-        s = init_delegates(p, backends, nbackends, mem, &initialized);
+        s = resolve_kernels(p, kernels, nkernels, mem->kernel_fns);
     }
-    if (s != AP_OK) {
-        return init_failed(m, mem, initialized, failed, s);
+    if (s == AP_OK) {
+        s = resolve_backends(p, backends, nbackends, mem->delegate_backends);
     }
     m->program = p;
-    m->mem = *mem;
+    m->values = mem->values;
+    /* C has no implicit T ** to T *const * conversion. */
+    m->backends = (const ap_backend_t *const *)mem->delegate_backends;
+    m->kernels = (const ap_kernel_t *const *)mem->kernel_fns;
+    m->handles = mem->handles;
+    m->args = mem->args;
+    m->nargs = mem->nargs;
     ap_temp_init(&m->temp, mem->temp, mem->temp_size);
-    m->initialized_delegates = p->ndelegates;
-    m->ready = METHOD_READY;
-    return AP_OK;
+    return finish_init(m, s, failed);
+}
+
+ap_status_t ap_method_init_bound(ap_method_t *m, const ap_bound_program_t *b) {
+    if (m == NULL) {
+        return AP_ERR_INVALID_ARGUMENT;
+    }
+    memset(m, 0, sizeof *m);
+    if (b == NULL || b->program == NULL) {
+        return AP_ERR_INVALID_ARGUMENT;
+    }
+    const ap_program_t *p = b->program;
+    ap_status_t s = check_program(p);
+    if (s != AP_OK) {
+        return s;
+    }
+    if ((p->ntensors > 0 && b->values == NULL) ||
+        (p->ndelegates > 0 && (b->backends == NULL || b->handles == NULL)) ||
+        (p->nkernels > 0 && b->kernels == NULL) || (b->nargs > 0 && b->args == NULL)) {
+        return AP_ERR_STORAGE;
+    }
+    uint32_t failed = 0;
+    s = check_bound_values(p, b->values);
+    if (s == AP_OK) {
+        s = check_io(p);
+    }
+    if (s == AP_OK) {
+        s = check_instructions(p, b->values, b->nargs, &failed);
+    }
+    if (s == AP_OK) {
+        s = check_bound_calls(p, b->backends, b->kernels);
+    }
+    m->program = p;
+    m->values = b->values;
+    m->backends = b->backends;
+    m->kernels = b->kernels;
+    m->handles = b->handles;
+    m->args = b->args;
+    m->nargs = b->nargs;
+    return finish_init(m, s, failed);
 }
 
 /* Whether the entry points may follow the method's pointers: only between a successful init
@@ -345,7 +450,7 @@ static ap_status_t io(ap_method_t *m, int outputs, size_t i, ap_buffer_t *out) {
     if (i >= (outputs ? p->noutputs : p->ninputs)) {
         return AP_ERR_INVALID_ARGUMENT;
     }
-    *out = m->mem.values[outputs ? p->outputs[i] : p->inputs[i]];
+    *out = m->values[outputs ? p->outputs[i] : p->inputs[i]];
     return AP_OK;
 }
 
@@ -365,15 +470,15 @@ ap_status_t ap_method_execute(ap_method_t *m) {
     for (uint32_t n = 0; n < p->ninstructions; n++) {
         const ap_instruction_t *ins = &p->instructions[n];
         for (uint32_t a = 0; a < ins->nargs; a++) {
-            m->mem.args[a] = m->mem.values[ins->args[a]];
+            m->args[a] = m->values[ins->args[a]];
         }
         ap_status_t s;
         if (ins->kind == AP_INSTR_DELEGATE) {
-            const ap_backend_t *b = m->mem.delegate_backends[ins->index];
-            s = b->execute(&ctx, &m->mem.handles[ins->index], m->mem.args, ins->nargs);
+            const ap_backend_t *b = m->backends[ins->index];
+            s = b->execute(&ctx, &m->handles[ins->index], m->args, ins->nargs);
         } else {
-            const ap_kernel_t *k = m->mem.kernel_fns[ins->index];
-            s = k->fn(&ctx, m->mem.args, ins->nargs, k->user);
+            const ap_kernel_t *k = m->kernels[ins->index];
+            s = k->fn(&ctx, m->args, ins->nargs, k->user);
         }
         ap_temp_reset(&m->temp);
         if (s != AP_OK) {
@@ -388,7 +493,7 @@ void ap_method_destroy(ap_method_t *m) {
     if (m == NULL || !is_ready(m)) {
         return;
     }
-    destroy_delegates(&m->mem, m->initialized_delegates);
+    destroy_delegates(m->backends, m->handles, m->initialized_delegates);
     /* Zeroed: not initialized, so a second destroy or a later execute touches nothing. */
     memset(m, 0, sizeof *m);
 }

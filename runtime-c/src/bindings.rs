@@ -236,13 +236,30 @@ pub type ap_method_memory_t = ap_method_memory;
 #[derive(Debug, Copy, Clone)]
 pub struct ap_method {
     pub program: *const ap_program_t,
-    pub mem: ap_method_memory_t,
+    pub values: *const ap_buffer_t,
+    pub backends: *const *const ap_backend_t,
+    pub kernels: *const *const ap_kernel_t,
+    pub handles: *mut ap_handle_t,
+    pub args: *mut ap_buffer_t,
+    pub nargs: usize,
     pub temp: ap_temp_allocator_t,
     pub failed_instruction: u32,
     pub initialized_delegates: u32,
     pub ready: u32,
 }
 pub type ap_method_t = ap_method;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ap_bound_program {
+    pub program: *const ap_program_t,
+    pub values: *const ap_buffer_t,
+    pub backends: *const *const ap_backend_t,
+    pub kernels: *const *const ap_kernel_t,
+    pub handles: *mut ap_handle_t,
+    pub args: *mut ap_buffer_t,
+    pub nargs: u32,
+}
+pub type ap_bound_program_t = ap_bound_program;
 unsafe extern "C" {
     pub fn ap_method_init(
         method: *mut ap_method_t,
@@ -254,6 +271,12 @@ unsafe extern "C" {
         kernels: *const ap_kernel_t,
         nkernels: usize,
         memory: *const ap_method_memory_t,
+    ) -> ap_status_t;
+}
+unsafe extern "C" {
+    pub fn ap_method_init_bound(
+        method: *mut ap_method_t,
+        bound: *const ap_bound_program_t,
     ) -> ap_status_t;
 }
 unsafe extern "C" {

@@ -180,15 +180,37 @@ typedef struct ap_method_memory {
 } ap_method_memory_t;
 
 /* A method's state, owned by the runtime; only failed_instruction is for the integrator. All
- * zeros is "not initialized". */
+ * zeros is "not initialized". Init points it at the tables a run reads: the values' memory,
+ * each delegate's backend and each kernel (the integrator's storage after ap_method_init, the
+ * build's const tables after ap_method_init_bound). */
 typedef struct ap_method {
     const ap_program_t *program;
-    ap_method_memory_t mem;
+    const ap_buffer_t *values;           /* program->ntensors */
+    const ap_backend_t *const *backends; /* program->ndelegates */
+    const ap_kernel_t *const *kernels;   /* program->nkernels */
+    ap_handle_t *handles;                /* program->ndelegates */
+    ap_buffer_t *args;                   /* the longest argument list */
+    size_t nargs;
     ap_temp_allocator_t temp;
     uint32_t failed_instruction; /* the instruction execute failed at, or init refused */
     uint32_t initialized_delegates;
     uint32_t ready; /* a marker set by a successful init only, cleared by destroy */
 } ap_method_t;
+
+/* A program bound at build time: every table a run reads that the build can know is const
+ * (flash) — each value's memory as a link-time constant (an arena symbol plus an offset, or a
+ * constant's data), each delegate's backend and each kernel as a symbol — and RAM is only the
+ * delegates' handles and one argument list. arenaplan's build generates one per model
+ * (NAME_program.c) behind NAME_init/NAME_run. */
+typedef struct ap_bound_program {
+    const ap_program_t *program;
+    const ap_buffer_t *values;           /* program->ntensors entries */
+    const ap_backend_t *const *backends; /* program->ndelegates entries */
+    const ap_kernel_t *const *kernels;   /* program->nkernels entries */
+    ap_handle_t *handles;                /* program->ndelegates entries (RAM) */
+    ap_buffer_t *args;                   /* nargs entries (RAM) */
+    uint32_t nargs;
+} ap_bound_program_t;
 
 /* Checks the tables against the pools, resolves backends (by id) and kernels (by name), and
  * initializes every delegate from its blob. Tables are untrusted input: every index, count and
@@ -214,6 +236,13 @@ typedef struct ap_method {
 ap_status_t ap_method_init(ap_method_t *method, const ap_program_t *program, const ap_pool_t *pools,
                            size_t npools, const ap_backend_t *const *backends, size_t nbackends,
                            const ap_kernel_t *kernels, size_t nkernels, const ap_method_memory_t *memory);
+/* ap_method_init for a program bound at build time: the same checks (every index, count and
+ * table; the values' sizes against the program, each planned value's memory present; the
+ * backends' ids against the delegates' — AP_ERR_BACKEND_NOT_FOUND on a mismatch; the same
+ * overlap rule for each call's arguments), then every delegate initialized from its blob. Nothing
+ * is resolved at run time and nothing of the bound program is written but the handles and the
+ * argument list. Failures leave the method not initialized, as for ap_method_init. */
+ap_status_t ap_method_init_bound(ap_method_t *method, const ap_bound_program_t *bound);
 /* Where input i / output i lives (in its arena). AP_ERR_INVALID_ARGUMENT for a NULL method or
  * out, or i out of range; AP_ERR_NOT_INITIALIZED for a method not initialized. */
 ap_status_t ap_method_input(ap_method_t *method, size_t i, ap_buffer_t *out);

@@ -231,6 +231,9 @@ fn the_generated_c_compiles_links_and_agrees_with_the_plan() {
         .arg(&g.source)
         .arg("-I")
         .arg(&dir)
+        // NAME.h declares the model's API in the runtime's types.
+        .arg("-I")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime-c/include"))
         .status()
         .unwrap();
     assert!(status.success(), "the generated C compiles and links");

@@ -64,7 +64,6 @@ outputs = ["z"]
 const MAIN: &str = r#"#include <stdio.h>
 #include <string.h>
 #include "t.h"
-#include "t_program.h"
 
 static ap_status_t run(ap_context_t *ctx, ap_handle_t *h, ap_buffer_t *args, size_t n) {
     (void)ctx;
@@ -77,32 +76,29 @@ static ap_status_t run(ap_context_t *ctx, ap_handle_t *h, ap_buffer_t *args, siz
     for (size_t j = 0; j < args[n - 2].size; j++) args[n - 2].data[j] = (uint8_t)(sum + 3u * j);
     return AP_OK;
 }
-static const ap_backend_t test_npu = {"TestNpu", NULL, run, NULL};
+/* The backend the generated tables name for id "TestNpu" (a link error if missing). */
+const ap_backend_t ap_backend_testnpu = {"TestNpu", NULL, run, NULL};
 
+/* The model's five calls. */
 int main(void) {
-    ap_pool_t pools[T_POOL_COUNT] = {POOLS};
-    const ap_backend_t *backends[] = {&test_npu};
-    static ap_buffer_t values[16], args[8];
-    static ap_handle_t handles[4];
-    static const ap_backend_t *resolved[4];
-    ap_method_memory_t mem = {values, 16, handles, resolved, 4, NULL, 0, args, 8, NULL, 0};
-    ap_method_t m;
-    ap_status_t s = ap_method_init(&m, &t_program, pools, T_POOL_COUNT, backends, 1, NULL, 0, &mem);
-    if (s != AP_OK) { printf("init: %s\n", ap_status_name(s)); return 1; }
-    ap_buffer_t x, w, z;
-    ap_method_input(&m, 0, &x);
-    ap_method_input(&m, 1, &w);
+    ap_status_t s = t_init();
+    if (s != AP_OK) { printf("init: %s at %u\n", ap_status_name(s), (unsigned)t_failed_call()); return 1; }
+    uint32_t nx, nw, nz;
+    uint8_t *x = t_input(0, &nx), *w = t_input(1, &nw);
+    if (t_input(2, &nz) != NULL || nz != 0) { printf("input 2 exists\n"); return 1; }
     unsigned sx = 0, sw = 0;
-    for (size_t i = 0; i < x.size; i++) { x.data[i] = (uint8_t)(i % 5); sx += x.data[i]; }
-    for (size_t i = 0; i < w.size; i++) { w.data[i] = (uint8_t)(i % 3 + 1); sw += w.data[i]; }
-    s = ap_method_execute(&m);
-    if (s != AP_OK) { printf("execute: %s\n", ap_status_name(s)); return 1; }
+    for (uint32_t i = 0; i < nx; i++) { x[i] = (uint8_t)(i % 5); sx += x[i]; }
+    for (uint32_t i = 0; i < nw; i++) { w[i] = (uint8_t)(i % 3 + 1); sw += w[i]; }
+    s = t_run();
+    if (s != AP_OK) { printf("run: %s\n", ap_status_name(s)); return 1; }
     unsigned sy = 0;
     for (unsigned j = 0; j < 64; j++) sy += (uint8_t)(sx + 3u * j);
-    ap_method_output(&m, 0, &z);
-    for (unsigned j = 0; j < z.size; j++) {
-        if (z.data[j] != (uint8_t)(sy + sw + 3u * j)) { printf("output byte %u wrong\n", j); return 1; }
+    const uint8_t *z = t_output(0, &nz);
+    for (unsigned j = 0; j < nz; j++) {
+        if (z[j] != (uint8_t)(sy + sw + 3u * j)) { printf("output byte %u wrong\n", j); return 1; }
     }
+    t_deinit();
+    if (t_run() != AP_ERR_NOT_INITIALIZED) { printf("ran after deinit\n"); return 1; }
     printf("ok\n");
     return 0;
 }
@@ -165,22 +161,16 @@ fn header_offsets_are_the_plans_and_each_call_runs_on_its_own_scratch() {
     let status = Command::new(&cc)
         .args(["-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror", "-c"])
         .arg(d.join("checks.c"))
+        .arg("-I")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime-c/include"))
         .arg("-o")
         .arg(d.join("checks.o"))
         .status()
         .unwrap();
     assert!(status.success(), "the header's constants are the plan's");
 
-    // The program tables run on the runtime, each call on its own scratch.
-    let pools: Vec<String> = plan
-        .pools
-        .iter()
-        .map(|p| {
-            let up = p.name.to_ascii_uppercase();
-            format!("{{T_MEM_ID_{up}, t_arena_{}, T_ARENA_{up}_SIZE}}", p.name)
-        })
-        .collect();
-    std::fs::write(d.join("main.c"), MAIN.replace("POOLS", &pools.join(", "))).unwrap();
+    // The model's C API runs the program, each call on its own scratch.
+    std::fs::write(d.join("main.c"), MAIN).unwrap();
     let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime-c");
     let exe = d.join("run");
     let out = Command::new(&cc)

@@ -36,3 +36,24 @@ pub fn neutron() -> Result<(), RuntimeError> {
     // SAFETY: as above.
     check(unsafe { sys::ap_neutron_host_setup() })
 }
+
+/// How many Ethos-U jobs the emulated NPU ran since [`ethos_u`] set it up.
+pub fn ethos_u_calls() -> u32 {
+    // SAFETY: reads a counter of the emulation.
+    unsafe { sys::ap_ethosu_sim_calls() }
+}
+
+/// How many Neutron jobs the simulator ran since [`neutron`] set it up.
+pub fn neutron_calls() -> u32 {
+    // SAFETY: as above.
+    unsafe { sys::ap_neutron_sim_calls() }
+}
+
+/// Delivers a pending interrupt of the emulated Ethos-U (Arm's `ethosu_irq_handler`), as the
+/// NPU's IRQ would; whether one was pending. Firmware under QEMU calls it from the PendSV
+/// handler the emulated device pends (on the host the driver's wait calls it).
+pub fn ethos_u_irq() -> bool {
+    // SAFETY: the emulation's interrupt delivery: reads and clears its pending flag and runs
+    // the driver's handler, which only touches the driver's own state.
+    unsafe { sys::ap_ethosu_host_irq() != 0 }
+}

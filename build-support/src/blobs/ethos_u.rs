@@ -225,6 +225,10 @@ impl BackendPlugin for EthosU {
         BACKEND
     }
 
+    fn c_symbol(&self) -> &'static str {
+        "ap_ethosu_backend"
+    }
+
     /// No: the backend copies inputs into, and outputs out of, the scratch with the CPU.
     fn npu_reads_io(&self) -> bool {
         false

@@ -100,6 +100,8 @@ pub struct BlobError {
 pub trait BackendPlugin: Sync {
     /// The backend id it handles, e.g. `EthosUBackend`.
     fn backend(&self) -> &'static str;
+    /// The C symbol of the runtime's backend for this id (an `ap_backend_t`).
+    fn c_symbol(&self) -> &'static str;
     /// Whether the NPU itself reads the call's inputs and writes its outputs where they are
     /// planned (Neutron), rather than the backend copying them with the CPU (Ethos-U copies
     /// them into its scratch). Such tensors get the same cache-line care as scratch.
@@ -124,6 +126,28 @@ pub trait BackendPlugin: Sync {
 }
 
 static PLUGINS: [&dyn BackendPlugin; 2] = [&EthosU, &Neutron];
+
+/// The C symbol of the `ap_backend_t` that runs backend `id`: the runtime's own for the
+/// backends arenaplan knows (`ap_ethosu_backend`, `ap_neutron_backend`), else
+/// `ap_backend_<id as an identifier>`, which the integrator (or a `#[delegate]` in Rust)
+/// defines. A program bound at build time names it, so a missing backend is a link error.
+///
+/// ```
+/// use arenaplan_build::blobs::backend_symbol;
+/// assert_eq!(backend_symbol("EthosUBackend"), "ap_ethosu_backend");
+/// assert_eq!(backend_symbol("ConvIm2col"), "ap_backend_convim2col");
+/// ```
+pub fn backend_symbol(id: &str) -> String {
+    match plugin_for(id) {
+        Some(plugin) => plugin.c_symbol().to_owned(),
+        None => format!("ap_backend_{}", crate::names::ident(id)),
+    }
+}
+
+/// The C symbol of the `ap_kernel_t` that runs kernel `op`: `ap_kernel_<op as an identifier>`.
+pub fn kernel_symbol(op: &str) -> String {
+    format!("ap_kernel_{}", crate::names::ident(op))
+}
 
 /// The plugin for a backend id, if arenaplan has one.
 pub fn plugin_for(backend: &str) -> Option<&'static dyn BackendPlugin> {

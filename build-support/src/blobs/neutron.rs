@@ -188,6 +188,10 @@ impl BackendPlugin for Neutron {
         BACKEND
     }
 
+    fn c_symbol(&self) -> &'static str {
+        "ap_neutron_backend"
+    }
+
     /// Yes: the Neutron reads the call's inputs and writes its outputs where they are planned.
     fn npu_reads_io(&self) -> bool {
         true

@@ -10,7 +10,11 @@ pub(super) fn header(input: &Input<'_>) -> String {
     let guard = format!("ARENAPLAN_MODEL_{up}_H");
     let mut w = CWriter::new(&banner(input));
     w.guarded(&guard, |w| {
-        w.blank().line("#include <stdint.h>").blank();
+        w.blank()
+            .line("#include <stdint.h>")
+            .blank()
+            .include("arenaplan/runtime.h")
+            .blank();
         w.extern_c(|w| {
             for line in CHECK {
                 w.line(line);
@@ -73,6 +77,7 @@ pub(super) fn header(input: &Input<'_>) -> String {
                     "extern const arenaplan_call_t {name}_calls[{up}_CALL_COUNT];"
                 ));
             }
+            api(w, input);
         });
         w.blank();
     });
@@ -181,4 +186,28 @@ pub(super) fn source(input: &Input<'_>) -> String {
         );
     }
     w.finish()
+}
+
+/// The model's API, defined in `NAME_program.c` over the runtime: five calls run it.
+fn api(w: &mut CWriter, input: &Input<'_>) {
+    let name = input.name;
+    let up = upper_ident(name);
+    w.blank()
+        .define_unsigned(&format!("{up}_INPUT_COUNT"), input.program.inputs.len())
+        .define_unsigned(&format!("{up}_OUTPUT_COUNT"), input.program.outputs.len())
+        .comment(&format!(
+            "Runs the model (NAME_program.c with the runtime): {name}_init once (binds nothing at run \
+             time: every table is const; initializes the delegates), then fill {name}_input, \
+             {name}_run, read {name}_output; {name}_deinit destroys the delegates. Input and output \
+             addresses are fixed at link time (NULL and size 0 for an index out of range)."
+        ))
+        .line(format!("ap_status_t {name}_init(void);"))
+        .line(format!("uint8_t *{name}_input(uint32_t index, uint32_t *size);"))
+        .line(format!("ap_status_t {name}_run(void);"))
+        .line(format!(
+            "const uint8_t *{name}_output(uint32_t index, uint32_t *size);"
+        ))
+        .line(format!("void {name}_deinit(void);"))
+        .comment("The instruction a failed init or run stopped at.")
+        .line(format!("uint32_t {name}_failed_call(void);"));
 }

@@ -3,6 +3,7 @@
 
 use crate::c_writer::CWriter;
 use super::{banner, upper_ident, Input};
+use crate::blobs::{backend_symbol, kernel_symbol};
 use crate::model::{Instruction, Value, ValueKind};
 
 /// A scratch argument that holds a role's slot without memory.
@@ -35,7 +36,9 @@ pub(super) fn source(input: &Input<'_>) -> String {
     let program = input.program;
     let plan = input.plan;
     let mut w = CWriter::new(&banner(input));
-    w.include(&format!("{name}_program.h")).blank();
+    w.include(&format!("{name}.h"))
+        .include(&format!("{name}_program.h"))
+        .blank();
     w.annotated_array(
         format!(
             "static const ap_tensor_desc_t {name}_tensors[{}]",
@@ -192,5 +195,144 @@ pub(super) fn source(input: &Input<'_>) -> String {
             .line(format!("{name}_inputs, {}u,", inputs.len()))
             .line(format!("{name}_outputs, {}u,", outputs.len()));
     });
+    w.blank();
+    bound(&mut w, input, &kernels);
+    api(&mut w, input);
     w.finish()
+}
+
+/// The program bound at build time: each value's memory as a link-time constant, each
+/// delegate's backend and each kernel as a symbol, all const; RAM only for the handles, one
+/// argument list and the method.
+fn bound(w: &mut CWriter, input: &Input<'_>, kernels: &[&str]) {
+    let name = input.name;
+    let (program, plan) = (input.program, input.plan);
+    w.comment("Bound at build time (flash): where each value lives, each delegate's backend and each kernel.");
+    let values = (0..program.values.len()).map(|v| match plan.buffer(v) {
+        Some(b) => match input.target.pool(b.mem_id) {
+            Some(pool) => (
+                format!(
+                    "{{{name}_arena_{} + {}u, {}u}}",
+                    crate::names::ident(&pool.name),
+                    b.offset,
+                    b.size
+                ),
+                None,
+            ),
+            None => ("{0, 0u}".to_owned(), Some("no pool")),
+        },
+        None => ("{0, 0u}".to_owned(), Some("no memory")),
+    });
+    w.annotated_array(
+        format!(
+            "static const ap_buffer_t {name}_values[{}]",
+            program.values.len().max(1)
+        ),
+        values,
+    );
+    let mut externs: Vec<String> = Vec::new();
+    let backends: Vec<String> = program
+        .delegates
+        .iter()
+        .map(|d| backend_symbol(&d.backend))
+        .collect();
+    let kernel_symbols: Vec<String> = kernels.iter().map(|k| kernel_symbol(k)).collect();
+    for symbol in &backends {
+        let line = format!("extern const ap_backend_t {symbol};");
+        if !externs.contains(&line) {
+            externs.push(line);
+        }
+    }
+    for symbol in &kernel_symbols {
+        let line = format!("extern const ap_kernel_t {symbol};");
+        if !externs.contains(&line) {
+            externs.push(line);
+        }
+    }
+    for line in externs {
+        w.line(line);
+    }
+    w.inline_array(
+        format!(
+            "static const ap_backend_t *const {name}_backends[{}]",
+            backends.len().max(1)
+        ),
+        backends.iter().map(|s| format!("&{s}")),
+        "0",
+    );
+    w.inline_array(
+        format!(
+            "static const ap_kernel_t *const {name}_kernel_fns[{}]",
+            kernel_symbols.len().max(1)
+        ),
+        kernel_symbols.iter().map(|s| format!("&{s}")),
+        "0",
+    );
+    let nargs = plan.calls.iter().map(|c| c.args.len()).max().unwrap_or(0);
+    w.comment("RAM: each delegate's handle, one argument list, the method.");
+    w.line(format!(
+        "static ap_handle_t {name}_handles[{}];",
+        program.delegates.len().max(1)
+    ))
+    .line(format!("static ap_buffer_t {name}_arg_list[{}];", nargs.max(1)))
+    .line(format!("static ap_method_t {name}_method;"));
+    w.block(
+        format!("static const ap_bound_program_t {name}_bound ="),
+        ";",
+        |w| {
+            w.line(format!("&{name}_program, {name}_values, {name}_backends, {name}_kernel_fns,"))
+                .line(format!("{name}_handles, {name}_arg_list, {nargs}u,"));
+        },
+    );
+}
+
+/// The model's C API (declared in `NAME.h`): init, input, run, output, deinit, and the call a
+/// run failed at.
+fn api(w: &mut CWriter, input: &Input<'_>) {
+    let name = input.name;
+    let up = upper_ident(name);
+    w.blank()
+        .line(format!(
+            "ap_status_t {name}_init(void) {{ return ap_method_init_bound(&{name}_method, &{name}_bound); }}"
+        ))
+        .blank();
+    for (kind, list, count, ret) in [
+        ("input", "inputs", "INPUT_COUNT", "uint8_t *"),
+        ("output", "outputs", "OUTPUT_COUNT", "const uint8_t *"),
+    ] {
+        w.comment(&format!(
+            "Where {kind} `index` lives: an address fixed at link time, valid before init."
+        ));
+        w.block(
+            format!("{ret}{name}_{kind}(uint32_t index, uint32_t *size)"),
+            "",
+            |w| {
+                w.block(format!("if (index >= {up}_{count})"), "", |w| {
+                    w.block("if (size != 0)", "", |w| {
+                        w.line("*size = 0u;");
+                    })
+                    .line("return 0;");
+                })
+                .line(format!(
+                    "const ap_buffer_t *b = &{name}_values[{name}_{list}[index]];"
+                ));
+                w.block("if (size != 0)", "", |w| {
+                    w.line("*size = (uint32_t)b->size;");
+                })
+                .line("return b->data;");
+            },
+        );
+        w.blank();
+    }
+    w.line(format!(
+        "ap_status_t {name}_run(void) {{ return ap_method_execute(&{name}_method); }}"
+    ))
+    .blank()
+    .line(format!(
+        "void {name}_deinit(void) {{ ap_method_destroy(&{name}_method); }}"
+    ))
+    .blank()
+    .line(format!(
+        "uint32_t {name}_failed_call(void) {{ return {name}_method.failed_instruction; }}"
+    ));
 }

@@ -56,6 +56,7 @@ pub(super) fn module(input: &Input<'_>) -> String {
     });
     let arenas = input.pools().into_iter().map(|(pool, _)| arena(input, pool));
     let types = types();
+    let api = api(input);
     let buffers = buffers(input);
     let calls = input.plan.calls.iter().map(|c| {
         let (index, delegate) = (Literal::usize_unsuffixed(c.index), c.backend.is_some());
@@ -124,6 +125,8 @@ pub(super) fn module(input: &Input<'_>) -> String {
             use super::Region;
             #(#regions)*
         }
+
+        #api
 
         /// What `#[delegate]` declarations are checked against.
         pub struct Declarations;
@@ -304,4 +307,182 @@ fn camel(name: &str) -> String {
         out.push_str(c.as_str());
     }
     out
+}
+
+/// The safe API over the model's C functions (`NAME_program.c`, compiled by the build script's
+/// `cc_build()`): one `Model`, taken once, with its inputs, `run` and its outputs. Every count
+/// and address comes from the plan; the only `unsafe` is here, in generated code.
+fn api(input: &Input<'_>) -> TokenStream {
+    let name = input.name;
+    let symbol = |f: &str| format!("{name}_{f}");
+    let (init, input_at, run, output_at, deinit, failed_call) = (
+        symbol("init"),
+        symbol("input"),
+        symbol("run"),
+        symbol("output"),
+        symbol("deinit"),
+        symbol("failed_call"),
+    );
+    let inputs = Literal::usize_unsuffixed(input.program.inputs.len());
+    let outputs = Literal::usize_unsuffixed(input.program.outputs.len());
+    let named = |ids: &[usize], kind: &str| -> Vec<TokenStream> {
+        // Only names that already are plain identifiers become accessors (`input_image`): a
+        // model's text never reaches generated code other than as such a name.
+        let plain = |n: &str| n.len() <= 40 && crate::names::ident(n) == n && !n.starts_with('_');
+        if !ids.iter().all(|&v| plain(&input.program.values[v].name)) {
+            return Vec::new();
+        }
+        let idents: Vec<String> = ids
+            .iter()
+            .map(|&v| format!("{kind}_{}", input.program.values[v].name))
+            .collect();
+        // Only when every name gives its own accessor.
+        let mut unique = idents.clone();
+        unique.sort();
+        unique.dedup();
+        if unique.len() != idents.len() {
+            return Vec::new();
+        }
+        idents
+            .iter()
+            .enumerate()
+            .map(|(i, accessor)| {
+                let doc = format!(
+                    " {kind} `{}` (index {i}).",
+                    comment(&input.program.values[ids[i]].name)
+                );
+                let f = ident(accessor);
+                let index = Literal::usize_unsuffixed(i);
+                if kind == "input" {
+                    quote! { #[doc = #doc] pub fn #f(&mut self) -> &mut [u8] { self.input(#index) } }
+                } else {
+                    quote! { #[doc = #doc] pub fn #f(&self) -> &[u8] { self.output(#index) } }
+                }
+            })
+            .collect()
+    };
+    let named_inputs = named(&input.program.inputs, "input");
+    let named_outputs = named(&input.program.outputs, "output");
+    quote! {
+        unsafe extern "C" {
+            #[link_name = #init]
+            fn model_init() -> ::arenaplan::sys::ap_status;
+            #[link_name = #input_at]
+            fn model_input(index: u32, size: *mut u32) -> *mut u8;
+            #[link_name = #run]
+            fn model_run() -> ::arenaplan::sys::ap_status;
+            #[link_name = #output_at]
+            fn model_output(index: u32, size: *mut u32) -> *const u8;
+            #[link_name = #deinit]
+            fn model_deinit();
+            #[link_name = #failed_call]
+            fn model_failed_call() -> u32;
+        }
+
+        /// Number of inputs.
+        pub const INPUT_COUNT: usize = #inputs;
+        /// Number of outputs.
+        pub const OUTPUT_COUNT: usize = #outputs;
+
+        /// Whether the one `Model` is taken.
+        static TAKEN: ::core::sync::atomic::AtomicBool = ::core::sync::atomic::AtomicBool::new(false);
+
+        /// Why a run failed: the call (instruction index), its backend, and the runtime's status.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct Error {
+            /// The instruction init or run stopped at.
+            pub call: u32,
+            /// Its backend id (empty for a kernel, or when init failed before any call).
+            pub backend: &'static str,
+            /// What the runtime said.
+            pub status: ::arenaplan::RuntimeError,
+        }
+
+        impl ::core::fmt::Display for Error {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                write!(f, "call {} ({}): {}", self.call, self.backend, self.status)
+            }
+        }
+
+        /// The planned model: its arenas, tables and delegates. One exists at a time
+        /// ([`Model::take`]); its inputs and outputs are the planned buffers themselves.
+        pub struct Model {
+            initialized: bool,
+            /// Not `Send` or `Sync`: the runtime's state is one static.
+            _not_send: ::core::marker::PhantomData<*mut ()>,
+        }
+
+        impl Model {
+            /// The model, if no other `Model` exists (like `Peripherals::take`); dropping it
+            /// destroys its delegates and lets it be taken again.
+            pub fn take() -> Option<Model> {
+                if TAKEN.swap(true, ::core::sync::atomic::Ordering::AcqRel) {
+                    return None;
+                }
+                Some(Model { initialized: false, _not_send: ::core::marker::PhantomData })
+            }
+
+            /// Input `index`, to fill before [`Model::run`]. Panics when `index` is not below
+            /// [`INPUT_COUNT`].
+            pub fn input(&mut self, index: usize) -> &mut [u8] {
+                assert!(index < INPUT_COUNT, "the model has {} inputs", INPUT_COUNT);
+                let mut size = 0u32;
+                // SAFETY: the address is the planned buffer's, fixed at link time and only
+                // reached through this `Model` (there is one), borrowed mutably here.
+                unsafe {
+                    let data = model_input(index as u32, &mut size);
+                    ::core::slice::from_raw_parts_mut(data, size as usize)
+                }
+            }
+
+            /// Output `index`, as the last [`Model::run`] left it. Panics when `index` is not
+            /// below [`OUTPUT_COUNT`].
+            pub fn output(&self, index: usize) -> &[u8] {
+                assert!(index < OUTPUT_COUNT, "the model has {} outputs", OUTPUT_COUNT);
+                let mut size = 0u32;
+                // SAFETY: as for `input`; nothing writes it while it is borrowed, as `run`
+                // takes `&mut self`.
+                unsafe {
+                    let data = model_output(index as u32, &mut size);
+                    ::core::slice::from_raw_parts(data, size as usize)
+                }
+            }
+
+            /// Runs every call; the first run also initializes the delegates from their blobs.
+            pub fn run(&mut self) -> Result<(), Error> {
+                if !self.initialized {
+                    // SAFETY: the generated C functions over the one static method.
+                    self.check(unsafe { model_init() })?;
+                    self.initialized = true;
+                }
+                // SAFETY: as above.
+                self.check(unsafe { model_run() })
+            }
+
+            fn check(&self, status: ::arenaplan::sys::ap_status) -> Result<(), Error> {
+                ::arenaplan::check(status).map_err(|status| {
+                    // SAFETY: reads the method's failed instruction.
+                    let call = unsafe { model_failed_call() };
+                    let backend = CALLS
+                        .iter()
+                        .find(|c| c.index == call)
+                        .map_or("", |c| c.backend);
+                    Error { call, backend, status }
+                })
+            }
+
+            #(#named_inputs)*
+            #(#named_outputs)*
+        }
+
+        impl Drop for Model {
+            fn drop(&mut self) {
+                if self.initialized {
+                    // SAFETY: destroys the delegates init made.
+                    unsafe { model_deinit() };
+                }
+                TAKEN.store(false, ::core::sync::atomic::Ordering::Release);
+            }
+        }
+    }
 }

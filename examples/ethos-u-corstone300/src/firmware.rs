@@ -3,14 +3,7 @@
 
 use core::fmt::Write;
 
-use arenaplan::sys;
-
 use crate::arenaplan_plan as plan;
-
-unsafe extern "C" {
-    /// The program tables the build script generated (`model_program.c`).
-    static model_program: sys::ap_program;
-}
 
 /// What the driver simulator makes of the inputs (see runtime-c's README).
 fn simulated(sum: u32, j: u32) -> u8 {
@@ -47,86 +40,29 @@ pub fn run(out: &mut dyn Write) -> bool {
         let _ = writeln!(out, "NPU set-up failed: {e}");
         return false;
     }
-    // SAFETY: the arena is used only by this method; the tables and storage are statics that
-    // outlive it; the counts match the arrays.
-    unsafe {
-        static mut VALUES: [sys::ap_buffer; 8] = [sys::ap_buffer {
-            data: core::ptr::null_mut(),
-            size: 0,
-        }; 8];
-        static mut ARGS: [sys::ap_buffer; 8] = [sys::ap_buffer {
-            data: core::ptr::null_mut(),
-            size: 0,
-        }; 8];
-        static mut HANDLES: [sys::ap_handle; 2] = [sys::ap_handle {
-            u: sys::ap_handle__bindgen_ty_1 { align_u64: 0 },
-        }; 2];
-        static mut RESOLVED: [*const sys::ap_backend; 2] = [core::ptr::null(); 2];
-        let pools = [sys::ap_pool {
-            mem_id: plan::pool::sram::MEM_ID,
-            base: plan::ARENA_SRAM.0.get().cast(),
-            size: plan::pool::sram::SIZE,
-        }];
-        let backends = [&raw const sys::ap_ethosu_backend];
-        let memory = sys::ap_method_memory {
-            values: (&raw mut VALUES).cast(),
-            nvalues: 8,
-            handles: (&raw mut HANDLES).cast(),
-            delegate_backends: (&raw mut RESOLVED).cast(),
-            nhandles: 2,
-            kernel_fns: core::ptr::null_mut(),
-            nkernel_fns: 0,
-            args: (&raw mut ARGS).cast(),
-            nargs: 8,
-            temp: core::ptr::null_mut(),
-            temp_size: 0,
-        };
-        let mut m: sys::ap_method = core::mem::zeroed();
-        if let Err(e) = arenaplan::check(sys::ap_method_init(
-            &mut m,
-            &raw const model_program,
-            pools.as_ptr(),
-            1,
-            backends.as_ptr(),
-            1,
-            core::ptr::null(),
-            0,
-            &memory,
-        )) {
-            let _ = writeln!(out, "init failed: {e}");
-            return false;
-        }
-        let mut input = sys::ap_buffer {
-            data: core::ptr::null_mut(),
-            size: 0,
-        };
-        let _ = sys::ap_method_input(&mut m, 0, &mut input);
-        let mut sum = 0u32;
-        for j in 0..input.size {
-            let v = (j % 7) as u8;
-            *input.data.add(j) = v;
-            sum += u32::from(v);
-        }
-        let status = arenaplan::check(sys::ap_method_execute(&mut m));
-        let calls = sys::ap_ethosu_sim_calls();
-        let mut output = sys::ap_buffer {
-            data: core::ptr::null_mut(),
-            size: 0,
-        };
-        let _ = sys::ap_method_output(&mut m, 0, &mut output);
-        sys::ap_method_destroy(&mut m);
-        if let Err(e) = status {
-            let _ = writeln!(out, "execute failed: {e}");
-            return false;
-        }
-        let mid: u32 = (0..512).map(|j| u32::from(simulated(sum, j))).sum();
-        let ok = (0..output.size).all(|j| *output.data.add(j) == simulated(mid, j as u32));
-        let _ = writeln!(
-            out,
-            "ran {calls} Ethos-U call(s) on the emulated NPU; output {} B {}",
-            output.size,
-            if ok { "as expected" } else { "WRONG" }
-        );
-        ok
+    // The model: its arenas, tables and delegates, generated from the plan.
+    let Some(mut model) = plan::Model::take() else {
+        let _ = writeln!(out, "the model is taken already");
+        return false;
+    };
+    let mut sum = 0u32;
+    for (j, v) in model.input(0).iter_mut().enumerate() {
+        *v = (j % 7) as u8;
+        sum += u32::from(*v);
     }
+    if let Err(e) = model.run() {
+        let _ = writeln!(out, "run failed: {e}");
+        return false;
+    }
+    let calls = arenaplan::sim::ethos_u_calls();
+    let mid: u32 = (0..512).map(|j| u32::from(simulated(sum, j))).sum();
+    let output = model.output(0);
+    let ok = (0..output.len()).all(|j| output[j] == simulated(mid, j as u32));
+    let _ = writeln!(
+        out,
+        "ran {calls} Ethos-U call(s) on the emulated NPU; output {} B {}",
+        output.len(),
+        if ok { "as expected" } else { "WRONG" }
+    );
+    ok
 }

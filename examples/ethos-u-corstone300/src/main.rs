@@ -61,8 +61,7 @@ mod board {
     /// driver's interrupt handler runs from here, as from the Ethos-U IRQ on a board.
     #[cortex_m_rt::exception]
     fn PendSV() {
-        // SAFETY: called in handler mode only, where the driver expects its IRQ handler.
-        unsafe { arenaplan::sys::ap_ethosu_host_irq() };
+        arenaplan::sim::ethos_u_irq();
     }
 
     #[panic_handler]

@@ -12,13 +12,7 @@ use core::fmt::Write;
                       mem_id = [arenaplan::spec!(npu_scratch), arenaplan::spec!(fast_scratch)])]
 pub struct Neutron;
 
-use arenaplan::sys;
-
 use crate::arenaplan_plan as plan;
-
-unsafe extern "C" {
-    static model_program: sys::ap_program;
-}
 
 /// Runs the planned program; whether the outputs are what the simulator promises.
 fn run(out: &mut dyn Write) -> bool {
@@ -45,83 +39,26 @@ fn run(out: &mut dyn Write) -> bool {
         let _ = writeln!(out, "neutron set-up failed: {e}");
         return false;
     }
-    // SAFETY: single user of the arena; statics outlive the method; counts match.
-    unsafe {
-        static mut VALUES: [sys::ap_buffer; 8] = [sys::ap_buffer {
-            data: core::ptr::null_mut(),
-            size: 0,
-        }; 8];
-        static mut ARGS: [sys::ap_buffer; 8] = [sys::ap_buffer {
-            data: core::ptr::null_mut(),
-            size: 0,
-        }; 8];
-        static mut HANDLES: [sys::ap_handle; 1] = [sys::ap_handle {
-            u: sys::ap_handle__bindgen_ty_1 { align_u64: 0 },
-        }; 1];
-        static mut RESOLVED: [*const sys::ap_backend; 1] = [core::ptr::null(); 1];
-        let pools = [sys::ap_pool {
-            mem_id: plan::pool::sram::MEM_ID,
-            base: plan::ARENA_SRAM.0.get().cast(),
-            size: plan::pool::sram::SIZE,
-        }];
-        let backends = [&raw const sys::ap_neutron_backend];
-        let memory = sys::ap_method_memory {
-            values: (&raw mut VALUES).cast(),
-            nvalues: 8,
-            handles: (&raw mut HANDLES).cast(),
-            delegate_backends: (&raw mut RESOLVED).cast(),
-            nhandles: 1,
-            kernel_fns: core::ptr::null_mut(),
-            nkernel_fns: 0,
-            args: (&raw mut ARGS).cast(),
-            nargs: 8,
-            temp: core::ptr::null_mut(),
-            temp_size: 0,
-        };
-        let mut m: sys::ap_method = core::mem::zeroed();
-        if arenaplan::check(sys::ap_method_init(
-            &mut m,
-            &raw const model_program,
-            pools.as_ptr(),
-            1,
-            backends.as_ptr(),
-            1,
-            core::ptr::null(),
-            0,
-            &memory,
-        ))
-        .is_err()
-        {
-            return false;
-        }
-        let mut input = sys::ap_buffer {
-            data: core::ptr::null_mut(),
-            size: 0,
-        };
-        let _ = sys::ap_method_input(&mut m, 0, &mut input);
-        let mut sum = 0u32;
-        for j in 0..input.size {
-            *input.data.add(j) = 1;
-            sum += 1;
-        }
-        let ok = arenaplan::check(sys::ap_method_execute(&mut m)).is_ok();
-        let mut output = sys::ap_buffer {
-            data: core::ptr::null_mut(),
-            size: 0,
-        };
-        let _ = sys::ap_method_output(&mut m, 0, &mut output);
-        sys::ap_method_destroy(&mut m);
-        let right = ok
-            && (0..output.size)
-                .all(|j| *output.data.add(j) == sum.wrapping_add(31 * j as u32) as u8);
-        let _ = writeln!(
-            out,
-            "  ran the Neutron call on the driver simulator: output {} B {}",
-            output.size,
-            if right { "as expected" } else { "WRONG" }
-        );
-        right
+    // The model: its arenas, tables and delegate, generated from the plan.
+    let Some(mut model) = plan::Model::take() else {
+        return false;
+    };
+    model.input(0).fill(1);
+    let sum = model.input(0).len() as u32;
+    if let Err(e) = model.run() {
+        let _ = writeln!(out, "  run failed: {e}");
+        return false;
     }
+    let output = model.output(0);
+    let right = (0..output.len()).all(|j| output[j] == sum.wrapping_add(31 * j as u32) as u8);
+    let _ = writeln!(
+        out,
+        "  ran {} Neutron call(s) on the driver simulator: output {} B {}",
+        arenaplan::sim::neutron_calls(),
+        output.len(),
+        if right { "as expected" } else { "WRONG" }
+    );
+    right
 }
 
 #[cfg(not(target_os = "none"))]

@@ -4,8 +4,10 @@
 
 mod describe;
 mod svg;
+mod tables;
 mod text;
 
 pub use describe::describe;
 pub use svg::memory_map;
+pub use tables::{table_sizes, TableSizes};
 pub use text::report;

@@ -33,6 +33,12 @@ pub fn report(program: &Program, plan: &ModelPlan, target: &Target) -> String {
             p.mem_id, p.name, p.size, p.lower_bound, p.capacity, used
         );
     }
+    let tables = super::table_sizes(program, plan);
+    let _ = writeln!(
+        out,
+        "\nRuntime tables (32-bit target)\n  flash {} B of const tables (+ {} B of blobs); RAM {} B outside the arenas ({} B of delegate handles)",
+        tables.flash, tables.blobs, tables.ram, tables.handles
+    );
     let _ = writeln!(out, "\nDelegate calls");
     let delegate_calls: Vec<_> = plan
         .calls

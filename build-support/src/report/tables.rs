@@ -1,0 +1,77 @@
+//! What the runtime's tables of a program cost on a 32-bit Cortex-M (4-byte pointers and
+//! `size_t`), counted from the plan the way `NAME_program.c` lays them out: the const tables in
+//! flash, and the RAM a run needs outside the arenas. The figures are what
+//! `arm-none-eabi-nm -S` reports for the generated symbols (checked on the Corstone-300 example).
+
+use crate::model::{Instruction, Program};
+use crate::pipeline::ModelPlan;
+
+/// `sizeof` of the runtime's structs on a 32-bit target (`include/arenaplan/runtime.h`).
+const TENSOR_DESC: u64 = 16;
+const INSTRUCTION: u64 = 24;
+const DELEGATE_DESC: u64 = 20;
+const PROGRAM: u64 = 48;
+const BUFFER: u64 = 8;
+const POINTER: u64 = 4;
+const INDEX: u64 = 4;
+const BOUND_PROGRAM: u64 = 28;
+const HANDLE: u64 = 128;
+const METHOD: u64 = 52;
+
+/// Bytes of one program's runtime tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableSizes {
+    /// Const tables (flash), blobs and strings not counted.
+    pub flash: u64,
+    /// The delegates' blobs (flash, 16-byte aligned).
+    pub blobs: u64,
+    /// RAM outside the arenas: handles, one argument list and the method.
+    pub ram: u64,
+    /// Of `ram`, the delegates' handles.
+    pub handles: u64,
+}
+
+/// The table sizes of `program` as `plan` placed it.
+pub fn table_sizes(program: &Program, plan: &ModelPlan) -> TableSizes {
+    let at_least_one = |n: usize| n.max(1) as u64;
+    let mut kernels: Vec<&str> = Vec::new();
+    for (_, instruction) in program.flat_instructions() {
+        if let Instruction::Kernel(k) = instruction {
+            if !kernels.contains(&k.op.as_str()) {
+                kernels.push(&k.op);
+            }
+        }
+    }
+    let (values, delegates) = (program.values.len(), program.delegates.len());
+    let args: u64 = plan
+        .calls
+        .iter()
+        .map(|c| INDEX * at_least_one(c.args.len()))
+        .sum();
+    let flash = TENSOR_DESC * at_least_one(values)
+        + INSTRUCTION * at_least_one(plan.calls.len())
+        + args
+        + DELEGATE_DESC * at_least_one(delegates)
+        + POINTER * at_least_one(kernels.len())
+        + INDEX * at_least_one(program.inputs.len())
+        + INDEX * at_least_one(program.outputs.len())
+        + PROGRAM
+        + BUFFER * at_least_one(values)
+        + POINTER * at_least_one(delegates)
+        + POINTER * at_least_one(kernels.len())
+        + BOUND_PROGRAM;
+    let blobs = program
+        .delegates
+        .iter()
+        .filter_map(|d| d.blob.as_ref())
+        .map(|b| (b.len().max(1) as u64).div_ceil(16) * 16)
+        .sum();
+    let longest = plan.calls.iter().map(|c| c.args.len()).max().unwrap_or(0);
+    let handles = HANDLE * at_least_one(delegates);
+    TableSizes {
+        flash,
+        blobs,
+        ram: handles + BUFFER * at_least_one(longest) + METHOD,
+        handles,
+    }
+}

@@ -25,23 +25,7 @@
 /// other character `_`; a leading digit or an empty name gets a leading `_`; a C or Rust keyword
 /// gets a trailing `_`.
 pub fn ident(name: &str) -> String {
-    let mut s: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
-        s.insert(0, '_');
-    }
-    if arenaplan_syntax::names::is_keyword(&s) || s.chars().all(|c| c == '_') {
-        s.push('_');
-    }
-    s
+    arenaplan_syntax::names::c_ident(name)
 }
 
 /// The base name of a model's generated files and the prefix of its C symbols: `name` as an

@@ -117,6 +117,13 @@ pub(crate) fn delegate(args: TokenStream, item: TokenStream) -> TokenStream {
         Shape::Function(ident, vis) => {
             let constant = format_ident!("{}_DELEGATE", ident.to_string().to_uppercase());
             let doc = format!("The delegate backend `{backend}` implemented by [`{ident}`].");
+            // The runtime runs it: an `ap_backend_t` under the symbol the build's tables name
+            // for this id (the same identifier rule), with an `extern "C"` trampoline.
+            let symbol = format!("ap_backend_{}", arenaplan_syntax::names::c_ident(backend));
+            let id = proc_macro2::Literal::byte_string(format!("{backend}\0").as_bytes());
+            let descriptor =
+                format_ident!("__ARENAPLAN_BACKEND_{}", ident.to_string().to_uppercase());
+            let execute = format_ident!("__arenaplan_execute_{}", ident);
             quote! {
                 #[doc = #doc]
                 #vis const #constant: ::arenaplan::RustDelegate = ::arenaplan::RustDelegate {
@@ -124,6 +131,22 @@ pub(crate) fn delegate(args: TokenStream, item: TokenStream) -> TokenStream {
                     scratch_buffers: #buffers,
                     run: #ident,
                 };
+                #[doc(hidden)]
+                #[allow(non_upper_case_globals)]
+                #[unsafe(export_name = #symbol)]
+                pub static #descriptor: ::arenaplan::__private::BackendDesc =
+                    ::arenaplan::__private::BackendDesc::new(#id, #execute);
+                #[doc(hidden)]
+                unsafe extern "C" fn #execute(
+                    ctx: *mut ::arenaplan::sys::ap_context,
+                    _handle: *mut ::arenaplan::sys::ap_handle,
+                    args: *mut ::arenaplan::sys::ap_buffer,
+                    nargs: usize,
+                ) -> ::arenaplan::sys::ap_status {
+                    // SAFETY: called by the runtime as a backend's `execute`, with its
+                    // context and the call's argument list.
+                    unsafe { ::arenaplan::__private::dispatch(#ident, ctx, args, nargs) }
+                }
             }
         }
     };
@@ -177,5 +200,79 @@ pub(crate) fn spec(input: TokenStream) -> TokenStream {
             quote!(#id)
         }
         Err(e) => syn::Error::new(ident.span(), e.to_string()).to_compile_error(),
+    }
+}
+
+/// `#[kernel(op = "...")]` on a function: an `ap_kernel_t` under `ap_kernel_<op>`, whose
+/// function is an `extern "C"` trampoline into the runtime's dispatch.
+pub(crate) fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
+    let function: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(_) => {
+            let e = syn::Error::new_spanned(
+                &item,
+                "#[kernel] goes on a function `fn(&mut arenaplan::Call<'_>) -> arenaplan::Result`",
+            )
+            .to_compile_error();
+            return quote!(#item #e);
+        }
+    };
+    let op = match kernel_op(args) {
+        Ok(op) => op,
+        Err(e) => {
+            let e = e.to_compile_error();
+            return quote!(#function #e);
+        }
+    };
+    let ident = &function.sig.ident;
+    let name = op.value();
+    let symbol = format!("ap_kernel_{}", arenaplan_syntax::names::c_ident(&name));
+    let op_bytes = proc_macro2::Literal::byte_string(format!("{name}\0").as_bytes());
+    let descriptor = format_ident!("__ARENAPLAN_KERNEL_{}", ident.to_string().to_uppercase());
+    let run = format_ident!("__arenaplan_kernel_{}", ident);
+    quote! {
+        #function
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals)]
+        #[unsafe(export_name = #symbol)]
+        pub static #descriptor: ::arenaplan::__private::KernelDesc =
+            ::arenaplan::__private::KernelDesc::new(#op_bytes, #run);
+        #[doc(hidden)]
+        unsafe extern "C" fn #run(
+            ctx: *mut ::arenaplan::sys::ap_context,
+            args: *mut ::arenaplan::sys::ap_buffer,
+            nargs: usize,
+            _user: *mut ::core::ffi::c_void,
+        ) -> ::arenaplan::sys::ap_status {
+            // SAFETY: called by the runtime as a kernel, with its context and the call's
+            // argument list.
+            unsafe { ::arenaplan::__private::dispatch(#ident, ctx, args, nargs) }
+        }
+    }
+}
+
+/// The `op = "..."` of `#[kernel(...)]`, the only argument (scratch for kernels is not planned).
+fn kernel_op(args: TokenStream) -> syn::Result<syn::LitStr> {
+    let meta: syn::MetaNameValue = syn::parse2(args.clone()).map_err(|_| {
+        syn::Error::new_spanned(
+            &args,
+            "expected `op = \"operator name\"`, e.g. #[kernel(op = \"relu\")]",
+        )
+    })?;
+    if !meta.path.is_ident("op") {
+        return Err(syn::Error::new_spanned(
+            &meta.path,
+            "the argument is `op = \"operator name\"`",
+        ));
+    }
+    match meta.value {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) if !s.value().is_empty() => Ok(s),
+        other => Err(syn::Error::new_spanned(
+            other,
+            "the operator name, a non-empty string literal",
+        )),
     }
 }

@@ -29,6 +29,20 @@ pub fn delegate(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::delegate(args.into(), item.into()).into()
 }
 
+/// Registers a CPU kernel written in Rust under its operator name: the runtime runs it for the
+/// program's kernel calls of that op (the build's tables name `ap_kernel_<op>`; a kernel the
+/// program needs and nobody registers is a link error). Same signature as a Rust backend:
+/// `fn(&mut arenaplan::Call<'_>) -> arenaplan::Result`, the call's inputs then outputs.
+///
+/// ```ignore
+/// #[arenaplan::kernel(op = "relu")]
+/// fn relu(call: &mut arenaplan::Call<'_>) -> arenaplan::Result { /* ... */ Ok(()) }
+/// ```
+#[proc_macro_attribute]
+pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::kernel(args.into(), item.into()).into()
+}
+
 /// The `mem_id` of a compile spec of the selected target, as a `u32` constant.
 ///
 /// ```ignore

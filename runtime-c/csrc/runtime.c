@@ -22,6 +22,7 @@ const char *ap_status_name(ap_status_t status) {
     case AP_ERR_BLOB_MISALIGNED: return "AP_ERR_BLOB_MISALIGNED";
     case AP_ERR_DRIVER_SETUP: return "AP_ERR_DRIVER_SETUP";
     case AP_ERR_NOT_INITIALIZED: return "AP_ERR_NOT_INITIALIZED";
+    case AP_ERR_BACKEND: return "AP_ERR_BACKEND";
     case AP_STATUS_FORCE_32_BITS: break;
     }
     return "AP_ERR_UNKNOWN";
@@ -466,12 +467,14 @@ ap_status_t ap_method_execute(ap_method_t *m) {
         return AP_ERR_NOT_INITIALIZED;
     }
     const ap_program_t *p = m->program;
-    ap_context_t ctx = {&m->temp};
+    ap_context_t ctx = {&m->temp, 0, 0};
     for (uint32_t n = 0; n < p->ninstructions; n++) {
         const ap_instruction_t *ins = &p->instructions[n];
         for (uint32_t a = 0; a < ins->nargs; a++) {
             m->args[a] = m->values[ins->args[a]];
         }
+        ctx.ninputs = ins->ninputs;
+        ctx.noutputs = ins->noutputs;
         ap_status_t s;
         if (ins->kind == AP_INSTR_DELEGATE) {
             const ap_backend_t *b = m->backends[ins->index];

@@ -162,7 +162,7 @@ static ap_status_t run_backend(const ap_backend_t *b, const blob_t *blob, ap_buf
     ap_temp_allocator_t temp;
     memset(&h, 0, sizeof h);
     ap_temp_init(&temp, temp_pool, sizeof temp_pool);
-    ap_context_t ctx = {&temp};
+    ap_context_t ctx = {&temp, 0, 0};
     ap_status_t s = b->init(blob->data, blob->size, NULL, 0, &h);
     if (s == AP_OK) {
         s = b->execute(&ctx, &h, args, nargs);

@@ -38,6 +38,7 @@ pub enum ap_status {
     AP_ERR_BLOB_MISALIGNED = 13,
     AP_ERR_DRIVER_SETUP = 14,
     AP_ERR_NOT_INITIALIZED = 15,
+    AP_ERR_BACKEND = 16,
     AP_STATUS_FORCE_32_BITS = 2147483647,
 }
 pub use self::ap_status as ap_status_t;
@@ -76,6 +77,8 @@ unsafe extern "C" {
 #[derive(Debug, Copy, Clone)]
 pub struct ap_context {
     pub temp: *mut ap_temp_allocator_t,
+    pub ninputs: u32,
+    pub noutputs: u32,
 }
 pub type ap_context_t = ap_context;
 #[repr(C)]

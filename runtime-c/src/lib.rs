@@ -45,8 +45,9 @@ mod call;
 mod runtime;
 #[cfg(feature = "simulator")]
 pub mod sim;
+mod trampoline;
 
-pub use arenaplan_macros::{delegate, spec};
+pub use arenaplan_macros::{delegate, kernel, spec};
 pub use call::{Call, Error, Result};
 pub use runtime::{check, RuntimeError};
 
@@ -102,6 +103,8 @@ macro_rules! include_plan {
 /// Support for generated code and macro expansions; not a stable API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::trampoline::{dispatch, BackendDesc, ExecuteFn, KernelDesc, KernelFn, MAX_ARGS};
+
     /// Marks a backend id (by tag) as declared: a second declaration conflicts.
     pub trait Declared<const TAG: u64> {}
 

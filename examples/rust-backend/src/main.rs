@@ -1,8 +1,9 @@
-//! `cargo run -p rust-backend`: a backend written in Rust, its two scratch buffers placed by
-//! the plan in two pools (fast SRAM and DDR on corstone-320), with each call's own sizes; the
-//! two calls are disjoint in time, so their scratch shares memory.
+//! `cargo run -p rust-backend`: a backend written in Rust, run by the C runtime, its two
+//! scratch buffers placed by the plan in two pools (fast SRAM and DDR on corstone-320), with
+//! each call's own sizes; the two calls are disjoint in time, so their scratch shares memory.
+//! The CPU kernel between them (relu) is Rust too, registered with `#[kernel]`.
 
-use arenaplan::{delegate, spec, Call};
+use arenaplan::{delegate, kernel, spec, Call};
 
 arenaplan::include_plan!();
 
@@ -28,76 +29,47 @@ pub fn conv_im2col(call: &mut Call<'_>) -> arenaplan::Result {
     Ok(())
 }
 
-fn region(r: plan::Region) -> &'static mut [u8] {
-    let base = match r.mem_id {
-        plan::pool::sram::MEM_ID => plan::ARENA_SRAM.0.get() as *mut u8,
-        _ => plan::ARENA_DDR.0.get() as *mut u8,
+/// The CPU kernel between the calls: relu on int8.
+#[kernel(op = "relu")]
+fn relu(call: &mut Call<'_>) -> arenaplan::Result {
+    let (inputs, outputs, _) = call.split();
+    let (Some(input), Some(output)) = (inputs.first(), outputs.first_mut()) else {
+        return Err(arenaplan::Error::BadArguments);
     };
-    // SAFETY: the plan proves buffers alive together are disjoint, and each region is used
-    // by one call at a time here.
-    unsafe { std::slice::from_raw_parts_mut(base.add(r.offset as usize), r.size as usize) }
+    for (o, &x) in output.iter_mut().zip(input.iter()) {
+        *o = if (x as i8) < 0 { 0 } else { x };
+    }
+    Ok(())
 }
 
-fn buffer(value: u32) -> &'static mut [u8] {
-    let b = plan::BUFFERS
-        .iter()
-        .find(|b| b.value == value)
-        .expect("planned");
-    region(plan::Region {
-        call: 0,
-        value,
-        mem_id: b.mem_id,
-        offset: b.offset,
-        size: b.size,
-    })
-}
-
-fn main() {
+fn main() -> std::process::ExitCode {
     println!("arenaplan: `{}` on {}", plan::MODEL, plan::TARGET);
     println!(
         "  pool sram: {} B; pool ddr: {} B",
         plan::pool::sram::SIZE,
         plan::pool::ddr::SIZE
     );
-    let calls = [
-        (
-            plan::CALLS[0],
-            [plan::scratch::CALL0_COLUMNS, plan::scratch::CALL0_BIAS],
-        ),
-        (
-            plan::CALLS[2],
-            [plan::scratch::CALL2_COLUMNS, plan::scratch::CALL2_BIAS],
-        ),
-    ];
-    buffer(calls[0].0.args[0]).fill(2);
-    for (call, [columns, bias]) in calls {
+    for r in [
+        plan::scratch::CALL0_COLUMNS,
+        plan::scratch::CALL0_BIAS,
+        plan::scratch::CALL2_COLUMNS,
+        plan::scratch::CALL2_BIAS,
+    ] {
         println!(
-            "  call {}: columns {} B in mem_id {} at {}, bias {} B in mem_id {} at {}",
-            call.index,
-            columns.size,
-            columns.mem_id,
-            columns.offset,
-            bias.size,
-            bias.mem_id,
-            bias.offset
+            "  call {}: {} B of scratch in mem_id {} at {}",
+            r.call, r.size, r.mem_id, r.offset
         );
-        let mut args: [&mut [u8]; 4] = [
-            buffer(call.args[0]),
-            buffer(call.args[1]),
-            region(columns),
-            region(bias),
-        ];
-        let mut view = Call::new(&mut args, 1, 1).expect("inputs and outputs fit");
-        (CONV_IM2COL_DELEGATE.run)(&mut view).expect("the backend runs");
-        // The CPU kernel between the calls (relu on int8: here, a copy).
-        if call.index == 0 {
-            let (a, b) = (
-                buffer(plan::CALLS[1].args[0]).to_vec(),
-                buffer(plan::CALLS[1].args[1]),
-            );
-            b.copy_from_slice(&a);
-        }
     }
+    // The runtime runs both calls of the Rust backend and the Rust kernel between them.
+    let mut model = plan::Model::take().expect("taken once");
+    model.input_image().fill(2);
+    if let Err(e) = model.run() {
+        println!("  run failed: {e}");
+        return std::process::ExitCode::FAILURE;
+    }
+    let out = model.output_out();
+    // conv_a: 2 + 1 = 3 everywhere; relu keeps it; conv_b: 3 + 1 = 4.
+    let right = out.iter().all(|&v| v == 4);
     let shared = plan::scratch::CALL0_COLUMNS.offset == plan::scratch::CALL2_COLUMNS.offset
         && plan::scratch::CALL0_COLUMNS.mem_id == plan::scratch::CALL2_COLUMNS.mem_id;
     println!(
@@ -106,5 +78,14 @@ fn main() {
         plan::scratch::CALL2_COLUMNS.size,
         if shared { "shares" } else { "does not share" }
     );
-    println!("  output[0] = {}", buffer(plan::CALLS[2].args[1])[0]);
+    println!(
+        "  ran on the runtime: output {} B {}",
+        out.len(),
+        if right { "as expected" } else { "WRONG" }
+    );
+    if right {
+        std::process::ExitCode::SUCCESS
+    } else {
+        std::process::ExitCode::FAILURE
+    }
 }

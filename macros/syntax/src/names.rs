@@ -130,3 +130,35 @@ pub fn is_keyword(s: &str) -> bool {
     ];
     WORDS.contains(&s)
 }
+
+/// `name` as a C and Rust identifier, one rule for the build script's generated code and the
+/// macro's (a `#[delegate] fn` defines the `ap_backend_<id>` symbol the generated tables name):
+/// ASCII letters and digits lower-cased, anything else `_`, a leading digit or an empty name
+/// prefixed with `_`, a keyword or all-underscore name suffixed with `_`.
+///
+/// ```
+/// use arenaplan_syntax::names::c_ident;
+/// assert_eq!(c_ident("ConvIm2col"), "convim2col");
+/// assert_eq!(c_ident("npu-scratch"), "npu_scratch");
+/// assert_eq!(c_ident("2d"), "_2d");
+/// assert_eq!(c_ident("type"), "type_");
+/// ```
+pub fn c_ident(name: &str) -> String {
+    let mut s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
+        s.insert(0, '_');
+    }
+    if is_keyword(&s) || s.chars().all(|c| c == '_') {
+        s.push('_');
+    }
+    s
+}

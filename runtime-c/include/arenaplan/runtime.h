@@ -33,6 +33,7 @@ typedef enum ap_status {
                                     memory (ethosu_init given fast memory: see ethosu.h) */
     AP_ERR_NOT_INITIALIZED = 15, /* a method that ap_method_init did not initialize: its init
                                     failed, or it was zeroed, never initialized or destroyed */
+    AP_ERR_BACKEND = 16,         /* a backend or kernel written in Rust returned its own error */
     /* Keeps the enum 32 bits wide where the compiler packs enums (arm-none-eabi-gcc does), so
      * the Rust bindings and the C side agree on its size. Never returned. */
     AP_STATUS_FORCE_32_BITS = 0x7FFFFFFF
@@ -60,9 +61,12 @@ void ap_temp_init(ap_temp_allocator_t *temp, uint8_t *base, size_t size);
 void *ap_temp_alloc(ap_temp_allocator_t *temp, size_t size, size_t align);
 void ap_temp_reset(ap_temp_allocator_t *temp);
 
-/* What a backend or kernel gets besides its arguments. */
+/* What a backend or kernel gets besides its arguments: the temp allocator, and how the call's
+ * flat list splits (inputs, then outputs; the rest is scratch), as the program records it. */
 typedef struct ap_context {
     ap_temp_allocator_t *temp;
+    uint32_t ninputs;
+    uint32_t noutputs;
 } ap_context_t;
 
 typedef struct ap_compile_spec {

@@ -1,0 +1,124 @@
+//! Backends written in Rust, run by the C runtime: `#[delegate] fn` defines an `ap_backend_t`
+//! under the symbol the build's tables name (`ap_backend_<id>`), whose `execute` is an
+//! `extern "C"` trampoline into [`dispatch`].
+//!
+//! **Panics.** No panic crosses into C. The trampoline is `extern "C"`: on the host, a panic in
+//! the backend prints its message and Rust aborts the process at that boundary (it never
+//! unwinds through the runtime's frames); in `no_std` firmware, the firmware's
+//! `#[panic_handler]` runs, which never returns. A backend reports failure by returning an
+//! [`Error`](crate::Error), which becomes a status and, through the generated API, an error
+//! naming the call.
+
+use crate::call::{Call, Error};
+use crate::sys;
+
+/// The most arguments a call to a Rust backend may have (its views live on the stack).
+pub const MAX_ARGS: usize = 32;
+
+/// An `ap_backend_t` a Rust `static` can hold: the id and function pointers are immutable.
+#[repr(transparent)]
+pub struct BackendDesc(pub sys::ap_backend);
+
+// SAFETY: the descriptor is never written after its const initialization: a pointer to a
+// 'static NUL-terminated id and function pointers.
+unsafe impl Sync for BackendDesc {}
+
+/// The C-side signature of a backend's `execute`.
+pub type ExecuteFn = unsafe extern "C" fn(
+    *mut sys::ap_context,
+    *mut sys::ap_handle,
+    *mut sys::ap_buffer,
+    usize,
+) -> sys::ap_status;
+
+impl BackendDesc {
+    /// A backend with no blob (no `init`, no `destroy`): `id` is the backend id followed by a
+    /// NUL byte.
+    pub const fn new(id: &'static [u8], execute: ExecuteFn) -> Self {
+        BackendDesc(sys::ap_backend {
+            id: id.as_ptr().cast(),
+            init: None,
+            execute: Some(execute),
+            destroy: None,
+        })
+    }
+}
+
+/// Runs `backend` on the flat argument list the runtime passes: each argument becomes a
+/// `&mut [u8]`, split by the counts in `ctx`.
+///
+/// A call whose arguments share memory is refused (`AP_ERR_BAD_ARGUMENTS`), even two inputs:
+/// the views are `&mut` slices, which may not alias. So is a list longer than [`MAX_ARGS`].
+///
+/// # Safety
+/// `ctx` and `args` as the runtime passes them to a backend's `execute`: `args` points to
+/// `nargs` buffers, each `data` valid for `size` bytes (or NULL with size 0) for the call.
+pub unsafe fn dispatch(
+    backend: crate::BackendFn,
+    ctx: *mut sys::ap_context,
+    args: *mut sys::ap_buffer,
+    nargs: usize,
+) -> sys::ap_status {
+    if ctx.is_null() || (args.is_null() && nargs > 0) || nargs > MAX_ARGS {
+        return sys::ap_status::AP_ERR_BAD_ARGUMENTS;
+    }
+    // SAFETY: the runtime's contract, above.
+    let (ninputs, noutputs) = unsafe { ((*ctx).ninputs as usize, (*ctx).noutputs as usize) };
+    let raw: &[sys::ap_buffer] = if nargs == 0 {
+        &[]
+    } else {
+        // SAFETY: as above.
+        unsafe { core::slice::from_raw_parts(args, nargs) }
+    };
+    for (i, a) in raw.iter().enumerate() {
+        for b in &raw[..i] {
+            let (x, y) = (a.data as usize, b.data as usize);
+            if a.size > 0 && b.size > 0 && x < y + b.size && y < x + a.size {
+                return sys::ap_status::AP_ERR_BAD_ARGUMENTS;
+            }
+        }
+    }
+    let mut views: [&mut [u8]; MAX_ARGS] = Default::default();
+    for (view, a) in views.iter_mut().zip(raw) {
+        if !a.data.is_null() && a.size > 0 {
+            // SAFETY: valid for the call (the contract), and disjoint from every other view
+            // (checked above).
+            *view = unsafe { core::slice::from_raw_parts_mut(a.data, a.size) };
+        }
+    }
+    let Some(mut call) = Call::new(&mut views[..nargs], ninputs, noutputs) else {
+        return sys::ap_status::AP_ERR_BAD_ARGUMENTS;
+    };
+    match backend(&mut call) {
+        Ok(()) => sys::ap_status::AP_OK,
+        Err(Error::BadArguments) => sys::ap_status::AP_ERR_BAD_ARGUMENTS,
+        Err(Error::ScratchTooSmall) => sys::ap_status::AP_ERR_SCRATCH_TOO_SMALL,
+        Err(_) => sys::ap_status::AP_ERR_BACKEND,
+    }
+}
+
+/// An `ap_kernel_t` a Rust `static` can hold (`#[kernel]` on a function).
+#[repr(transparent)]
+pub struct KernelDesc(pub sys::ap_kernel);
+
+// SAFETY: never written after its const initialization; `user` is NULL.
+unsafe impl Sync for KernelDesc {}
+
+/// The C-side signature of a kernel.
+pub type KernelFn = unsafe extern "C" fn(
+    *mut sys::ap_context,
+    *mut sys::ap_buffer,
+    usize,
+    *mut core::ffi::c_void,
+) -> sys::ap_status;
+
+impl KernelDesc {
+    /// A kernel: `op` is the operator name followed by a NUL byte.
+    pub const fn new(op: &'static [u8], run: KernelFn) -> Self {
+        KernelDesc(sys::ap_kernel {
+            name: op.as_ptr().cast(),
+            fn_: Some(run),
+            user: core::ptr::null_mut(),
+        })
+    }
+}

@@ -85,7 +85,7 @@ fn arguments_sharing_memory_are_refused() {
 
 #[test]
 fn a_list_longer_than_the_views_is_refused() {
-    let mut bytes = vec![[0u8; 1]; MAX_ARGS + 1];
+    let mut bytes = [[0u8; 1]; MAX_ARGS + 1];
     let mut args: Vec<ap_buffer> = bytes.iter_mut().map(|b| buffer(b)).collect();
     assert_eq!(
         run(copy_plus_one, &mut context(1, 1), &mut args),

@@ -8,7 +8,7 @@
 #   3. the `arenaplan` CLI installed from its package into a temporary folder and run on a
 #      corpus model.
 # Needs what .ci/run installs (the thumbv8m target, qemu-system-arm). Writes only under a
-# temporary folder (and the workspace's target/package/).
+# temporary folder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -18,13 +18,21 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/arenaplan-packages.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 echo "-- cargo package --workspace (verified)"
-cargo package --workspace --quiet --allow-dirty
+# Verification builds each package against a local registry of the fresh packages. Cargo takes
+# registry sources as immutable: a source extracted, or a crate built, from an earlier package of
+# the same name and version (0.1.0 until a release) would be reused. So: those extractions
+# removed, and a target folder of its own.
+cargo_home=${CARGO_HOME:-$HOME/.cargo}
+rm -rf "$cargo_home"/registry/src/-*/arenaplan*-0.1.0 \
+  "$cargo_home"/registry/src/-*/{ethos-u-corstone300,neutron-mcxn947,rust-backend,arenaplan-demo,arenaplan-firmware-test}-0.0.0
+CARGO_TARGET_DIR="$work/package-target" cargo package --workspace --quiet --allow-dirty
+packages="$work/package-target/package"
 
 echo "-- unpack the library and CLI packages"
 mkdir -p "$work/packages"
 published=(arenaplan arenaplan-macros arenaplan-syntax arenaplan-planner arenaplan-build arenaplan-cli arenaplan-host)
 for crate in "${published[@]}"; do
-  tar -xzf "target/package/$crate-0.1.0.crate" -C "$work/packages"
+  tar -xzf "$packages/$crate-0.1.0.crate" -C "$work/packages"
 done
 # Every arenaplan crate from its unpacked package, whatever asks for it.
 patch_toml() {
@@ -39,7 +47,7 @@ for crate in "${published[@]}"; do
 done
 
 echo "-- a firmware crate outside the workspace, from the example's package"
-tar -xzf target/package/ethos-u-corstone300-0.0.0.crate -C "$work"
+tar -xzf "$packages/ethos-u-corstone300-0.0.0.crate" -C "$work"
 firmware="$work/ethos-u-corstone300-0.0.0"
 # Its own workspace, its own lock file, and arenaplan's crates from the packages.
 rm -f "$firmware/Cargo.lock"

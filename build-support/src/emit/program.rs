@@ -296,13 +296,41 @@ fn api(w: &mut CWriter, input: &Input<'_>) {
             "ap_status_t {name}_init(void) {{ return ap_method_init_bound(&{name}_method, &{name}_bound); }}"
         ))
         .blank();
-    for (kind, list, count, ret) in [
-        ("input", "inputs", "INPUT_COUNT", "uint8_t *"),
-        ("output", "outputs", "OUTPUT_COUNT", "const uint8_t *"),
+    for (kind, list, count, ret, n) in [
+        (
+            "input",
+            "inputs",
+            "INPUT_COUNT",
+            "uint8_t *",
+            input.program.inputs.len(),
+        ),
+        (
+            "output",
+            "outputs",
+            "OUTPUT_COUNT",
+            "const uint8_t *",
+            input.program.outputs.len(),
+        ),
     ] {
         w.comment(&format!(
             "Where {kind} `index` lives: an address fixed at link time, valid before init."
         ));
+        if n == 0 {
+            // No such values: `index >= 0u` would be a comparison that is always true.
+            w.block(
+                format!("{ret}{name}_{kind}(uint32_t index, uint32_t *size)"),
+                "",
+                |w| {
+                    w.line("(void)index;");
+                    w.block("if (size != 0)", "", |w| {
+                        w.line("*size = 0u;");
+                    })
+                    .line("return 0;");
+                },
+            );
+            w.blank();
+            continue;
+        }
         w.block(
             format!("{ret}{name}_{kind}(uint32_t index, uint32_t *size)"),
             "",

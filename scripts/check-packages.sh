@@ -7,8 +7,8 @@
 #      unpacked packages only (`[patch.crates-io]`: none of them is on a registry yet);
 #   3. the `arenaplan` CLI installed from its package into a temporary folder and run on a
 #      corpus model.
-# Needs what .ci/run installs (the thumbv8m target, qemu-system-arm). Writes only under a
-# temporary folder.
+# Needs what .ci/run installs (the thumbv8m target, qemu-system-arm). Writes under a temporary
+# folder, and removes Cargo's extractions of earlier arenaplan packages (see below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD

@@ -15,6 +15,9 @@ for line in subprocess.run(["arm-none-eabi-nm", "-S", elf], check=True, capture_
     if len(fields) != 4 or not fields[3].startswith(prefix):
         continue
     size, kind, name = int(fields[1], 16), fields[2], fields[3]
+    # Not the blobs, and not the integrator-facing tables of NAME.h (buffers, calls).
+    if name in (prefix + "buffers", prefix + "calls"):
+        continue
     if kind in "rR" and not name.startswith(prefix + "blob"):
         flash += size
     elif kind in "bBdD" and not name.startswith(prefix + "arena"):

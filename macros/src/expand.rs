@@ -57,6 +57,17 @@ pub(crate) fn delegate(args: TokenStream, item: TokenStream) -> TokenStream {
     if let Some(e) = parse_errors {
         combine(&mut errors, e);
     }
+    if let (Some(Shape::Function(..)), Some((id, span))) = (&shape, &parsed.backend) {
+        if arenaplan_syntax::delegate::RUNTIME_BACKENDS.contains(&id.as_str()) {
+            combine(
+                &mut errors,
+                syn::Error::new(
+                    *span,
+                    format!("`{id}` is the C runtime's own backend: give the Rust backend an id of its own (and the model's delegates that id), or bind the C one with #[delegate] on a unit struct"),
+                ),
+            );
+        }
+    }
     let checked = match check_delegate(parsed, target, attr_span) {
         Ok(c) => Some(c),
         Err(e) => {

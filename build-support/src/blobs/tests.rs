@@ -309,3 +309,19 @@ fn neutron_blobs_with_problems_are_refused() {
         );
     }
 }
+
+#[test]
+fn the_macro_knows_every_backend_the_runtime_implements() {
+    // A `#[delegate] fn` may not take these ids (the tables name the runtime's symbols for them).
+    for plugin in [&super::EthosU as &dyn super::BackendPlugin, &super::Neutron] {
+        assert!(
+            arenaplan_syntax::delegate::RUNTIME_BACKENDS.contains(&plugin.backend()),
+            "{}",
+            plugin.backend()
+        );
+        assert_ne!(
+            super::backend_symbol(plugin.backend()),
+            format!("ap_backend_{}", crate::names::ident(plugin.backend()))
+        );
+    }
+}

@@ -151,7 +151,9 @@ impl Generated {
 
     /// A `cc::Build` set up to compile the generated C source (which defines the arenas and
     /// tables when the C side owns the symbols), with the header's directory on the include
-    /// path. Add the integrator's own C files and call `compile`.
+    /// path. Add the integrator's own C files and call `compile`. The generated header uses the
+    /// runtime's types (`arenaplan/runtime.h`): depend on the `arenaplan` crate, or add its
+    /// `include/` folder yourself.
     ///
     /// In a build script of a crate that depends on the `arenaplan` crate, the runtime's headers
     /// are known (`DEP_ARENAPLAN_RUNTIME_INCLUDE`): then they are on the include path too, and

@@ -199,7 +199,7 @@ fn api(w: &mut CWriter, input: &Input<'_>) {
             "Runs the model (NAME_program.c with the runtime): {name}_init once (binds nothing at run \
              time: every table is const; initializes the delegates), then fill {name}_input, \
              {name}_run, read {name}_output; {name}_deinit destroys the delegates. Input and output \
-             addresses are fixed at link time (NULL and size 0 for an index out of range)."
+             addresses are fixed at link time (NULL and size 0 for an index out of range, or a value with no memory)."
         ))
         .line(format!("ap_status_t {name}_init(void);"))
         .line(format!("uint8_t *{name}_input(uint32_t index, uint32_t *size);"))

@@ -387,12 +387,14 @@ fn api(input: &Input<'_>) -> TokenStream {
         /// Whether the one `Model` is taken.
         static TAKEN: ::core::sync::atomic::AtomicBool = ::core::sync::atomic::AtomicBool::new(false);
 
-        /// Why a run failed: the call (instruction index), its backend, and the runtime's status.
+        /// Why a run failed: the call (its flat instruction index), its backend, and the runtime's
+        /// status. A failure of init that is about no one call (a delegate's blob, a missing
+        /// backend) names the first call.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub struct Error {
-            /// The instruction init or run stopped at.
+            /// The call init or run stopped at (flat instruction index).
             pub call: u32,
-            /// Its backend id (empty for a kernel, or when init failed before any call).
+            /// Its backend id (empty for a kernel).
             pub backend: &'static str,
             /// What the runtime said.
             pub status: ::arenaplan::RuntimeError,
@@ -419,11 +421,30 @@ fn api(input: &Input<'_>) -> TokenStream {
                 if TAKEN.swap(true, ::core::sync::atomic::Ordering::AcqRel) {
                     return None;
                 }
+                // The arenas start uninitialized (no start-up cost): the inputs and outputs
+                // this API lends as byte slices are zeroed first, so safe code never reads
+                // uninitialized memory.
+                for i in 0..INPUT_COUNT + OUTPUT_COUNT {
+                    let mut size = 0u32;
+                    // SAFETY: each address is a planned buffer of `size` bytes, and no slice
+                    // of it exists yet (the one `Model` is being made).
+                    unsafe {
+                        let data = if i < INPUT_COUNT {
+                            model_input(i as u32, &mut size)
+                        } else {
+                            model_output((i - INPUT_COUNT) as u32, &mut size).cast_mut()
+                        };
+                        if !data.is_null() {
+                            ::core::ptr::write_bytes(data, 0, size as usize);
+                        }
+                    }
+                }
                 Some(Model { initialized: false, _not_send: ::core::marker::PhantomData })
             }
 
-            /// Input `index`, to fill before [`Model::run`]. Panics when `index` is not below
-            /// [`INPUT_COUNT`].
+            /// Input `index`, to fill before each [`Model::run`] (the plan may reuse an input's
+            /// memory once the input is read, so a run can leave other bytes there). Panics
+            /// when `index` is not below [`INPUT_COUNT`]; empty for an input with no memory.
             pub fn input(&mut self, index: usize) -> &mut [u8] {
                 assert!(index < INPUT_COUNT, "the model has {} inputs", INPUT_COUNT);
                 let mut size = 0u32;
@@ -431,12 +452,17 @@ fn api(input: &Input<'_>) -> TokenStream {
                 // reached through this `Model` (there is one), borrowed mutably here.
                 unsafe {
                     let data = model_input(index as u32, &mut size);
+                    if data.is_null() {
+                        // A value with no memory (unplanned, or of zero bytes).
+                        return &mut [];
+                    }
                     ::core::slice::from_raw_parts_mut(data, size as usize)
                 }
             }
 
-            /// Output `index`, as the last [`Model::run`] left it. Panics when `index` is not
-            /// below [`OUTPUT_COUNT`].
+            /// Output `index`, as the last [`Model::run`] left it (zeros before the first run).
+            /// Panics when `index` is not below [`OUTPUT_COUNT`]; empty for an output with no
+            /// memory.
             pub fn output(&self, index: usize) -> &[u8] {
                 assert!(index < OUTPUT_COUNT, "the model has {} outputs", OUTPUT_COUNT);
                 let mut size = 0u32;
@@ -444,6 +470,9 @@ fn api(input: &Input<'_>) -> TokenStream {
                 // takes `&mut self`.
                 unsafe {
                     let data = model_output(index as u32, &mut size);
+                    if data.is_null() {
+                        return &[];
+                    }
                     ::core::slice::from_raw_parts(data, size as usize)
                 }
             }
@@ -461,12 +490,12 @@ fn api(input: &Input<'_>) -> TokenStream {
 
             fn check(&self, status: ::arenaplan::sys::ap_status) -> Result<(), Error> {
                 ::arenaplan::check(status).map_err(|status| {
-                    // SAFETY: reads the method's failed instruction.
-                    let call = unsafe { model_failed_call() };
-                    let backend = CALLS
-                        .iter()
-                        .find(|c| c.index == call)
-                        .map_or("", |c| c.backend);
+                    // SAFETY: reads the method's failed instruction: a position in the
+                    // program's instruction table, which lists the calls as `CALLS` does.
+                    let position = unsafe { model_failed_call() } as usize;
+                    let (call, backend) = CALLS
+                        .get(position)
+                        .map_or((position as u32, ""), |c| (c.index, c.backend));
                     Error { call, backend, status }
                 })
             }

@@ -31,6 +31,11 @@ use syn::{Expr, ExprLit, Lit, Meta, Token};
 use crate::diagnostic::did_you_mean;
 use crate::targets::{SpecError, Target};
 
+/// The backend ids the C runtime implements itself (`ap_ethosu_backend`, `ap_neutron_backend`):
+/// a backend written in Rust needs an id of its own, since the generated tables name the
+/// runtime's for these.
+pub const RUNTIME_BACKENDS: [&str; 2] = ["EthosUBackend", "NeutronBackend"];
+
 /// The keys `#[delegate]` takes.
 pub const KEYS: [&str; 3] = ["backend", "scratch", "mem_id"];
 

@@ -428,16 +428,21 @@ impl Build {
             }
         };
         let target = catalogue.target(&target_name)?;
-        let model_path = match (&self.program, &self.model) {
-            (Some(_), _) => None,
-            (None, Some(path)) => Some(path),
+        // The program given, or the model file to read (after the scan).
+        enum Model<'a> {
+            Given(&'a Program),
+            File(&'a PathBuf),
+        }
+        let model = match (&self.program, &self.model) {
+            (Some(program), _) => Model::Given(program),
+            (None, Some(path)) => Model::File(path),
             (None, None) => {
                 return Err(BuildError::Missing(
                     "no model: call .model(\"path/to/model.pte\") in build.rs".into(),
                 ))
             }
         };
-        if let Some(path) = model_path {
+        if let Model::File(path) = model {
             cargo.line(format!("cargo::rerun-if-changed={}", path.display()));
         }
         let sources = match &self.sources {
@@ -457,10 +462,9 @@ impl Build {
         let base = self.base.clone().unwrap_or_else(|| manifest_dir.clone());
         let found = scan(&sources, &base, target).map_err(BuildError::Input)?;
         let declared: Vec<BackendScratch> = found.into_iter().map(|f| f.declaration).collect();
-        let program = match (&self.program, model_path) {
-            (Some(p), _) => p.clone(),
-            (None, Some(path)) => load_model(path).map_err(|d| BuildError::Input(vec![d]))?,
-            (None, None) => unreachable!("a model or a program was checked for above"),
+        let program = match model {
+            Model::Given(program) => program.clone(),
+            Model::File(path) => load_model(path).map_err(|d| BuildError::Input(vec![d]))?,
         };
         if let Some(line) = &cargo.broken {
             return Err(BuildError::Missing(format!(

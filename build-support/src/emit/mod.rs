@@ -74,8 +74,6 @@ pub struct Input<'a> {
     pub(crate) declared: &'a [BackendScratch],
     /// Which side defines the symbols.
     pub(crate) symbols: Symbols,
-    /// What the verify stage accepted.
-    pub(crate) verified: Verified<'a>,
 }
 
 impl<'a> Input<'a> {
@@ -94,7 +92,6 @@ impl<'a> Input<'a> {
             target: verified.target(),
             declared,
             symbols,
-            verified,
         }
     }
 }
@@ -242,7 +239,7 @@ pub fn emit(input: &Input<'_>, what: Emit) -> Result<Vec<(String, String)>, Emit
             format!("{name}.report.txt"),
             report::report(input.program, input.plan, input.target),
         ));
-        files.push((format!("{name}.svg"), report::memory_map(input.verified)));
+        files.push((format!("{name}.svg"), report::memory_map(input.program, input.plan, input.target)));
     }
     Ok(files)
 }

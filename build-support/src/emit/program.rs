@@ -315,35 +315,27 @@ fn api(w: &mut CWriter, input: &Input<'_>) {
         w.comment(&format!(
             "Where {kind} `index` lives: an address fixed at link time, valid before init."
         ));
-        if n == 0 {
-            // No such values: `index >= 0u` would be a comparison that is always true.
-            w.block(
-                format!("{ret}{name}_{kind}(uint32_t index, uint32_t *size)"),
-                "",
-                |w| {
-                    w.line("(void)index;");
-                    w.block("if (size != 0)", "", |w| {
-                        w.line("*size = 0u;");
-                    })
-                    .line("return 0;");
-                },
-            );
-            w.blank();
-            continue;
-        }
+        // No value there: size 0, NULL.
+        let none = |w: &mut CWriter| {
+            w.block("if (size != 0)", "", |w| {
+                w.line("*size = 0u;");
+            })
+            .line("return 0;");
+        };
         w.block(
             format!("{ret}{name}_{kind}(uint32_t index, uint32_t *size)"),
             "",
             |w| {
-                w.block(format!("if (index >= {up}_{count})"), "", |w| {
-                    w.block("if (size != 0)", "", |w| {
-                        w.line("*size = 0u;");
-                    })
-                    .line("return 0;");
-                })
-                .line(format!(
-                    "const ap_buffer_t *b = &{name}_values[{name}_{list}[index]];"
-                ));
+                if n == 0 {
+                    // `index >= 0u` would be a comparison that is always true.
+                    w.line("(void)index;");
+                    none(w);
+                    return;
+                }
+                w.block(format!("if (index >= {up}_{count})"), "", none)
+                    .line(format!(
+                        "const ap_buffer_t *b = &{name}_values[{name}_{list}[index]];"
+                    ));
                 w.block("if (size != 0)", "", |w| {
                     w.line("*size = (uint32_t)b->size;");
                 })

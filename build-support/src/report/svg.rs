@@ -3,8 +3,9 @@
 
 use std::fmt::Write;
 
-use crate::pipeline::BufferKind;
-use crate::verify::Verified;
+use crate::model::Program;
+use crate::pipeline::{BufferKind, ModelPlan};
+use crate::targets::Target;
 
 const WIDTH: f64 = 960.0;
 const PANEL: f64 = 300.0;
@@ -16,8 +17,7 @@ const GAP: f64 = 70.0;
 use crate::names::xml as escape;
 
 /// The SVG document.
-pub fn memory_map(verified: Verified<'_>) -> String {
-    let (program, model_plan, target) = (verified.program(), verified.plan(), verified.target());
+pub fn memory_map(program: &Program, model_plan: &ModelPlan, target: &Target) -> String {
     let pools: Vec<_> = model_plan
         .pools
         .iter()

@@ -286,8 +286,8 @@ fn check(
                 Instruction::Kernel(k) => (
                     CallKind::Kernel,
                     None,
-                    (k.inputs.len(), k.outputs.len(), 0),
-                    k.inputs.iter().chain(&k.outputs).copied().collect(),
+                    (k.inputs.len(), k.outputs.len(), k.scratch.len()),
+                    k.args().collect(),
                 ),
                 Instruction::Delegate(d) => (
                     CallKind::Delegate,
@@ -296,12 +296,7 @@ fn check(
                         .get(d.delegate)
                         .map(|delegate| delegate.backend.as_str()),
                     (d.inputs.len(), d.outputs.len(), d.scratch.len()),
-                    d.inputs
-                        .iter()
-                        .chain(&d.outputs)
-                        .chain(&d.scratch)
-                        .copied()
-                        .collect(),
+                    d.args().collect(),
                 ),
                 Instruction::Branch(_) => {
                     return Err(fail(format!("call {} is a branch", c.index)))

@@ -281,11 +281,11 @@ fn building_argument_lists_without_the_pass_is_an_error() {
     let c = Catalogue::builtin();
     let target = c.target("corstone-300").unwrap();
     let program = model(&chain("{ size = 2048, pool = \"npu_scratch\" }", ""));
-    let bound = bind_scratch(&program, target, &[]).unwrap();
+    let bound = bind_scratch(&program, target, &[], &[]).unwrap();
     let err = argument_lists(&program, &bound).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "delegate call 0 (delegate `a`, EthosUBackend) declares 1 scratch buffer(s) but its argument list has 0: run the scratch pass (arenaplan's pipeline does) before building argument lists"
+        "call 0 of delegate `a` (EthosUBackend) declares 1 scratch buffer(s) but its argument list has 0: run the scratch pass (arenaplan's pipeline does) before building argument lists"
     );
     let mut passed = program.clone();
     insert_scratch(&mut passed, &bound);
@@ -307,7 +307,7 @@ fn running_the_pipeline_twice_is_stable() {
         assert_eq!(once, twice);
         assert_eq!(plan1.to_json(), plan2.to_json());
         let target = c.target("corstone-300").unwrap();
-        let bound = bind_scratch(&once, target, &[]).unwrap();
+        let bound = bind_scratch(&once, target, &[], &[]).unwrap();
         let mut again = once.clone();
         insert_scratch(&mut again, &bound);
         assert_eq!(again, once);
@@ -380,7 +380,7 @@ fn unusable_requests_are_rejected_at_declaration() {
             &format!("{{ size = 32, pool = \"sram\" }}, {decl}"),
             "",
         ));
-        let errors = bind_scratch(&program, target, &[]).unwrap_err();
+        let errors = bind_scratch(&program, target, &[], &[]).unwrap_err();
         assert_eq!(errors.len(), 1);
         let message = errors[0].to_string();
         assert!(message.starts_with("test.toml:"), "{message}");
@@ -395,7 +395,10 @@ fn unusable_requests_are_rejected_at_declaration() {
         "{ size = 0, pool = \"sram\" }",
         "{ size = 64, pool = \"nope\" }",
     ));
-    assert_eq!(bind_scratch(&program, target, &[]).unwrap_err().len(), 2);
+    assert_eq!(
+        bind_scratch(&program, target, &[], &[]).unwrap_err().len(),
+        2
+    );
 }
 
 #[test]
@@ -807,7 +810,7 @@ mod slots {
         foreign.role = Some(ScratchRole::EthosUFastScratch);
         let twice = program.delegates[0].scratch[0].clone();
         program.delegates[0].scratch.extend([foreign, twice]);
-        let errors: Vec<String> = bind_scratch(&program, target, &[])
+        let errors: Vec<String> = bind_scratch(&program, target, &[], &[])
             .unwrap_err()
             .iter()
             .map(ToString::to_string)

@@ -31,7 +31,7 @@ fn finish(program: &Program, plan: &ModelPlan) -> Result<Vec<(String, String)>, 
     let catalogue = Catalogue::builtin();
     let artifacts = Artifacts {
         name: "m",
-        declared: &[],
+        declared: &Default::default(),
         symbols: Symbols::C,
         what: Emit::ALL,
     };

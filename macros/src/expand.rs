@@ -1,7 +1,8 @@
 //! Code generation for `#[delegate]` and `spec!`.
 
 use arenaplan_syntax::delegate::{
-    backend_module, check_delegate, parse_delegate_args_partial, Size,
+    backend_module, check_delegate, parse_delegate_args_partial, parse_kernel_args_partial,
+    CheckedDelegate, Size,
 };
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -57,7 +58,7 @@ pub(crate) fn delegate(args: TokenStream, item: TokenStream) -> TokenStream {
     if let Some(e) = parse_errors {
         combine(&mut errors, e);
     }
-    if let (Some(Shape::Function(..)), Some((id, span))) = (&shape, &parsed.backend) {
+    if let (Some(Shape::Function(..)), Some((id, span))) = (&shape, &parsed.id) {
         if arenaplan_syntax::delegate::RUNTIME_BACKENDS.contains(&id.as_str()) {
             combine(
                 &mut errors,
@@ -82,35 +83,9 @@ pub(crate) fn delegate(args: TokenStream, item: TokenStream) -> TokenStream {
     let (Some(checked), Some(shape)) = (checked, shape) else {
         return item;
     };
-    let backend = &checked.backend;
-    let module = format_ident!("{}", backend_module(backend));
+    let backend = &checked.id;
     let tag = fnv1a(backend);
-    let declared = match &checked.scratch {
-        None => quote! {
-            // `blob`: sizes come from each call's blob; the plan must still know the backend.
-            let _ = crate::arenaplan_plan::backend::#module::SCRATCH;
-        },
-        Some(sizes) => {
-            let exprs: Vec<_> = sizes.iter().map(|s| &s.expr).collect();
-            let positive = sizes
-                .iter()
-                .filter(|s| s.value.is_none())
-                .map(positive_check);
-            let message = format!(
-                "arenaplan: the plan's scratch sizes for backend `{backend}` differ from this declaration; the generated plan is stale: let the build script see this file (its `source`s) and rebuild"
-            );
-            quote! {
-                #(#positive)*
-                assert!(
-                    ::arenaplan::__private::sizes_match(
-                        crate::arenaplan_plan::backend::#module::SCRATCH,
-                        &[#((#exprs) as usize),*],
-                    ),
-                    #message
-                );
-            }
-        }
-    };
+    let declared = plan_check(&checked, "backend");
     let buffers = match &checked.scratch {
         Some(s) => {
             let n = s.len();
@@ -161,18 +136,55 @@ pub(crate) fn delegate(args: TokenStream, item: TokenStream) -> TokenStream {
             }
         }
     };
-    // The `spec!` calls, expanded once more as values: the compiler checks them like any
-    // other use (and the user's `use arenaplan::spec` counts as used).
-    let specs = checked.specs.iter().map(|s| &s.expr);
     quote! {
         #item
         #binding
-        const _: () = {
-            #( let _: u32 = #specs; )*
-            #declared
-        };
+        #declared
         // One declaration per backend in a crate: a second one is a conflicting impl.
         impl ::arenaplan::__private::Declared<#tag> for crate::arenaplan_plan::Declarations {}
+    }
+}
+
+/// The `const` block checking a declaration against the plan the build script generated: the
+/// sizes it read from this declaration (in module `backend` or `kernel` of the plan) must be
+/// the ones written here. The `spec!` calls are expanded once more as values, so the compiler
+/// checks them like any other use (and the user's `use arenaplan::spec` counts as used).
+fn plan_check(checked: &CheckedDelegate, namespace: &str) -> TokenStream {
+    let id = &checked.id;
+    let module = format_ident!("{}", backend_module(id));
+    let namespace = format_ident!("{}", namespace);
+    let specs = checked.specs.iter().map(|s| &s.expr);
+    let check = match &checked.scratch {
+        None => quote! {
+            // `blob`: sizes come from each call's blob; the plan must still know the backend.
+            let _ = crate::arenaplan_plan::#namespace::#module::SCRATCH;
+        },
+        Some(sizes) => {
+            let exprs: Vec<_> = sizes.iter().map(|s| &s.expr).collect();
+            let positive = sizes
+                .iter()
+                .filter(|s| s.value.is_none())
+                .map(positive_check);
+            let message = format!(
+                "arenaplan: the plan's scratch sizes for {namespace} `{id}` differ from this declaration; the generated plan is stale: let the build script see this file (its `source`s) and rebuild"
+            );
+            quote! {
+                #(#positive)*
+                assert!(
+                    ::arenaplan::__private::sizes_match(
+                        crate::arenaplan_plan::#namespace::#module::SCRATCH,
+                        &[#((#exprs) as usize),*],
+                    ),
+                    #message
+                );
+            }
+        }
+    };
+    quote! {
+        const _: () = {
+            #( let _: u32 = #specs; )*
+            #check
+        };
     }
 }
 
@@ -214,33 +226,56 @@ pub(crate) fn spec(input: TokenStream) -> TokenStream {
     }
 }
 
-/// `#[kernel(op = "...")]` on a function: an `ap_kernel_t` under `ap_kernel_<op>`, whose
-/// function is an `extern "C"` trampoline into the runtime's dispatch.
+/// `#[kernel(op = "...", [scratch = ..., mem_id = ...])]` on a function: an `ap_kernel_t`
+/// under `ap_kernel_<op>`, whose function is an `extern "C"` trampoline into the runtime's
+/// dispatch, and the same checks against the plan as a delegate's declaration.
 pub(crate) fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
-    let function: syn::ItemFn = match syn::parse2(item.clone()) {
-        Ok(f) => f,
+    let mut errors = None;
+    let function: Option<syn::ItemFn> = match syn::parse2(item.clone()) {
+        Ok(f) => Some(f),
         Err(_) => {
-            let e = syn::Error::new_spanned(
-                &item,
-                "#[kernel] goes on a function `fn(&mut arenaplan::Call<'_>) -> arenaplan::Result`",
-            )
-            .to_compile_error();
-            return quote!(#item #e);
+            combine(
+                &mut errors,
+                syn::Error::new_spanned(
+                    &item,
+                    "#[kernel] goes on a function `fn(&mut arenaplan::Call<'_>) -> arenaplan::Result`",
+                ),
+            );
+            None
         }
     };
-    let op = match kernel_op(args) {
-        Ok(op) => op,
-        Err(e) => {
-            let e = e.to_compile_error();
-            return quote!(#function #e);
+    let target = match target::selected() {
+        Ok(t) => Some(t),
+        Err(message) => {
+            combine(&mut errors, syn::Error::new(Span::call_site(), message));
+            None
         }
+    };
+    let (parsed, parse_errors) = parse_kernel_args_partial(args);
+    if let Some(e) = parse_errors {
+        combine(&mut errors, e);
+    }
+    let checked = match check_delegate(parsed, target, Span::call_site()) {
+        Ok(c) => Some(c),
+        Err(e) => {
+            combine(&mut errors, e);
+            None
+        }
+    };
+    if let Some(e) = errors {
+        let e = e.to_compile_error();
+        return quote!(#item #e);
+    }
+    let (Some(function), Some(checked)) = (function, checked) else {
+        return item;
     };
     let ident = &function.sig.ident;
-    let name = op.value();
-    let symbol = format!("ap_kernel_{}", arenaplan_syntax::names::c_ident(&name));
+    let name = &checked.id;
+    let symbol = format!("ap_kernel_{}", arenaplan_syntax::names::c_ident(name));
     let op_bytes = proc_macro2::Literal::byte_string(format!("{name}\0").as_bytes());
     let descriptor = format_ident!("__ARENAPLAN_KERNEL_{}", ident.to_string().to_uppercase());
     let run = format_ident!("__arenaplan_kernel_{}", ident);
+    let declared = plan_check(&checked, "kernel");
     quote! {
         #function
         #[doc(hidden)]
@@ -259,31 +294,6 @@ pub(crate) fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
             // argument list.
             unsafe { ::arenaplan::__private::dispatch(#ident, ctx, args, nargs) }
         }
-    }
-}
-
-/// The `op = "..."` of `#[kernel(...)]`, the only argument (scratch for kernels is not planned).
-fn kernel_op(args: TokenStream) -> syn::Result<syn::LitStr> {
-    let meta: syn::MetaNameValue = syn::parse2(args.clone()).map_err(|_| {
-        syn::Error::new_spanned(
-            &args,
-            "expected `op = \"operator name\"`, e.g. #[kernel(op = \"relu\")]",
-        )
-    })?;
-    if !meta.path.is_ident("op") {
-        return Err(syn::Error::new_spanned(
-            &meta.path,
-            "the argument is `op = \"operator name\"`",
-        ));
-    }
-    match meta.value {
-        syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Str(s),
-            ..
-        }) if !s.value().is_empty() => Ok(s),
-        other => Err(syn::Error::new_spanned(
-            other,
-            "the operator name, a non-empty string literal",
-        )),
+        #declared
     }
 }

@@ -28,40 +28,47 @@ impl fmt::Display for Error {
     }
 }
 
-/// One delegate call's arguments: `[inputs…, outputs…, scratch…]`.
+/// One delegate or kernel call's arguments: `[inputs…, outputs…, scratch…]`. Inputs are
+/// read-only (they may be constants in flash, and one value may be passed twice); outputs and
+/// scratch are the call's own memory.
 ///
 /// ```
-/// let (mut a, mut b, mut s) = ([1u8; 4], [0u8; 4], [0u8; 16]);
-/// let mut args: [&mut [u8]; 3] = [&mut a, &mut b, &mut s];
-/// let mut call = arenaplan::Call::new(&mut args, 1, 1).unwrap();
+/// let (a, mut b, mut s) = ([1u8; 4], [0u8; 4], [0u8; 16]);
+/// let inputs: [&[u8]; 1] = [&a];
+/// let mut rest: [&mut [u8]; 2] = [&mut b, &mut s];
+/// let mut call = arenaplan::Call::new(&inputs, &mut rest, 1).unwrap();
 /// assert_eq!(call.scratch_count(), 1);
 /// let (inputs, outputs, scratch) = call.split();
 /// outputs[0].copy_from_slice(inputs[0]);
 /// assert_eq!(scratch[0].len(), 16);
 /// ```
 pub struct Call<'a> {
-    args: &'a mut [&'a mut [u8]],
-    inputs: usize,
+    inputs: &'a [&'a [u8]],
+    rest: &'a mut [&'a mut [u8]],
     outputs: usize,
 }
 
 impl<'a> Call<'a> {
-    /// A call over `args`, the first `inputs` of which are inputs and the next `outputs`
-    /// outputs; the rest is scratch. `None` when the counts exceed the list.
-    pub fn new(args: &'a mut [&'a mut [u8]], inputs: usize, outputs: usize) -> Option<Self> {
-        if inputs.checked_add(outputs)? > args.len() {
+    /// A call reading `inputs` and writing `rest`, the first `outputs` of which are outputs;
+    /// the others are scratch. `None` when `outputs` exceeds `rest`.
+    pub fn new(
+        inputs: &'a [&'a [u8]],
+        rest: &'a mut [&'a mut [u8]],
+        outputs: usize,
+    ) -> Option<Self> {
+        if outputs > rest.len() {
             return None;
         }
         Some(Call {
-            args,
             inputs,
+            rest,
             outputs,
         })
     }
 
     /// Number of inputs.
     pub fn input_count(&self) -> usize {
-        self.inputs
+        self.inputs.len()
     }
 
     /// Number of outputs.
@@ -71,21 +78,24 @@ impl<'a> Call<'a> {
 
     /// Number of scratch buffers (0 under a plan made before scratch was planned).
     pub fn scratch_count(&self) -> usize {
-        self.args.len() - self.inputs - self.outputs
+        self.rest.len() - self.outputs
+    }
+
+    /// Input `i`, if there is one.
+    pub fn input(&self, i: usize) -> Option<&'a [u8]> {
+        self.inputs.get(i).copied()
     }
 
     /// Inputs (read-only), outputs and scratch, borrowed at once.
     #[allow(clippy::type_complexity)]
-    pub fn split(&mut self) -> (&[&'a mut [u8]], &mut [&'a mut [u8]], &mut [&'a mut [u8]]) {
-        let (inputs, rest) = self.args.split_at_mut(self.inputs);
-        let (outputs, scratch) = rest.split_at_mut(self.outputs);
-        (inputs, outputs, scratch)
+    pub fn split(&mut self) -> (&'a [&'a [u8]], &mut [&'a mut [u8]], &mut [&'a mut [u8]]) {
+        let (outputs, scratch) = self.rest.split_at_mut(self.outputs);
+        (self.inputs, outputs, scratch)
     }
 
     /// Scratch buffer `i`, if the plan provided it and it holds at least `min_len` bytes.
     pub fn scratch(&mut self, i: usize, min_len: usize) -> core::result::Result<&mut [u8], Error> {
-        let at = self.inputs + self.outputs + i;
-        match self.args.get_mut(at) {
+        match self.rest.get_mut(self.outputs + i) {
             Some(buffer) if buffer.len() >= min_len => Ok(buffer),
             _ => Err(Error::ScratchTooSmall),
         }

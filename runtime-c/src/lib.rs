@@ -1,5 +1,5 @@
-//! arenaplan for firmware: declare delegate backends and their scratch with
-//! [`delegate`] and [`spec!`], include the plan the build script generated with
+//! arenaplan for firmware: declare delegate backends and kernels and their scratch with
+//! [`delegate`], [`kernel`] and [`spec!`], include the plan the build script generated with
 //! [`include_plan!`], write backends in Rust against the [`Call`] view, and run planned
 //! programs on the C runtime ([`sys`], with [`check`] for its status codes).
 //!
@@ -32,9 +32,10 @@
 //!     Ok(())
 //! }
 //!
-//! let (mut x, mut y) = ([1u8, 2, 3], [0u8; 3]);
-//! let mut args: [&mut [u8]; 2] = [&mut x, &mut y];
-//! let mut call = arenaplan::Call::new(&mut args, 1, 1).expect("1 input, 1 output");
+//! let (x, mut y) = ([1u8, 2, 3], [0u8; 3]);
+//! let inputs: [&[u8]; 1] = [&x];
+//! let mut outputs: [&mut [u8]; 1] = [&mut y];
+//! let mut call = arenaplan::Call::new(&inputs, &mut outputs, 1).expect("1 output");
 //! double(&mut call).unwrap();
 //! assert_eq!(y, [2, 4, 6]);
 //! ```

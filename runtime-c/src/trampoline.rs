@@ -44,15 +44,18 @@ impl BackendDesc {
     }
 }
 
-/// Runs `backend` on the flat argument list the runtime passes: each argument becomes a
-/// `&mut [u8]`, split by the counts in `ctx`.
+/// Runs `backend` on the flat argument list the runtime passes: inputs become `&[u8]`, outputs
+/// and scratch `&mut [u8]`, split by the counts in `ctx`.
 ///
-/// A call whose arguments share memory is refused (`AP_ERR_BAD_ARGUMENTS`), even two inputs:
-/// the views are `&mut` slices, which may not alias. So is a list longer than [`MAX_ARGS`].
+/// A call where an output or scratch buffer shares memory with any other argument is refused
+/// (`AP_ERR_BAD_ARGUMENTS`): those views are `&mut` slices, which may not alias. Inputs may
+/// share memory with each other (`x * x` passes one value twice). So is a list longer than
+/// [`MAX_ARGS`], or counts that exceed it.
 ///
 /// # Safety
 /// `ctx` and `args` as the runtime passes them to a backend's `execute`: `args` points to
-/// `nargs` buffers, each `data` valid for `size` bytes (or NULL with size 0) for the call.
+/// `nargs` buffers, each `data` valid for `size` bytes (or NULL with size 0) for the call, the
+/// outputs and scratch writable.
 pub unsafe fn dispatch(
     backend: crate::BackendFn,
     ctx: *mut sys::ap_context,
@@ -64,29 +67,47 @@ pub unsafe fn dispatch(
     }
     // SAFETY: the runtime's contract, above.
     let (ninputs, noutputs) = unsafe { ((*ctx).ninputs as usize, (*ctx).noutputs as usize) };
+    if ninputs.saturating_add(noutputs) > nargs {
+        return sys::ap_status::AP_ERR_BAD_ARGUMENTS;
+    }
     let raw: &[sys::ap_buffer] = if nargs == 0 {
         &[]
     } else {
         // SAFETY: as above.
         unsafe { core::slice::from_raw_parts(args, nargs) }
     };
-    for (i, a) in raw.iter().enumerate() {
-        for b in &raw[..i] {
-            let (x, y) = (a.data as usize, b.data as usize);
-            if a.size > 0 && b.size > 0 && x < y + b.size && y < x + a.size {
-                return sys::ap_status::AP_ERR_BAD_ARGUMENTS;
-            }
+    let overlap = |a: &sys::ap_buffer, b: &sys::ap_buffer| {
+        let (x, y) = (a.data as usize, b.data as usize);
+        a.size > 0 && b.size > 0 && x < y.saturating_add(b.size) && y < x.saturating_add(a.size)
+    };
+    for (i, written) in raw.iter().enumerate().skip(ninputs) {
+        if raw
+            .iter()
+            .enumerate()
+            .any(|(j, other)| j != i && overlap(written, other))
+        {
+            return sys::ap_status::AP_ERR_BAD_ARGUMENTS;
         }
     }
-    let mut views: [&mut [u8]; MAX_ARGS] = Default::default();
-    for (view, a) in views.iter_mut().zip(raw) {
-        if !a.data.is_null() && a.size > 0 {
-            // SAFETY: valid for the call (the contract), and disjoint from every other view
-            // (checked above).
-            *view = unsafe { core::slice::from_raw_parts_mut(a.data, a.size) };
+    let view = |a: &sys::ap_buffer| !a.data.is_null() && a.size > 0;
+    let mut inputs: [&[u8]; MAX_ARGS] = [&[]; MAX_ARGS];
+    for (slot, a) in inputs.iter_mut().zip(&raw[..ninputs]) {
+        if view(a) {
+            // SAFETY: valid for reading during the call (the contract); nothing writes it
+            // while the call runs (no written argument overlaps it, checked above).
+            *slot = unsafe { core::slice::from_raw_parts(a.data, a.size) };
         }
     }
-    let Some(mut call) = Call::new(&mut views[..nargs], ninputs, noutputs) else {
+    let mut rest: [&mut [u8]; MAX_ARGS] = Default::default();
+    for (slot, a) in rest.iter_mut().zip(&raw[ninputs..]) {
+        if view(a) {
+            // SAFETY: valid and writable for the call (the contract), and disjoint from every
+            // other argument (checked above).
+            *slot = unsafe { core::slice::from_raw_parts_mut(a.data, a.size) };
+        }
+    }
+    let Some(mut call) = Call::new(&inputs[..ninputs], &mut rest[..nargs - ninputs], noutputs)
+    else {
         return sys::ap_status::AP_ERR_BAD_ARGUMENTS;
     };
     match backend(&mut call) {

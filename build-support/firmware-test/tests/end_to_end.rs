@@ -85,13 +85,13 @@ fn the_rust_backend_runs_on_its_planned_regions() {
     let call = plan::CALLS[0];
     let input = buffer(call.args[0]);
     input.fill(3);
-    let mut args: [&mut [u8]; 4] = [
-        input,
+    let inputs: [&[u8]; 1] = [input];
+    let mut rest: [&mut [u8]; 3] = [
         buffer(call.args[1]),
         region(plan::scratch::CALL0_SCRATCH0),
         region(plan::scratch::CALL0_SCRATCH1),
     ];
-    let mut view = Call::new(&mut args, 1, 1).unwrap();
+    let mut view = Call::new(&inputs, &mut rest, 1).unwrap();
     arenaplan_firmware_test::conv_im2col(&mut view).unwrap();
     let (_, outputs, scratch) = view.split();
     assert_eq!(outputs[0][5], 3 + 5);

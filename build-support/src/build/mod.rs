@@ -20,14 +20,14 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-pub use scan::{rust_files, scan, Found};
+pub use scan::{declarations, rust_files, scan, Declaration, Found};
 
 use crate::diagnostic::Diagnostic;
 use crate::emit::{emit, Emit, EmitError, Input, Symbols};
 use crate::import::load_model;
 use crate::model::Program;
 use crate::output::{write_all_if_changed, WriteError};
-use crate::pipeline::{BackendScratch, ModelPlan, Pipeline, PipelineError};
+use crate::pipeline::{Declarations, ModelPlan, Pipeline, PipelineError};
 use crate::targets::Catalogue;
 use crate::verify::{verify, PlanCheckError};
 use arenaplan_planner::Planner;
@@ -461,7 +461,7 @@ impl Build {
         }
         let base = self.base.clone().unwrap_or_else(|| manifest_dir.clone());
         let found = scan(&sources, &base, target).map_err(BuildError::Input)?;
-        let declared: Vec<BackendScratch> = found.into_iter().map(|f| f.declaration).collect();
+        let declared = scan::declarations(found);
         let program = match model {
             Model::Given(program) => program.clone(),
             Model::File(path) => load_model(path).map_err(|d| BuildError::Input(vec![d]))?,
@@ -477,8 +477,11 @@ impl Build {
         if let Some(p) = &self.planner {
             pipeline.planner(p.clone());
         }
-        for d in &declared {
+        for d in &declared.backends {
             pipeline.declare(d.clone());
+        }
+        for k in &declared.kernels {
+            pipeline.declare_kernel(k.clone());
         }
         let (program, plan) = pipeline.run(program)?;
         let files = verify_and_emit(
@@ -508,7 +511,7 @@ pub struct Artifacts<'a> {
     /// Base name of the files and prefix of C symbols (a C identifier).
     pub name: &'a str,
     /// The firmware's `#[delegate]` declarations.
-    pub declared: &'a [BackendScratch],
+    pub declared: &'a Declarations,
     /// Which side defines the arenas and tables.
     pub symbols: Symbols,
     /// Which artifacts.

@@ -1,16 +1,14 @@
-//! Finding `#[delegate]` declarations in the firmware's sources, with the same parser and
-//! checks as the proc macro (`arenaplan_syntax::delegate`).
+//! Finding `#[delegate]` and `#[kernel]` declarations in the firmware's sources, with the same
+//! parser and checks as the proc macro (`arenaplan_syntax::delegate`).
 
 use std::path::{Path, PathBuf};
 
-use arenaplan_syntax::delegate::{
-    backend_module, check_delegate, parse_delegate_args_partial, Scratch,
-};
+use arenaplan_syntax::delegate::{backend_module, check_delegate, parse_args_partial, Attribute, Scratch};
 use syn::spanned::Spanned;
 
 use crate::diagnostic::{Diagnostic, SourceText};
 use crate::model::{Origin, PoolChoice, ScratchSpec};
-use crate::pipeline::{BackendScratch, DeclaredScratch};
+use crate::pipeline::{BackendScratch, DeclaredScratch, Declarations, KernelScratch};
 use crate::targets::Target;
 
 /// Largest source file scanned.
@@ -20,20 +18,42 @@ const MAX_SOURCE_BYTES: u64 = 16 << 20;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Found {
     /// What it declares.
-    pub declaration: BackendScratch,
+    pub declaration: Declaration,
     /// Where (path as given, line, column).
     pub origin: Origin,
 }
 
-/// Scans `files` (paths shown relative to `base`) for `#[delegate]` attributes on items at any
-/// module depth. Every problem in every file is returned, not just the first.
+/// What one attribute declares.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Declaration {
+    /// `#[delegate]`: a backend's scratch.
+    Backend(BackendScratch),
+    /// `#[kernel]`: a kernel's scratch (possibly none).
+    Kernel(KernelScratch),
+}
+
+/// The declarations found, split by kind, in scan order.
+pub fn declarations(found: Vec<Found>) -> Declarations {
+    let mut out = Declarations::default();
+    for f in found {
+        match f.declaration {
+            Declaration::Backend(b) => out.backends.push(b),
+            Declaration::Kernel(k) => out.kernels.push(k),
+        }
+    }
+    out
+}
+
+/// Scans `files` (paths shown relative to `base`) for `#[delegate]` and `#[kernel]` attributes
+/// on items at any module depth. Every problem in every file is returned, not just the first.
 pub fn scan(
     files: &[PathBuf],
     base: &Path,
     target: &Target,
 ) -> Result<Vec<Found>, Vec<Diagnostic>> {
     let mut found: Vec<Found> = Vec::new();
-    let mut seen: Vec<(String, Origin)> = Vec::new();
+    // Backends and kernels each have their namespace (and generated module) of their own.
+    let mut seen: Vec<(Attribute, String, Origin)> = Vec::new();
     let mut problems = Vec::new();
     for file in files {
         let shown = file.strip_prefix(base).unwrap_or(file).to_path_buf();
@@ -53,39 +73,46 @@ pub fn scan(
         };
         let mut attrs = Vec::new();
         collect(&parsed.items, &mut attrs);
-        for attr in attrs {
-            let (result, backend) = declaration(&source, &attr, target);
-            // One declaration per backend, whether or not this one is otherwise valid.
-            if let Some(backend) = backend {
+        for (attribute, attr) in attrs {
+            let (result, id) = declaration(&source, &attr, attribute, target);
+            let what = match attribute {
+                Attribute::Delegate => "backend",
+                Attribute::Kernel => "kernel",
+            };
+            // One declaration per backend (kernel), whether or not this one is otherwise valid.
+            if let Some(id) = id {
                 let here = origin(&source, attr.span());
-                if let Some((_, first)) = seen.iter().find(|(b, _)| *b == backend) {
+                let mine = || seen.iter().filter(|(a, _, _)| *a == attribute);
+                if let Some((_, _, first)) = mine().find(|(_, b, _)| *b == id) {
                     problems.push(
-                        at(
-                            &source,
-                            attr.span(),
-                            format!("backend `{backend}` is declared twice"),
-                        )
-                        .with_help(format!("the first declaration is at {first}; keep one")),
+                        at(&source, attr.span(), format!("{what} `{id}` is declared twice"))
+                            .with_help(format!("the first declaration is at {first}; keep one")),
                     );
                     continue;
                 }
-                // Each declared backend gets a module in the generated plan, named after it.
-                let module = backend_module(&backend);
-                if let Some((other, first)) = seen.iter().find(|(b, _)| backend_module(b) == module)
-                {
+                // Each declared backend (kernel) gets a module in the generated plan, named
+                // after it, and a C symbol (`ap_backend_<id>`, `ap_kernel_<op>`).
+                let module = backend_module(&id);
+                let symbol = arenaplan_syntax::names::c_ident(&id);
+                if let Some((_, other, first)) = mine().find(|(_, b, _)| {
+                    backend_module(b) == module || arenaplan_syntax::names::c_ident(b) == symbol
+                }) {
+                    let clash = if backend_module(other) == module {
+                        format!("`{module}` in the generated plan")
+                    } else {
+                        format!("C symbol `ap_{what}_{symbol}`")
+                    };
                     problems.push(
                         at(
                             &source,
                             attr.span(),
-                            format!(
-                                "backends `{other}` and `{backend}` would both be `{module}` in the generated plan"
-                            ),
+                            format!("{what}s `{other}` and `{id}` would both be {clash}"),
                         )
                         .with_help(format!("`{other}` is declared at {first}; rename one of them")),
                     );
                     continue;
                 }
-                seen.push((backend, here));
+                seen.push((attribute, id, here));
             }
             match result {
                 Ok(f) => found.push(f),
@@ -122,7 +149,7 @@ pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-fn collect(items: &[syn::Item], out: &mut Vec<syn::Attribute>) {
+fn collect(items: &[syn::Item], out: &mut Vec<(Attribute, syn::Attribute)>) {
     for item in items {
         let attrs: &[syn::Attribute] = match item {
             syn::Item::Struct(s) => &s.attrs,
@@ -136,17 +163,17 @@ fn collect(items: &[syn::Item], out: &mut Vec<syn::Attribute>) {
             }
             _ => &[],
         };
-        out.extend(
-            attrs
-                .iter()
-                .filter(|a| {
-                    a.path()
-                        .segments
-                        .last()
-                        .is_some_and(|s| s.ident == "delegate")
-                })
-                .cloned(),
-        );
+        out.extend(attrs.iter().filter_map(|a| {
+            let last = a.path().segments.last()?;
+            let attribute = if last.ident == "delegate" {
+                Attribute::Delegate
+            } else if last.ident == "kernel" {
+                Attribute::Kernel
+            } else {
+                return None;
+            };
+            Some((attribute, a.clone()))
+        }));
     }
 }
 
@@ -167,11 +194,12 @@ fn origin(source: &SourceText, span: proc_macro2::Span) -> Origin {
     }
 }
 
-/// The declaration an attribute makes (or every problem with it), and its backend id if it
-/// names one.
+/// The declaration an attribute makes (or every problem with it), and its backend id (kernel
+/// operator) if it names one.
 fn declaration(
     source: &SourceText,
     attr: &syn::Attribute,
+    attribute: Attribute,
     target: &Target,
 ) -> (Result<Found, Vec<Diagnostic>>, Option<String>) {
     let errors = |e: syn::Error| {
@@ -182,19 +210,16 @@ fn declaration(
     let tokens = match &attr.meta {
         syn::Meta::List(list) => list.tokens.clone(),
         other => {
-            return (
-                Err(vec![at(
-                    source,
-                    other.span(),
-                    "#[delegate] needs arguments: backend, scratch, mem_id",
-                )]),
-                None,
-            )
+            let message = match attribute {
+                Attribute::Delegate => "#[delegate] needs arguments: backend, scratch, mem_id",
+                Attribute::Kernel => "#[kernel] needs arguments: op, and scratch with mem_id if it needs scratch",
+            };
+            return (Err(vec![at(source, other.span(), message)]), None);
         }
     };
     // As in the macro: parse and check problems together.
-    let (args, parse_errors) = parse_delegate_args_partial(tokens);
-    let backend = args.backend.as_ref().map(|b| b.0.clone());
+    let (args, parse_errors) = parse_args_partial(tokens, attribute);
+    let backend = args.id.as_ref().map(|b| b.0.clone());
     let blob = matches!(args.scratch, Some(Scratch::Blob(_)));
     // Sizes the build script cannot evaluate are reported along with the checks' findings.
     let mut problems: Vec<Diagnostic> = parse_errors.map(errors).unwrap_or_default();
@@ -230,36 +255,45 @@ fn declaration(
         .iter()
         .map(|s| PoolChoice::Spec(s.name.clone()))
         .collect();
-    let scratch = if blob {
-        DeclaredScratch::Blob {
-            pools,
-            origin: where_.clone(),
-        }
-    } else {
-        let sizes = checked.scratch.unwrap_or_default();
-        DeclaredScratch::Sizes(
-            sizes
-                .iter()
-                .zip(pools)
-                .enumerate()
-                .map(|(i, (size, pool))| ScratchSpec {
-                    size: size
-                        .value
-                        .map_or(0, |v| i64::try_from(v).unwrap_or(i64::MAX)),
-                    pool,
-                    label: Some(format!("scratch{i}")),
-                    origin: origin(source, size.span()),
-                    role: None,
-                })
-                .collect(),
-        )
+    let specs = || -> Vec<ScratchSpec> {
+        checked
+            .scratch
+            .as_deref()
+            .unwrap_or_default()
+            .iter()
+            .zip(pools.clone())
+            .enumerate()
+            .map(|(i, (size, pool))| ScratchSpec {
+                size: size
+                    .value
+                    .map_or(0, |v| i64::try_from(v).unwrap_or(i64::MAX)),
+                pool,
+                label: Some(format!("scratch{i}")),
+                origin: origin(source, size.span()),
+                role: None,
+            })
+            .collect()
+    };
+    let declaration = match attribute {
+        Attribute::Kernel => Declaration::Kernel(KernelScratch {
+            op: checked.id.clone(),
+            scratch: specs(),
+        }),
+        Attribute::Delegate => Declaration::Backend(BackendScratch {
+            backend: checked.id.clone(),
+            scratch: if blob {
+                DeclaredScratch::Blob {
+                    pools: pools.clone(),
+                    origin: where_.clone(),
+                }
+            } else {
+                DeclaredScratch::Sizes(specs())
+            },
+        }),
     };
     (
         Ok(Found {
-            declaration: BackendScratch {
-                backend: checked.backend,
-                scratch,
-            },
+            declaration,
             origin: where_,
         }),
         backend,

@@ -7,9 +7,9 @@ mod linker;
 mod program;
 mod rust;
 
-use crate::model::{Program, ValueKind};
+use crate::model::{Program, ScratchOwner, ValueKind};
 use crate::report;
-use crate::pipeline::{BackendScratch, BufferKind, DeclaredScratch, ModelPlan};
+use crate::pipeline::{BufferKind, DeclaredScratch, Declarations, ModelPlan};
 use crate::targets::{Pool, Target};
 use crate::verify::Verified;
 
@@ -71,7 +71,7 @@ pub struct Input<'a> {
     /// The target.
     pub(crate) target: &'a Target,
     /// Declarations the firmware made (for the `#[delegate]` checks).
-    pub(crate) declared: &'a [BackendScratch],
+    pub(crate) declared: &'a Declarations,
     /// Which side defines the symbols.
     pub(crate) symbols: Symbols,
 }
@@ -82,7 +82,7 @@ impl<'a> Input<'a> {
     pub fn new(
         verified: Verified<'a>,
         name: &'a str,
-        declared: &'a [BackendScratch],
+        declared: &'a Declarations,
         symbols: Symbols,
     ) -> Self {
         Input {
@@ -144,7 +144,7 @@ impl Input<'_> {
             let value = &self.program.values[b.id];
             let ValueKind::Scratch {
                 call,
-                delegate,
+                owner,
                 label,
                 origin,
                 ..
@@ -153,18 +153,19 @@ impl Input<'_> {
                 continue;
             };
             let call = *call;
-            let backend = self
-                .plan
-                .calls
-                .iter()
-                .find(|c| c.index == call)
-                .and_then(|c| c.backend.clone())
-                .unwrap_or_default();
-            let delegate = self
-                .program
-                .delegates
-                .get(*delegate)
-                .map_or("", |d| d.name.as_str());
+            let site = match owner {
+                ScratchOwner::Delegate(_) => {
+                    let backend = self
+                        .plan
+                        .calls
+                        .iter()
+                        .find(|c| c.index == call)
+                        .and_then(|c| c.backend.clone())
+                        .unwrap_or_default();
+                    format!("delegate `{}` ({backend})", owner.name(self.program))
+                }
+                ScratchOwner::Kernel(op) => format!("kernel `{op}`"),
+            };
             out.push(Region {
                 ident: format!("CALL{call}_{}", upper_ident(label)),
                 call,
@@ -173,10 +174,25 @@ impl Input<'_> {
                 offset: b.offset,
                 size: b.size,
                 about: crate::names::comment(&format!(
-                    "delegate `{delegate}` ({backend}), buffer `{label}`, size from {origin}"
+                    "{site}, buffer `{label}`, size from {origin}"
                 )),
             });
         }
+        out
+    }
+
+    /// Sizes each declared kernel's calls get, by operator, sorted.
+    pub(crate) fn declared_kernel_sizes(&self) -> Vec<(String, Vec<u64>)> {
+        let mut out: Vec<(String, Vec<u64>)> = self
+            .declared
+            .kernels
+            .iter()
+            .map(|k| {
+                let sizes = k.scratch.iter().map(|s| s.size.max(0) as u64).collect();
+                (k.op.clone(), sizes)
+            })
+            .collect();
+        out.sort();
         out
     }
 
@@ -184,6 +200,7 @@ impl Input<'_> {
     pub(crate) fn declared_sizes(&self) -> Vec<(String, Vec<u64>)> {
         let mut out: Vec<(String, Vec<u64>)> = self
             .declared
+            .backends
             .iter()
             .map(|d| {
                 let sizes = match &d.scratch {

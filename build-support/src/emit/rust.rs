@@ -99,6 +99,21 @@ pub(super) fn module(input: &Input<'_>) -> String {
             }
         }
     });
+    let kernels = input
+        .declared_kernel_sizes()
+        .into_iter()
+        .map(|(op, sizes)| {
+            let about = format!(" Kernel `{}`.", comment(&op));
+            let m = ident(&backend_module(&op));
+            let sizes = sizes.into_iter().map(Literal::u64_unsuffixed);
+            quote! {
+                #[doc = #about]
+                pub mod #m {
+                    /// Its declared scratch sizes (empty: it declares none).
+                    pub const SCRATCH: &[usize] = &[#(#sizes),*];
+                }
+            }
+        });
     let tokens = quote! {
         /// The target this plan is for.
         pub const TARGET: &str = #target;
@@ -120,7 +135,7 @@ pub(super) fn module(input: &Input<'_>) -> String {
         /// Every kernel and delegate call with its flat argument list (inputs, outputs, scratch).
         pub const CALLS: &[CallArgs] = &[#(#calls),*];
 
-        /// The scratch region of every buffer of every delegate call.
+        /// The scratch region of every buffer of every delegate and kernel call.
         pub mod scratch {
             use super::Region;
             #(#regions)*
@@ -133,6 +148,10 @@ pub(super) fn module(input: &Input<'_>) -> String {
         /// Scratch sizes the build script read from each `#[delegate]` declaration (empty: `blob`).
         pub mod backend {
             #(#declared)*
+        }
+        /// Scratch sizes the build script read from each `#[kernel]` declaration.
+        pub mod kernel {
+            #(#kernels)*
         }
     };
     let file: syn::File = syn::parse2(tokens).expect("the generated module is Rust");

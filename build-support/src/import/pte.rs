@@ -162,16 +162,14 @@ pub fn read_pte(data: &[u8], name: &str) -> Result<Program, ImportError> {
                 let operator = operators.table(op)?;
                 let name = operator.string(0)?.unwrap_or("?");
                 let overload = operator.string(1)?.unwrap_or("");
-                // Kernel arguments are one list (outputs last, by the out-variant convention).
-                Instruction::Kernel(KernelCall {
-                    op: if overload.is_empty() {
-                        name.to_owned()
-                    } else {
-                        format!("{name}.{overload}")
-                    },
-                    inputs: list(args_table.vector_or_empty(1)?, &format!("instruction {n}"))?,
-                    outputs: Vec::new(),
-                })
+                let op = if overload.is_empty() {
+                    name.to_owned()
+                } else {
+                    format!("{name}.{overload}")
+                };
+                let args = list(args_table.vector_or_empty(1)?, &format!("instruction {n}"))?;
+                let (inputs, outputs) = split_out_args(args);
+                Instruction::Kernel(KernelCall::new(op, inputs, outputs))
             }
             2 => {
                 let d = args_table.i32(0, 0)?;
@@ -204,11 +202,11 @@ pub fn read_pte(data: &[u8], name: &str) -> Result<Program, ImportError> {
                     scratch: Vec::new(),
                 })
             }
-            3 => Instruction::Kernel(KernelCall {
-                op: "et:move".into(),
-                inputs: vec![index(args_table.i32(0, 0)?, "a move")?],
-                outputs: vec![index(args_table.i32(1, 0)?, "a move")?],
-            }),
+            3 => Instruction::Kernel(KernelCall::new(
+                "et:move",
+                vec![index(args_table.i32(0, 0)?, "a move")?],
+                vec![index(args_table.i32(1, 0)?, "a move")?],
+            )),
             4 => {
                 let destination = args_table.i32(1, 0)?;
                 if destination <= n as i32 {
@@ -216,17 +214,17 @@ pub fn read_pte(data: &[u8], name: &str) -> Result<Program, ImportError> {
                         "instruction {n} jumps back to {destination} (a loop); lifetimes from the linear order would be wrong"
                     )));
                 }
-                Instruction::Kernel(KernelCall {
-                    op: "et:jump_false".into(),
-                    inputs: vec![index(args_table.i32(0, 0)?, "a jump condition")?],
-                    outputs: Vec::new(),
-                })
+                Instruction::Kernel(KernelCall::new(
+                    "et:jump_false",
+                    vec![index(args_table.i32(0, 0)?, "a jump condition")?],
+                    Vec::new(),
+                ))
             }
-            5 => Instruction::Kernel(KernelCall {
-                op: "et:free".into(),
-                inputs: vec![index(args_table.i32(0, 0)?, "a free")?],
-                outputs: Vec::new(),
-            }),
+            5 => Instruction::Kernel(KernelCall::new(
+                "et:free",
+                vec![index(args_table.i32(0, 0)?, "a free")?],
+                Vec::new(),
+            )),
             other => {
                 return Err(ImportError::Invalid(format!(
                     "instruction {n} has unknown kind {other}"
@@ -237,6 +235,23 @@ pub fn read_pte(data: &[u8], name: &str) -> Result<Program, ImportError> {
     }
     program.source_plan = Some(source);
     Ok(program)
+}
+
+/// A kernel call's one argument list as inputs and outputs, by ExecuTorch's out-variant
+/// convention: the out arguments come last, followed by the op's return values, which are the
+/// same values again (`add.out(self, other, alpha, out) -> out` is `[self, other, alpha, out,
+/// out]`). The shortest such repeated tail is the outputs and its copy is dropped, so the
+/// kernel gets each output once, after its inputs; a list without one stays all inputs.
+fn split_out_args(mut args: Vec<usize>) -> (Vec<usize>, Vec<usize>) {
+    let n = args.len();
+    for k in 1..=n / 2 {
+        if args[n - 2 * k..n - k] == args[n - k..] {
+            args.truncate(n - k);
+            let outputs = args.split_off(n - 2 * k);
+            return (args, outputs);
+        }
+    }
+    (args, Vec::new())
 }
 
 /// Reads a `.pte` file.
@@ -437,4 +452,19 @@ fn delegate(
         },
         split,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_out_args;
+
+    #[test]
+    fn out_arguments_are_the_repeated_tail() {
+        assert_eq!(split_out_args(vec![1, 0, 3, 2, 2]), (vec![1, 0, 3], vec![2]));
+        assert_eq!(split_out_args(vec![0, 4, 5, 4, 5]), (vec![0], vec![4, 5]));
+        assert_eq!(split_out_args(vec![0, 1, 2]), (vec![0, 1, 2], vec![]));
+        assert_eq!(split_out_args(vec![]), (vec![], vec![]));
+        // The shortest tail: `[a, b, b]` is one output, not a list read twice.
+        assert_eq!(split_out_args(vec![7, 7]), (vec![], vec![7]));
+    }
 }

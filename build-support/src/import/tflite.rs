@@ -110,16 +110,12 @@ pub fn read_tflite(data: &[u8], name: &str) -> Result<Program, ImportError> {
         };
         let instruction = match custom {
             Some("ethos-u") => ethos_u_call(&mut program, o, &inputs, outputs)?,
-            Some(other) => Instruction::Kernel(KernelCall {
-                op: format!("custom:{other}"),
-                inputs,
-                outputs,
-            }),
-            None => Instruction::Kernel(KernelCall {
-                op: format!("builtin:{builtin}"),
-                inputs,
-                outputs,
-            }),
+            Some(other) => {
+                Instruction::Kernel(KernelCall::new(format!("custom:{other}"), inputs, outputs))
+            }
+            None => {
+                Instruction::Kernel(KernelCall::new(format!("builtin:{builtin}"), inputs, outputs))
+            }
         };
         program.body.push(instruction);
     }

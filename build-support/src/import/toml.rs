@@ -394,11 +394,11 @@ impl Builder<'_> {
                     self.error(at.clone(), "a `kernel` instruction needs `op`")
                         .with_help("e.g. op = \"aten::add.out\"")
                 })?;
-                Ok(Instruction::Kernel(KernelCall {
+                Ok(Instruction::Kernel(KernelCall::new(
                     op,
-                    inputs: self.refs(&r.inputs)?,
-                    outputs: self.refs(&r.outputs)?,
-                }))
+                    self.refs(&r.inputs)?,
+                    self.refs(&r.outputs)?,
+                )))
             }
             "delegate" => {
                 unexpected("op", r.op.is_some())?;

@@ -10,6 +10,15 @@ pub type ValueId = usize;
 /// Index into [`Program::delegates`].
 pub type DelegateId = usize;
 
+/// Whose call a scratch buffer belongs to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScratchOwner {
+    /// A delegate's call (its backend declared or its blob asked for the buffer).
+    Delegate(DelegateId),
+    /// A CPU kernel's call: the operator, whose `#[kernel]` declared the buffer.
+    Kernel(String),
+}
+
 /// A model: what the planner and the emitters work on.
 ///
 /// ```
@@ -19,7 +28,7 @@ pub type DelegateId = usize;
 /// let y = p.add_value(Value::planned("y", DType::Int8, vec![1, 16]));
 /// p.inputs = vec![x];
 /// p.outputs = vec![y];
-/// p.body.push(Instruction::Kernel(KernelCall { op: "relu".into(), inputs: vec![x], outputs: vec![y] }));
+/// p.body.push(Instruction::Kernel(KernelCall::new("relu", vec![x], vec![y])));
 /// assert_eq!(p.values[y].bytes, 16);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -76,13 +85,13 @@ pub enum ValueKind {
     /// Memory the runtime or the caller owns (persistent state, non-tensor values, tensors
     /// the file leaves unplanned): not planned.
     Unmanaged,
-    /// A delegate call's scratch buffer, inserted by the scratch pass. One of zero bytes is an
-    /// empty slot: not planned, the backend gets no memory there.
+    /// A delegate or kernel call's scratch buffer, inserted by the scratch pass. One of zero
+    /// bytes is an empty slot: not planned, the backend gets no memory there.
     Scratch {
-        /// Flat index of the delegate call it belongs to.
+        /// Flat index of the call it belongs to.
         call: usize,
-        /// The delegate that call runs.
-        delegate: DelegateId,
+        /// The delegate or kernel that call runs.
+        owner: ScratchOwner,
         /// Its position among the call's scratch arguments (a role's slot, or the
         /// declaration's index).
         slot: usize,
@@ -94,6 +103,16 @@ pub enum ValueKind {
         /// Where its size came from (a declaration, the blob, the target).
         origin: Origin,
     },
+}
+
+impl ScratchOwner {
+    /// The delegate's name in `program`, or the kernel's operator.
+    pub fn name<'a>(&'a self, program: &'a Program) -> &'a str {
+        match self {
+            ScratchOwner::Delegate(d) => program.delegates.get(*d).map_or("", |d| d.name.as_str()),
+            ScratchOwner::Kernel(op) => op,
+        }
+    }
 }
 
 /// A pool named the way a model or a declaration names it.
@@ -217,7 +236,8 @@ pub enum Instruction {
     Branch(Branch),
 }
 
-/// A CPU kernel call.
+/// A CPU kernel call. Its argument list is `inputs ++ outputs ++ scratch`, like a delegate
+/// call's.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KernelCall {
     /// The operator, e.g. `aten::add.out`.
@@ -226,6 +246,30 @@ pub struct KernelCall {
     pub inputs: Vec<ValueId>,
     /// Values written.
     pub outputs: Vec<ValueId>,
+    /// Scratch buffers the scratch pass appended, in the order the kernel's `#[kernel]`
+    /// declares them (none for a kernel that declares none).
+    pub scratch: Vec<ValueId>,
+}
+
+impl KernelCall {
+    /// A call of `op` without scratch (the scratch pass adds what its kernel declares).
+    pub fn new(op: impl Into<String>, inputs: Vec<ValueId>, outputs: Vec<ValueId>) -> Self {
+        KernelCall {
+            op: op.into(),
+            inputs,
+            outputs,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The flat argument list the runtime hands the kernel.
+    pub fn args(&self) -> impl Iterator<Item = ValueId> + '_ {
+        self.inputs
+            .iter()
+            .chain(&self.outputs)
+            .chain(&self.scratch)
+            .copied()
+    }
 }
 
 /// A delegate call. Its argument list is `inputs ++ outputs ++ scratch`.
@@ -379,22 +423,29 @@ impl Program {
 
     /// Applies `f` to every delegate call with its flat index, in execution order.
     pub fn for_each_delegate_call_mut(&mut self, mut f: impl FnMut(usize, &mut DelegateCall)) {
+        self.for_each_instruction_mut(|index, instruction| {
+            if let Instruction::Delegate(call) = instruction {
+                f(index, call);
+            }
+        });
+    }
+
+    /// Applies `f` to every instruction with its flat index, in execution order (a branch
+    /// before its arms' instructions, as in [`Program::flat_instructions`]).
+    pub fn for_each_instruction_mut(&mut self, mut f: impl FnMut(usize, &mut Instruction)) {
         fn walk(
             body: &mut [Instruction],
             next: &mut usize,
-            f: &mut dyn FnMut(usize, &mut DelegateCall),
+            f: &mut dyn FnMut(usize, &mut Instruction),
         ) {
             for instruction in body {
                 let index = *next;
                 *next += 1;
-                match instruction {
-                    Instruction::Delegate(call) => f(index, call),
-                    Instruction::Branch(b) => {
-                        for arm in &mut b.arms {
-                            walk(arm, next, f);
-                        }
+                f(index, instruction);
+                if let Instruction::Branch(b) = instruction {
+                    for arm in &mut b.arms {
+                        walk(arm, next, f);
                     }
-                    Instruction::Kernel(_) => {}
                 }
             }
         }
@@ -406,7 +457,7 @@ impl Instruction {
     /// Values this instruction itself reads or writes (not those of nested arms).
     pub fn touched(&self) -> Vec<ValueId> {
         match self {
-            Instruction::Kernel(k) => k.inputs.iter().chain(&k.outputs).copied().collect(),
+            Instruction::Kernel(k) => k.args().collect(),
             Instruction::Delegate(d) => d.args().collect(),
             Instruction::Branch(b) => vec![b.predicate],
         }

@@ -1,5 +1,8 @@
-//! Binding delegates to their scratch declarations, putting blob roles in their argument
-//! slots, and checking each buffer against the target.
+//! Binding delegates and kernels to their scratch declarations, putting blob roles in their
+//! argument slots, and checking each buffer against the target.
+
+use std::collections::BTreeMap;
+use std::fmt;
 
 use thiserror::Error;
 
@@ -69,15 +72,80 @@ pub enum DeclaredScratch {
     },
 }
 
+/// A CPU kernel's scratch declaration from outside the model (`#[kernel(op, scratch, mem_id)]`
+/// in firmware): every call of `op` gets these buffers after its inputs and outputs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelScratch {
+    /// The operator, as the model names it (e.g. `aten::add.out`).
+    pub op: String,
+    /// The buffers, in argument order.
+    pub scratch: Vec<ScratchSpec>,
+}
+
+/// Every scratch declaration the firmware makes: `#[delegate]`s by backend, `#[kernel]`s by
+/// operator.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Declarations {
+    /// Delegate backends' declarations.
+    pub backends: Vec<BackendScratch>,
+    /// Kernels' declarations.
+    pub kernels: Vec<KernelScratch>,
+}
+
+/// The scratch every call gets, after binding: per delegate, and per kernel operator.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Bound {
+    /// Per delegate (by [`DelegateId`](crate::model::DelegateId)), its calls' buffers.
+    pub delegates: Vec<Vec<BoundScratch>>,
+    /// Per declared kernel operator, its calls' buffers.
+    pub kernels: BTreeMap<String, Vec<BoundScratch>>,
+}
+
+impl Bound {
+    /// The buffers of a call of delegate `delegate` (none if it has no entry).
+    pub fn of_delegate(&self, delegate: usize) -> &[BoundScratch] {
+        self.delegates.get(delegate).map_or(&[], Vec::as_slice)
+    }
+
+    /// The buffers of a call of kernel `op` (none if no `#[kernel]` declares any).
+    pub fn of_kernel(&self, op: &str) -> &[BoundScratch] {
+        self.kernels.get(op).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// Whose declaration a [`ScratchError`] is about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScratchSite {
+    /// A delegate of the model.
+    Delegate {
+        /// Its name in the model.
+        name: String,
+        /// Its backend.
+        backend: String,
+    },
+    /// A kernel's declaration.
+    Kernel {
+        /// The operator.
+        op: String,
+    },
+}
+
+impl fmt::Display for ScratchSite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScratchSite::Delegate { name, backend } => write!(f, "delegate `{name}` ({backend})"),
+            ScratchSite::Kernel { op } => write!(f, "kernel `{op}`"),
+        }
+    }
+}
+
 /// A scratch declaration the target cannot satisfy.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
-#[error("{origin}: delegate `{delegate}` ({backend}), scratch buffer {index}{}: {problem}",
+#[error("{origin}: {site}, scratch buffer {index}{}: {problem}",
     label.as_ref().map(|l| format!(" `{l}`")).unwrap_or_default())]
 pub struct ScratchError {
-    /// The delegate's name.
-    pub delegate: String,
-    /// Its backend.
-    pub backend: String,
+    /// The delegate or kernel.
+    pub site: ScratchSite,
     /// Which buffer: its position among the scratch arguments (a role's slot, or the
     /// declaration order), from 0.
     pub index: usize,
@@ -185,15 +253,28 @@ fn arrange(backend: &str, specs: Vec<ScratchSpec>) -> Vec<Arg> {
 }
 
 /// The scratch each delegate's calls get: its own declarations if it has any, else those of
-/// its backend from `external`. Every declaration is checked; all problems are returned.
+/// its backend from `external`; and each declared kernel's. Every declaration is checked; all
+/// problems are returned.
 pub fn bind_scratch(
     program: &Program,
     target: &Target,
     external: &[BackendScratch],
-) -> Result<Vec<Vec<BoundScratch>>, Vec<ScratchError>> {
-    let mut bound = Vec::with_capacity(program.delegates.len());
+    kernels: &[KernelScratch],
+) -> Result<Bound, Vec<ScratchError>> {
+    let mut bound = Bound::default();
     let mut errors = Vec::new();
+    for kernel in kernels {
+        let site = ScratchSite::Kernel {
+            op: kernel.op.clone(),
+        };
+        let buffers = bind_plain(&site, &kernel.scratch, target, &mut errors);
+        bound.kernels.insert(kernel.op.clone(), buffers);
+    }
     for delegate in &program.delegates {
+        let site = ScratchSite::Delegate {
+            name: delegate.name.clone(),
+            backend: delegate.backend.clone(),
+        };
         let mut specs = delegate.scratch.clone();
         let mut blob_pools: &[PoolChoice] = &[];
         match external
@@ -207,8 +288,7 @@ pub fn bind_scratch(
                 blob_pools = pools;
                 if specs.is_empty() && crate::blobs::plugin_for(&delegate.backend).is_none() {
                     errors.push(ScratchError {
-                        delegate: delegate.name.clone(),
-                        backend: delegate.backend.clone(),
+                        site: site.clone(),
                         index: 0,
                         label: None,
                         origin: origin.clone(),
@@ -248,40 +328,66 @@ pub fn bind_scratch(
                 Arg::Refused(spec, problem) => (spec, problem),
             };
             errors.push(ScratchError {
-                delegate: delegate.name.clone(),
-                backend: delegate.backend.clone(),
+                site: site.clone(),
                 index,
                 label: spec.label,
                 origin: spec.origin,
                 problem,
             });
         }
-        // Labels name generated constants (`CALL<n>_<LABEL>`): distinct labels must stay
-        // distinct there.
-        let labels: Vec<String> = buffers
-            .iter()
-            .enumerate()
-            .map(|(slot, b)| b.label.clone().unwrap_or_else(|| format!("scratch{slot}")))
-            .collect();
-        if let Err((other, label, ident)) =
-            crate::names::distinct(labels.iter().map(String::as_str), crate::names::upper_ident)
-        {
-            let index = labels.iter().rposition(|l| *l == label).unwrap_or(0);
-            errors.push(ScratchError {
-                delegate: delegate.name.clone(),
-                backend: delegate.backend.clone(),
-                index,
-                label: Some(label),
-                origin: buffers[index].origin.clone(),
-                problem: ScratchProblem::LabelClash { other, ident },
-            });
-        }
-        bound.push(buffers);
+        check_labels(&site, &buffers, &mut errors);
+        bound.delegates.push(buffers);
     }
     if errors.is_empty() {
         Ok(bound)
     } else {
         Err(errors)
+    }
+}
+
+/// Buffers declared by size, in declaration order (a kernel's; no roles).
+fn bind_plain(
+    site: &ScratchSite,
+    specs: &[ScratchSpec],
+    target: &Target,
+    errors: &mut Vec<ScratchError>,
+) -> Vec<BoundScratch> {
+    let mut buffers = Vec::with_capacity(specs.len());
+    for (index, spec) in specs.iter().enumerate() {
+        match bind_one(spec, target) {
+            Ok(b) => buffers.push(b),
+            Err(problem) => errors.push(ScratchError {
+                site: site.clone(),
+                index,
+                label: spec.label.clone(),
+                origin: spec.origin.clone(),
+                problem,
+            }),
+        }
+    }
+    check_labels(site, &buffers, errors);
+    buffers
+}
+
+/// Labels name generated constants (`CALL<n>_<LABEL>`): distinct labels must stay distinct
+/// there.
+fn check_labels(site: &ScratchSite, buffers: &[BoundScratch], errors: &mut Vec<ScratchError>) {
+    let labels: Vec<String> = buffers
+        .iter()
+        .enumerate()
+        .map(|(slot, b)| b.label.clone().unwrap_or_else(|| format!("scratch{slot}")))
+        .collect();
+    if let Err((other, label, ident)) =
+        crate::names::distinct(labels.iter().map(String::as_str), crate::names::upper_ident)
+    {
+        let index = labels.iter().rposition(|l| *l == label).unwrap_or(0);
+        errors.push(ScratchError {
+            site: site.clone(),
+            index,
+            label: Some(label),
+            origin: buffers[index].origin.clone(),
+            problem: ScratchProblem::LabelClash { other, ident },
+        });
     }
 }
 

@@ -52,7 +52,9 @@ use arenaplan_planner::Planner;
 use crate::targets::Target;
 
 pub use bind::{
-    bind_scratch, BackendScratch, BoundScratch, DeclaredScratch, ScratchError, ScratchProblem,
+    bind_scratch, BackendScratch, Bound, BoundScratch, DeclaredScratch, Declarations,
+    KernelScratch,
+    ScratchError, ScratchProblem, ScratchSite,
 };
 pub use lifetimes::{lifetimes, Lifetime};
 pub use pools::{npu_visible, PeakBuffer, PoolAssignmentError, PoolOverflow};
@@ -103,7 +105,7 @@ pub struct PoolPlan {
 pub struct BufferPlan {
     /// The value's id in the program (also its id in argument lists).
     pub id: usize,
-    /// A tensor or a delegate call's scratch.
+    /// A tensor or a call's scratch.
     pub kind: BufferKind,
     /// Its pool.
     pub mem_id: u32,
@@ -118,7 +120,7 @@ pub struct BufferPlan {
     pub first: usize,
     /// Last instruction alive (inclusive).
     pub last: usize,
-    /// For scratch: the flat index of the delegate call it belongs to.
+    /// For scratch: the flat index of the call it belongs to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call: Option<usize>,
 }
@@ -129,7 +131,7 @@ pub struct BufferPlan {
 pub enum BufferKind {
     /// A tensor of the model.
     Tensor,
-    /// A delegate call's scratch.
+    /// A delegate or kernel call's scratch.
     Scratch,
 }
 
@@ -141,7 +143,7 @@ pub struct CallPlan {
     pub index: usize,
     /// Kernel or delegate.
     pub kind: CallKind,
-    /// For delegate calls: the backend id.
+    /// For delegate calls: the backend id (a kernel call's operator is in the program).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backend: Option<String>,
     /// Value ids: inputs, outputs, then scratch.
@@ -240,6 +242,7 @@ pub struct Pipeline<'t> {
     target: &'t Target,
     planner: Planner,
     external: Vec<BackendScratch>,
+    kernels: Vec<KernelScratch>,
 }
 
 impl<'t> Pipeline<'t> {
@@ -249,6 +252,7 @@ impl<'t> Pipeline<'t> {
             target,
             planner: Planner::new(),
             external: Vec::new(),
+            kernels: Vec::new(),
         }
     }
 
@@ -264,12 +268,18 @@ impl<'t> Pipeline<'t> {
         self
     }
 
+    /// Adds a kernel's scratch declaration: every call of its operator gets these buffers.
+    pub fn declare_kernel(&mut self, declaration: KernelScratch) -> &mut Self {
+        self.kernels.push(declaration);
+        self
+    }
+
     /// Runs every step on `program` and returns the program as planned (scratch inserted)
     /// with its plan.
     pub fn run(&self, mut program: Program) -> Result<(Program, ModelPlan), PipelineError> {
         refuse_in_place(&program)?;
-        let bound =
-            bind_scratch(&program, self.target, &self.external).map_err(PipelineError::Scratch)?;
+        let bound = bind_scratch(&program, self.target, &self.external, &self.kernels)
+            .map_err(PipelineError::Scratch)?;
         insert_scratch(&mut program, &bound);
         let arguments = argument_lists(&program, &bound)?;
         let life = lifetimes(&program);
@@ -313,7 +323,7 @@ impl<'t> Pipeline<'t> {
             }
         }
         buffers.sort_by_key(|b| b.id);
-        let calls = call_plans(&program, &arguments);
+        let calls = call_plans(&arguments);
         let plan = ModelPlan {
             target: self.target.name.clone(),
             pools: pool_plans,
@@ -351,34 +361,21 @@ fn refuse_in_place(program: &Program) -> Result<(), PipelineError> {
     Ok(())
 }
 
-fn call_plans(program: &Program, arguments: &[CallArgs]) -> Vec<CallPlan> {
-    let mut calls = Vec::new();
-    for (index, instruction) in program.flat_instructions() {
-        match instruction {
-            Instruction::Kernel(k) => calls.push(CallPlan {
-                index,
-                kind: CallKind::Kernel,
-                backend: None,
-                args: k.inputs.iter().chain(&k.outputs).copied().collect(),
-                inputs: k.inputs.len(),
-                outputs: k.outputs.len(),
-                scratch: 0,
-            }),
-            Instruction::Delegate(_) => {
-                if let Some(t) = arguments.iter().find(|t| t.call == index) {
-                    calls.push(CallPlan {
-                        index,
-                        kind: CallKind::Delegate,
-                        backend: Some(t.backend.clone()),
-                        args: t.args.clone(),
-                        inputs: t.inputs,
-                        outputs: t.outputs,
-                        scratch: t.scratch,
-                    });
-                }
-            }
-            Instruction::Branch(_) => {}
-        }
-    }
-    calls
+fn call_plans(arguments: &[CallArgs]) -> Vec<CallPlan> {
+    arguments
+        .iter()
+        .map(|t| CallPlan {
+            index: t.call,
+            kind: if t.backend.is_some() {
+                CallKind::Delegate
+            } else {
+                CallKind::Kernel
+            },
+            backend: t.backend.clone(),
+            args: t.args.clone(),
+            inputs: t.inputs,
+            outputs: t.outputs,
+            scratch: t.scratch,
+        })
+        .collect()
 }

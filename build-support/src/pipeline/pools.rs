@@ -294,15 +294,10 @@ fn overflow(
         .take(5)
         .map(|&i| {
             let value = &program.values[members[i]];
-            let scratch_of = match value.kind {
-                ValueKind::Scratch { call, delegate, .. } => Some((
-                    program
-                        .delegates
-                        .get(delegate)
-                        .map(|d| d.name.clone())
-                        .unwrap_or_default(),
-                    call,
-                )),
+            let scratch_of = match &value.kind {
+                ValueKind::Scratch { call, owner, .. } => {
+                    Some((owner.name(program).to_owned(), *call))
+                }
                 _ => None,
             };
             PeakBuffer {

@@ -1,33 +1,51 @@
-//! The scratch pass: gives every delegate call its scratch buffers as trailing arguments.
+//! The scratch pass: gives every delegate and kernel call its scratch buffers as trailing
+//! arguments.
 
-use crate::model::{DType, PoolChoice, Program, Value, ValueId, ValueKind};
+use crate::model::{
+    DType, Instruction, PoolChoice, Program, ScratchOwner, Value, ValueId, ValueKind,
+};
 
-use super::bind::BoundScratch;
+use super::bind::{Bound, BoundScratch};
 
-/// Removes the scratch values an earlier run inserted, then appends to every delegate call,
-/// after its inputs and outputs and in the bound order (role slots, else declaration order),
-/// one scratch value per buffer bound to its delegate. Running it twice gives the same program.
-/// Returns how many were inserted.
+/// Removes the scratch values an earlier run inserted, then appends to every delegate and
+/// kernel call, after its inputs and outputs and in the bound order (role slots, else
+/// declaration order), one scratch value per buffer bound to its delegate or kernel. Running it
+/// twice gives the same program. Returns how many were inserted.
 ///
 /// A scratch value lives exactly during its call; each call gets its own values (sizes are per
 /// delegate, so two calls of one backend may differ). An empty slot becomes a value of zero
 /// bytes in no pool: it keeps its place in the argument list but is never planned.
-pub fn insert_scratch(program: &mut Program, bound: &[Vec<BoundScratch>]) -> usize {
+pub fn insert_scratch(program: &mut Program, bound: &Bound) -> usize {
     strip_scratch(program);
     let mut new_values: Vec<Value> = Vec::new();
     let first_id = program.values.len();
     let delegates: Vec<String> = program.delegates.iter().map(|d| d.name.clone()).collect();
-    program.for_each_delegate_call_mut(|call_index, call| {
-        for (slot, scratch) in bound.get(call.delegate).into_iter().flatten().enumerate() {
+    program.for_each_instruction_mut(|call_index, instruction| {
+        let (owner, buffers, who, scratch_ids) = match instruction {
+            Instruction::Delegate(call) => (
+                ScratchOwner::Delegate(call.delegate),
+                bound.of_delegate(call.delegate),
+                delegates[call.delegate].clone(),
+                &mut call.scratch,
+            ),
+            Instruction::Kernel(call) => (
+                ScratchOwner::Kernel(call.op.clone()),
+                bound.of_kernel(&call.op),
+                call.op.clone(),
+                &mut call.scratch,
+            ),
+            Instruction::Branch(_) => return,
+        };
+        for (slot, scratch) in buffers.iter().enumerate() {
             let label = label(scratch, slot);
             new_values.push(Value {
-                name: format!("{}@{call_index}.{label}", delegates[call.delegate]),
+                name: format!("{who}@{call_index}.{label}"),
                 dtype: DType::Bytes,
                 shape: vec![scratch.size],
                 bytes: scratch.size,
                 kind: ValueKind::Scratch {
                     call: call_index,
-                    delegate: call.delegate,
+                    owner: owner.clone(),
                     slot,
                     label,
                     role: scratch.role,
@@ -35,7 +53,7 @@ pub fn insert_scratch(program: &mut Program, bound: &[Vec<BoundScratch>]) -> usi
                 },
                 pool: (!scratch.is_empty()).then(|| PoolChoice::MemId(i64::from(scratch.mem_id))),
             });
-            call.scratch.push(first_id + new_values.len() - 1);
+            scratch_ids.push(first_id + new_values.len() - 1);
         }
     });
     let inserted = new_values.len();
@@ -65,7 +83,11 @@ pub fn strip_scratch(program: &mut Program) {
         }
     }
     if kept == program.values.len() {
-        program.for_each_delegate_call_mut(|_, call| call.scratch.clear());
+        program.for_each_instruction_mut(|_, instruction| match instruction {
+            Instruction::Delegate(call) => call.scratch.clear(),
+            Instruction::Kernel(call) => call.scratch.clear(),
+            Instruction::Branch(_) => {}
+        });
         return;
     }
     program
@@ -86,6 +108,7 @@ pub fn strip_scratch(program: &mut Program) {
                 Instruction::Kernel(k) => {
                     map(&mut k.inputs);
                     map(&mut k.outputs);
+                    k.scratch.clear();
                 }
                 Instruction::Delegate(d) => {
                     map(&mut d.inputs);

@@ -51,7 +51,11 @@ pub fn emit_files(
     what: Emit,
 ) -> Vec<(String, String)> {
     let verified = verify(program, plan, target).unwrap_or_else(|e| panic!("{e}"));
-    emit(&Input::new(verified, name, &[], symbols), what).unwrap_or_else(|e| panic!("{e}"))
+    emit(
+        &Input::new(verified, name, &Default::default(), symbols),
+        what,
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// x (16 bytes) -> one `backend` call with `scratch` -> y (16 bytes).

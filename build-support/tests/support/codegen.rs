@@ -62,7 +62,11 @@ pub fn check(data: &[u8], dir: &Path, runtime_include: &Path) -> bool {
     // A plan that fails the verify stage is a bug, as a panic is.
     let verified = verify(&program, &plan, target).unwrap_or_else(|e| panic!("{e}"));
     let files = |symbols, what| {
-        emit(&Input::new(verified, "m", &[], symbols), what).unwrap_or_else(|e| panic!("{e}"))
+        emit(
+            &Input::new(verified, "m", &Default::default(), symbols),
+            what,
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
     };
     for symbols in [Symbols::Rust, Symbols::C] {
         for (name, text) in files(symbols, RUST) {

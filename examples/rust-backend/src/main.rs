@@ -1,7 +1,8 @@
 //! `cargo run -p rust-backend`: a backend written in Rust, run by the C runtime, its two
 //! scratch buffers placed by the plan in two pools (fast SRAM and DDR on corstone-320), with
 //! each call's own sizes; the two calls are disjoint in time, so their scratch shares memory.
-//! The CPU kernel between them (relu) is Rust too, registered with `#[kernel]`.
+//! The CPU kernel between them (relu) is Rust too, registered with `#[kernel]`, and declares
+//! scratch of its own (a lookup table), planned like the backend's.
 
 use arenaplan::{delegate, kernel, spec, Call};
 
@@ -29,15 +30,24 @@ pub fn conv_im2col(call: &mut Call<'_>) -> arenaplan::Result {
     Ok(())
 }
 
-/// The CPU kernel between the calls: relu on int8.
-#[kernel(op = "relu")]
+/// The CPU kernel between the calls: relu on int8, through a 256-entry lookup table built in
+/// its planned scratch (the way quantized activation kernels work).
+#[kernel(op = "relu", scratch = 256, mem_id = spec!(cpu_scratch))]
 fn relu(call: &mut Call<'_>) -> arenaplan::Result {
-    let (inputs, outputs, _) = call.split();
-    let (Some(input), Some(output)) = (inputs.first(), outputs.first_mut()) else {
+    let (inputs, outputs, scratch) = call.split();
+    let (Some(input), Some(output), Some(table)) =
+        (inputs.first(), outputs.first_mut(), scratch.first_mut())
+    else {
         return Err(arenaplan::Error::BadArguments);
     };
+    if table.len() < 256 {
+        return Err(arenaplan::Error::ScratchTooSmall);
+    }
+    for (x, entry) in table.iter_mut().take(256).enumerate() {
+        *entry = if (x as u8 as i8) < 0 { 0 } else { x as u8 };
+    }
     for (o, &x) in output.iter_mut().zip(input.iter()) {
-        *o = if (x as i8) < 0 { 0 } else { x };
+        *o = table[usize::from(x)];
     }
     Ok(())
 }
@@ -52,6 +62,7 @@ fn main() -> std::process::ExitCode {
     for r in [
         plan::scratch::CALL0_COLUMNS,
         plan::scratch::CALL0_BIAS,
+        plan::scratch::CALL1_SCRATCH0,
         plan::scratch::CALL2_COLUMNS,
         plan::scratch::CALL2_BIAS,
     ] {

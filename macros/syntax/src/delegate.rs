@@ -1,21 +1,25 @@
-//! The `#[delegate(...)]` grammar, parsed once for both users:
+//! The `#[delegate(...)]` and `#[kernel(...)]` grammar, parsed once for both users (the proc
+//! macro and the build script):
 //!
 //! ```text
 //! #[delegate(backend = "Id",
 //!            scratch = <size> | [<size>, ...] | blob,
 //!            mem_id = spec!(name) | [spec!(a), spec!(b), ...])]
+//! #[kernel(op = "operator"
+//!          [, scratch = <size> | [<size>, ...], mem_id = spec!(name) | [...]])]
 //! ```
 //!
 //! `<size>` is a constant expression; integer literals and arithmetic on them (`4 * 1024`) are
 //! evaluated here, anything else is left to the compiler. `blob`: the backend's plugin reads
-//! each call's sizes from its compiled blob. `mem_id` names pools through compile specs of the
-//! selected target, never by number. Every problem of one attribute is reported at once, each
-//! on its own span.
+//! each call's sizes from its compiled blob (a kernel has no blob). `mem_id` names pools
+//! through compile specs of the selected target, never by number. A kernel may declare no
+//! scratch (then neither `scratch` nor `mem_id`). Every problem of one attribute is reported
+//! at once, each on its own span.
 //!
 //! ```
 //! use arenaplan_syntax::delegate::{parse_delegate_args, Scratch};
 //! let decl = parse_delegate_args(quote_args()).unwrap();
-//! assert_eq!(decl.backend.as_ref().unwrap().0, "ConvIm2col");
+//! assert_eq!(decl.id.as_ref().unwrap().0, "ConvIm2col");
 //! assert!(matches!(decl.scratch, Some(Scratch::Sizes { .. })));
 //! # fn quote_args() -> proc_macro2::TokenStream {
 //! #     "backend = \"ConvIm2col\", scratch = [2048, 512], mem_id = [spec!(fast_scratch), spec!(sram)]".parse().unwrap()
@@ -39,11 +43,59 @@ pub const RUNTIME_BACKENDS: [&str; 2] = ["EthosUBackend", "NeutronBackend"];
 /// The keys `#[delegate]` takes.
 pub const KEYS: [&str; 3] = ["backend", "scratch", "mem_id"];
 
-/// A parsed `#[delegate(...)]`.
+/// Which attribute a list of arguments belongs to: they share the scratch grammar and differ
+/// in the key naming what runs (`backend` or `op`) and in what they require.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Attribute {
+    /// `#[delegate(backend = ..., scratch = ..., mem_id = ...)]`: all three required.
+    Delegate,
+    /// `#[kernel(op = ..., [scratch = ..., mem_id = ...])]`: scratch optional, never `blob`.
+    Kernel,
+}
+
+impl Attribute {
+    /// The key naming what runs.
+    pub fn id_key(self) -> &'static str {
+        match self {
+            Attribute::Delegate => "backend",
+            Attribute::Kernel => "op",
+        }
+    }
+
+    /// Every key it takes.
+    pub fn keys(self) -> [&'static str; 3] {
+        [self.id_key(), "scratch", "mem_id"]
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Attribute::Delegate => "#[delegate]",
+            Attribute::Kernel => "#[kernel]",
+        }
+    }
+
+    fn id_help(self) -> &'static str {
+        match self {
+            Attribute::Delegate => {
+                "`backend` takes the backend id as a string, e.g. backend = \"EthosUBackend\""
+            }
+            Attribute::Kernel => {
+                "`op` takes the operator's name as the model names it, a string, e.g. op = \"aten::add.out\""
+            }
+        }
+    }
+}
+
+/// Parsed `#[delegate(...)]` or `#[kernel(...)]` arguments.
 #[derive(Clone, Debug)]
 pub struct DelegateArgs {
-    /// `backend = "Id"`, with the string's span.
-    pub backend: Option<(String, Span)>,
+    /// Which attribute.
+    pub attribute: Attribute,
+    /// `backend = "Id"` (`op = "name"` for a kernel), with the string's span.
+    pub id: Option<(String, Span)>,
+    /// Whether the id key was written at all (a wrong value is reported once, not also as
+    /// missing).
+    pub id_written: bool,
     /// `scratch = ...`.
     pub scratch: Option<Scratch>,
     /// `mem_id = ...`, one entry per `spec!`, with whether it was written as a list.
@@ -139,28 +191,47 @@ pub fn parse_delegate_args(tokens: TokenStream) -> syn::Result<DelegateArgs> {
 /// Like [`parse_delegate_args`], but also returns what parsed, so that the checks can run on
 /// it and every problem of the attribute is reported at once.
 pub fn parse_delegate_args_partial(tokens: TokenStream) -> (DelegateArgs, Option<syn::Error>) {
-    let empty = DelegateArgs {
-        backend: None,
+    parse_args_partial(tokens, Attribute::Delegate)
+}
+
+/// The arguments of `#[kernel(...)]`, as [`parse_delegate_args_partial`] parses a delegate's.
+///
+/// ```
+/// use arenaplan_syntax::delegate::parse_kernel_args_partial;
+/// let tokens = "op = \"aten::add.out\", scratch = 256, mem_id = spec!(cpu_scratch)".parse().unwrap();
+/// let (args, errors) = parse_kernel_args_partial(tokens);
+/// assert!(errors.is_none());
+/// assert_eq!(args.id.unwrap().0, "aten::add.out");
+/// ```
+pub fn parse_kernel_args_partial(tokens: TokenStream) -> (DelegateArgs, Option<syn::Error>) {
+    parse_args_partial(tokens, Attribute::Kernel)
+}
+
+/// Parses the arguments of `attribute`, returning what parsed and every problem found.
+pub fn parse_args_partial(
+    tokens: TokenStream,
+    attribute: Attribute,
+) -> (DelegateArgs, Option<syn::Error>) {
+    let empty = || DelegateArgs {
+        attribute,
+        id: None,
+        id_written: false,
         scratch: None,
         mem_id: None,
         mem_id_written: 0,
     };
     let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
         Ok(m) => m,
-        Err(e) => return (empty, Some(e)),
+        Err(e) => return (empty(), Some(e)),
     };
     let mut errors = Errors::default();
-    let mut args = DelegateArgs {
-        backend: None,
-        scratch: None,
-        mem_id: None,
-        mem_id_written: 0,
-    };
+    let mut args = empty();
+    let keys = attribute.keys();
     for meta in metas {
         let Meta::NameValue(nv) = &meta else {
             errors.push(
                 meta.span(),
-                "expected `key = value` (keys: backend, scratch, mem_id)",
+                format!("expected `key = value` (keys: {})", keys.join(", ")),
             );
             continue;
         };
@@ -170,26 +241,26 @@ pub fn parse_delegate_args_partial(tokens: TokenStream) -> (DelegateArgs, Option
             .map(ToString::to_string)
             .unwrap_or_default();
         let repeated = match key.as_str() {
-            "backend" => args.backend.is_some(),
             "scratch" => args.scratch.is_some(),
             "mem_id" => args.mem_id.is_some(),
+            k if k == attribute.id_key() => args.id.is_some(),
             _ => false,
         };
         if repeated {
             errors.push(nv.path.span(), format!("`{key}` is given twice"));
             continue;
         }
+        if key == attribute.id_key() {
+            args.id_written = true;
+        }
         match key.as_str() {
-            "backend" => match &nv.value {
+            k if k == attribute.id_key() => match &nv.value {
                 Expr::Lit(ExprLit {
                     lit: Lit::Str(s), ..
                 }) if !s.value().is_empty() => {
-                    args.backend = Some((s.value(), s.span()));
+                    args.id = Some((s.value(), s.span()));
                 }
-                other => errors.push(
-                    other.span(),
-                    "`backend` takes the backend id as a string, e.g. backend = \"EthosUBackend\"",
-                ),
+                other => errors.push(other.span(), attribute.id_help()),
             },
             "scratch" => match parse_scratch(&nv.value, &mut errors) {
                 Some(s) => args.scratch = Some(s),
@@ -214,10 +285,12 @@ pub fn parse_delegate_args_partial(tokens: TokenStream) -> (DelegateArgs, Option
                 args.mem_id = Some((specs, list, nv.value.span()));
             }
             _ => {
-                let message = match did_you_mean(&key, KEYS) {
+                let message = match did_you_mean(&key, keys) {
                     Some(s) => format!("unknown key `{key}`; did you mean `{s}`?"),
                     None => format!(
-                        "unknown key `{key}`; `#[delegate]` takes backend, scratch and mem_id"
+                        "unknown key `{key}`; `{}` takes {}, scratch and mem_id",
+                        attribute.name(),
+                        attribute.id_key()
                     ),
                 };
                 errors.push(nv.path.span(), message);
@@ -321,8 +394,8 @@ pub fn backend_module(backend: &str) -> String {
 /// A declaration checked against the target: one pool per buffer.
 #[derive(Clone, Debug)]
 pub struct CheckedDelegate {
-    /// The backend id.
-    pub backend: String,
+    /// The backend id (a kernel's operator).
+    pub id: String,
     /// The sizes (`None`: from the blob), and the compile specs naming their pools.
     pub scratch: Option<Vec<Size>>,
     /// Compile spec names, one per buffer (for `blob`: for the blob's buffers in order).
@@ -330,31 +403,61 @@ pub struct CheckedDelegate {
 }
 
 /// Checks a parsed declaration: required keys present, literal sizes positive, one `mem_id`
-/// per size, every spec defined by `target` and its pool enabled. All errors at once; the
-/// attribute's own span stands in where a key is missing.
+/// per size, every spec defined by `target` and its pool enabled; for a kernel, no `blob` and
+/// `scratch` with `mem_id` or neither. All errors at once; the attribute's own span stands in
+/// where a key is missing.
 pub fn check_delegate(
     args: DelegateArgs,
     target: Option<&Target>,
     attr_span: Span,
 ) -> syn::Result<CheckedDelegate> {
     let mut errors = Errors::default();
-    if args.backend.is_none() {
-        errors.push(
-            attr_span,
-            "missing `backend = \"...\"`: the id of the backend this declaration is for",
-        );
-    }
-    if args.scratch.is_none() {
-        errors.push(
-            attr_span,
-            "missing `scratch = ...`: a size, a list of sizes, or `blob`",
-        );
-    }
-    if args.mem_id.is_none() {
-        errors.push(
-            attr_span,
-            "missing `mem_id = spec!(...)`: the compile spec naming each buffer's pool",
-        );
+    match args.attribute {
+        Attribute::Delegate => {
+            if !args.id_written {
+                errors.push(
+                    attr_span,
+                    "missing `backend = \"...\"`: the id of the backend this declaration is for",
+                );
+            }
+            if args.scratch.is_none() {
+                errors.push(
+                    attr_span,
+                    "missing `scratch = ...`: a size, a list of sizes, or `blob`",
+                );
+            }
+            if args.mem_id.is_none() {
+                errors.push(
+                    attr_span,
+                    "missing `mem_id = spec!(...)`: the compile spec naming each buffer's pool",
+                );
+            }
+        }
+        Attribute::Kernel => {
+            if !args.id_written {
+                errors.push(
+                    attr_span,
+                    "missing `op = \"...\"`: the operator this kernel runs, as the model names it",
+                );
+            }
+            if let Some(Scratch::Blob(span)) = &args.scratch {
+                errors.push(
+                    *span,
+                    "a kernel has no compiled blob to read sizes from: declare them, e.g. scratch = [1024]",
+                );
+            }
+            match (&args.scratch, &args.mem_id) {
+                (Some(_), None) => errors.push(
+                    attr_span,
+                    "missing `mem_id = spec!(...)`: the compile spec naming each buffer's pool",
+                ),
+                (None, Some((_, _, span))) => errors.push(
+                    *span,
+                    "`mem_id` without `scratch`: declare the buffers' sizes, or leave both out for a kernel that needs no scratch",
+                ),
+                _ => {}
+            }
+        }
     }
     if let Some(Scratch::Sizes { sizes, .. }) = &args.scratch {
         for s in sizes {
@@ -403,9 +506,11 @@ pub fn check_delegate(
         }
     }
     let checked = CheckedDelegate {
-        backend: args.backend.map(|b| b.0).unwrap_or_default(),
+        id: args.id.map(|b| b.0).unwrap_or_default(),
         scratch: match args.scratch {
             Some(Scratch::Sizes { sizes, .. }) => Some(sizes),
+            // A kernel without scratch declares zero buffers (its plan must agree).
+            None if args.attribute == Attribute::Kernel => Some(Vec::new()),
             _ => None,
         },
         specs: args.mem_id.map(|m| m.0).unwrap_or_default(),
@@ -489,5 +594,41 @@ mod tests {
         let missing =
             check_delegate(parse("scratch = 4").unwrap(), Some(t), Span::call_site()).unwrap_err();
         assert_eq!(messages(missing).len(), 2);
+    }
+
+    #[test]
+    fn kernel_rules() {
+        let c = Catalogue::parse(&SourceText::new("t", crate::targets::BUILTIN_TARGETS)).unwrap();
+        let t = c.target("corstone-300").unwrap();
+        let kernel = |s: &str| {
+            let (args, errors) = parse_kernel_args_partial(s.parse().unwrap());
+            assert!(errors.is_none(), "{s}");
+            check_delegate(args, Some(t), Span::call_site())
+        };
+        let plain = kernel("op = \"relu\"").unwrap();
+        assert_eq!(plain.scratch.map(|s| s.len()), Some(0));
+        let sized = kernel("op = \"aten::add.out\", scratch = [64, 32], mem_id = [spec!(cpu_scratch), spec!(cpu_scratch)]").unwrap();
+        assert_eq!(sized.scratch.map(|s| s.len()), Some(2));
+        assert_eq!(
+            messages(kernel("op = \"k\", scratch = blob, mem_id = spec!(cpu_scratch)").unwrap_err()),
+            ["a kernel has no compiled blob to read sizes from: declare them, e.g. scratch = [1024]"]
+        );
+        assert_eq!(
+            messages(kernel("op = \"k\", scratch = 4").unwrap_err()).len(),
+            1
+        );
+        assert_eq!(
+            messages(kernel("op = \"k\", mem_id = spec!(cpu_scratch)").unwrap_err()).len(),
+            1
+        );
+        assert_eq!(
+            messages(kernel("scratch = 4, mem_id = spec!(cpu_scratch)").unwrap_err()).len(),
+            1
+        );
+        let (_, errors) = parse_kernel_args_partial("backend = \"x\"".parse().unwrap());
+        assert_eq!(
+            messages(errors.unwrap()),
+            ["unknown key `backend`; `#[kernel]` takes op, scratch and mem_id"]
+        );
     }
 }

@@ -1,4 +1,12 @@
-// `#[kernel]` takes `op = "..."` and nothing else.
+mod arenaplan_plan {
+    pub mod kernel {
+        pub mod relu {
+            pub const SCRATCH: &[usize] = &[];
+        }
+    }
+}
+
+// `#[kernel]` takes `op`, `scratch` and `mem_id`.
 #[arenaplan::kernel(name = "relu")]
 fn relu(_call: &mut arenaplan::Call<'_>) -> arenaplan::Result {
     Ok(())

@@ -1,0 +1,164 @@
+//! `#[kernel(op, scratch, mem_id)]`: a kernel's scratch is found by the scan, planned like a
+//! delegate's (trailing arguments, alive during its call only, shared across calls), and
+//! described in the generated plan for the macro's checks.
+
+use std::path::PathBuf;
+
+use arenaplan_build::diagnostic::SourceText;
+use arenaplan_build::import::parse_toml_model;
+use arenaplan_build::model::{Program, ScratchOwner, ValueKind};
+use arenaplan_build::pipeline::{BufferKind, CallKind};
+use arenaplan_build::{Build, BuildError, Rendered};
+
+const MODEL: &str = r#"
+name = "k"
+inputs = ["x"]
+outputs = ["z"]
+[[tensor]]
+name = "x"
+dtype = "int8"
+shape = [1024]
+[[tensor]]
+name = "y"
+dtype = "int8"
+shape = [1024]
+[[tensor]]
+name = "z"
+dtype = "int8"
+shape = [1024]
+[[instruction]]
+kind = "kernel"
+op = "aten::relu.out"
+inputs = ["x"]
+outputs = ["y"]
+[[instruction]]
+kind = "kernel"
+op = "aten::relu.out"
+inputs = ["y"]
+outputs = ["z"]
+"#;
+
+fn program() -> Program {
+    parse_toml_model(&SourceText::new("k.toml", MODEL), None).unwrap()
+}
+
+fn source(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "arenaplan-kernel-scratch-{name}-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("lib.rs");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn render(name: &str, text: &str) -> Result<Rendered, BuildError> {
+    Build::new()
+        .program(program())
+        .target("corstone-300")
+        .source(source(name, text))
+        .cargo_metadata(false)
+        .try_render()
+}
+
+const DECLARED: &str = "#[kernel(op = \"aten::relu.out\", scratch = [256, 64], mem_id = [spec!(cpu_scratch), spec!(cpu_scratch)])]\nfn relu(call: &mut Call<'_>) -> Result { Ok(()) }\n";
+
+#[test]
+fn every_call_of_the_kernel_gets_its_scratch_as_trailing_arguments() {
+    let r = render("planned", DECLARED).unwrap();
+    assert_eq!(r.plan.calls.len(), 2);
+    for call in &r.plan.calls {
+        assert_eq!(call.kind, CallKind::Kernel);
+        assert_eq!((call.inputs, call.outputs, call.scratch), (1, 1, 2));
+        let sizes: Vec<u64> = call.args[2..]
+            .iter()
+            .map(|&a| {
+                let ValueKind::Scratch {
+                    call: of, owner, ..
+                } = &r.program.values[a].kind
+                else {
+                    panic!("argument {a} is not scratch")
+                };
+                assert_eq!(*of, call.index);
+                assert_eq!(*owner, ScratchOwner::Kernel("aten::relu.out".into()));
+                let b = r.plan.buffer(a).unwrap();
+                assert_eq!(
+                    (b.kind, b.first, b.last),
+                    (BufferKind::Scratch, call.index, call.index)
+                );
+                b.size
+            })
+            .collect();
+        assert_eq!(sizes, [256, 64]);
+    }
+    // Calls 0 and 1 never run together: their tables share memory.
+    let first = r.plan.buffer(r.plan.calls[0].args[2]).unwrap();
+    let second = r.plan.buffer(r.plan.calls[1].args[2]).unwrap();
+    assert_eq!(first.offset, second.offset);
+    let rust = &r.files.iter().find(|(n, _)| n.ends_with(".rs")).unwrap().1;
+    assert!(rust.contains("pub mod kernel {"), "{rust}");
+    assert!(rust.contains("pub mod aten__relu_out {"), "{rust}");
+    assert!(
+        rust.contains("pub const SCRATCH: &[usize] = &[256, 64];"),
+        "{rust}"
+    );
+    assert!(rust.contains("pub const CALL1_SCRATCH1: Region"), "{rust}");
+}
+
+#[test]
+fn a_kernel_declaring_no_scratch_gets_none_and_the_plan_says_so() {
+    let r = render(
+        "none",
+        "#[kernel(op = \"aten::relu.out\")]\nfn relu(call: &mut Call<'_>) -> Result { Ok(()) }\n",
+    )
+    .unwrap();
+    assert!(r.plan.calls.iter().all(|c| c.scratch == 0));
+    let rust = &r.files.iter().find(|(n, _)| n.ends_with(".rs")).unwrap().1;
+    assert!(
+        rust.contains("pub const SCRATCH: &[usize] = &[];"),
+        "{rust}"
+    );
+}
+
+#[test]
+fn planning_twice_gives_the_same_program() {
+    let once = render("twice", DECLARED).unwrap();
+    let again = Build::new()
+        .program(once.program.clone())
+        .target("corstone-300")
+        .source(source("twice", DECLARED))
+        .cargo_metadata(false)
+        .try_render()
+        .unwrap();
+    assert_eq!(once.program, again.program);
+    assert_eq!(once.plan, again.plan);
+}
+
+#[test]
+fn a_kernel_declared_twice_is_refused_at_the_second() {
+    let err = render("dup", &format!("{DECLARED}{DECLARED}"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("lib.rs:3:1: kernel `aten::relu.out` is declared twice"),
+        "{err}"
+    );
+}
+
+#[test]
+fn kernel_declarations_are_checked_like_delegates() {
+    let err = render(
+        "bad",
+        "#[kernel(op = \"aten::relu.out\", scratch = [0, 16], mem_id = [spec!(cpu_scrach), spec!(planned_fast)])]\nfn relu() {}\n",
+    )
+    .unwrap_err()
+    .to_string();
+    for expected in [
+        "scratch size must be positive, found 0",
+        "has no compile spec `cpu_scrach` (did you mean `cpu_scratch`?)",
+        "is disabled by default",
+    ] {
+        assert!(err.contains(expected), "{expected}: {err}");
+    }
+}

@@ -8,7 +8,7 @@ import sys
 
 elf, report = sys.argv[1], sys.argv[2]
 prefix = sys.argv[3] if len(sys.argv) > 3 else "model_"
-flash = ram = 0
+flash = ram = constants = 0
 for line in subprocess.run(["arm-none-eabi-nm", "-S", elf], check=True, capture_output=True,
                            text=True).stdout.splitlines():
     fields = line.split()
@@ -18,15 +18,19 @@ for line in subprocess.run(["arm-none-eabi-nm", "-S", elf], check=True, capture_
     # Not the blobs, and not the integrator-facing tables of NAME.h (buffers, calls).
     if name in (prefix + "buffers", prefix + "calls"):
         continue
-    if kind in "rR" and not name.startswith(prefix + "blob"):
+    if kind in "rR" and name.startswith(prefix + "const"):
+        constants += size
+    elif kind in "rR" and not name.startswith(prefix + "blob"):
         flash += size
     elif kind in "bBdD" and not name.startswith(prefix + "arena"):
         ram += size
 text = open(report).read()
-m = re.search(r"flash (\d+) B of const tables .*; RAM (\d+) B outside the arenas", text)
+m = re.search(r"flash (\d+) B of const tables \(\+ \d+ B of blobs, (\d+) B of constants\); "
+              r"RAM (\d+) B outside the arenas", text)
 if not m:
     sys.exit(f"{report}: no runtime-tables line")
-said = (int(m.group(1)), int(m.group(2)))
-if said != (flash, ram):
-    sys.exit(f"the report says flash {said[0]} B, RAM {said[1]} B; the ELF has {flash} B, {ram} B")
-print(f"runtime tables: flash {flash} B, RAM {ram} B, as the report says")
+said = (int(m.group(1)), int(m.group(2)), int(m.group(3)))
+if said != (flash, constants, ram):
+    sys.exit(f"the report says flash {said[0]} B, constants {said[1]} B, RAM {said[2]} B; "
+             f"the ELF has {flash} B, {constants} B, {ram} B")
+print(f"runtime tables: flash {flash} B, constants {constants} B, RAM {ram} B, as the report says")

@@ -74,6 +74,7 @@ pub use output::WriteError;
 pub use pipeline::{
     BufferKind, BufferPlan, CallKind, CallPlan, MissingScratch, ModelPlan, PeakBuffer,
     PipelineError, PoolAssignmentError, PoolOverflow, PoolPlan, ScratchError, ScratchProblem,
+    ScratchSite,
 };
 pub use verify::PlanCheckError;
 

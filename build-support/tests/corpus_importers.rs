@@ -447,3 +447,61 @@ fn cpu_programs_plan_no_larger_than_executorch() {
         }
     }
 }
+
+/// The float32 values of a constant.
+fn constant_floats(program: &Program, v: usize) -> Vec<f32> {
+    let data = program.values[v]
+        .data
+        .as_ref()
+        .expect("a constant with bytes");
+    data.bytes()
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+#[test]
+fn pte_constants_carry_their_bytes_and_kernels_their_out_arguments() {
+    let Some(corpus) = corpus() else { return };
+    // ExecuTorch's ModuleLinear test model: `a = 3 * ones(2, 2)`, `b = 2 * ones(2, 2)`, in the
+    // program's inline constant buffers; forward is `a * x + b` (mul.out, add.out).
+    let linear =
+        load_pte(&corpus.join("pte/test_models_deprecated_ModuleLinear-no-constant-segment.pte"))
+            .unwrap();
+    let calls: Vec<(String, Vec<usize>, Vec<usize>)> = linear
+        .flat_instructions()
+        .into_iter()
+        .filter_map(|(_, i)| match i {
+            Instruction::Kernel(k) => Some((k.op.clone(), k.inputs.clone(), k.outputs.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(calls[0].0, "aten::mul.out");
+    assert_eq!(calls[1].0, "aten::add.out");
+    // Each out argument once, after the inputs (its repeat as the return value dropped).
+    assert_eq!(calls[0].2.len(), 1);
+    assert_eq!(calls[1].2, linear.outputs);
+    assert_eq!(constant_floats(&linear, calls[0].1[0]), [3.0; 4]);
+    assert_eq!(constant_floats(&linear, calls[1].1[1]), [2.0; 4]);
+    // `alpha`, an int value: an 8-byte constant holding 1.
+    let alpha = &linear.values[calls[1].1[2]];
+    assert_eq!(alpha.data.as_ref().unwrap().bytes(), 1i64.to_le_bytes());
+    // The Arduino add model keeps its constant in the constant segment.
+    let add = load_pte(&corpus.join("pte/arduino_AddModel_model.pte")).unwrap();
+    let constants: Vec<usize> = (0..add.values.len())
+        .filter(|&v| {
+            add.values[v].dtype == arenaplan_build::model::DType::Float32
+                && add.values[v].data.is_some()
+        })
+        .collect();
+    assert_eq!(constants.len(), 1);
+    assert_eq!(
+        add.values[constants[0]]
+            .data
+            .as_ref()
+            .unwrap()
+            .bytes()
+            .len(),
+        4
+    );
+}

@@ -94,6 +94,9 @@ pub struct Generated {
     pub files: Vec<PathBuf>,
     /// The plan.
     pub plan: ModelPlan,
+    /// The program as planned (scratch inserted; constants with the bytes the model carries),
+    /// e.g. for a build script that computes reference outputs.
+    pub program: Program,
     /// The `cargo::` instructions the build gave (printed when running under Cargo).
     pub cargo_instructions: Vec<String>,
 }
@@ -354,6 +357,7 @@ impl Build {
             files: rendered.files.iter().map(|(f, _)| out_dir.join(f)).collect(),
             name,
             plan: rendered.plan,
+            program: rendered.program,
             cargo_instructions: Vec::new(),
         };
         cargo.line(format!("cargo::rustc-env={ENV_TARGET}={}", rendered.target));

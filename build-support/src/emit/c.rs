@@ -46,7 +46,7 @@ pub(super) fn header(input: &Input<'_>) -> String {
             let regions = input.regions();
             if !regions.is_empty() {
                 w.blank()
-                    .comment("Scratch regions: one per buffer of each delegate call.");
+                    .comment("Scratch regions: one per buffer of each delegate and kernel call.");
             }
             for r in &regions {
                 w.comment(&format!("call {}: {}", r.call, r.about))
@@ -57,6 +57,11 @@ pub(super) fn header(input: &Input<'_>) -> String {
             w.blank()
                 .define_unsigned(&format!("{up}_BUFFER_COUNT"), input.plan.buffers.len())
                 .define_unsigned(&format!("{up}_CALL_COUNT"), input.plan.calls.len())
+                .comment("Bytes of constants the program keeps in flash (each used constant once).")
+                .define_unsigned(
+                    &format!("{up}_CONSTANT_BYTES"),
+                    crate::pipeline::ConstantLayout::new(input.program).bytes(),
+                )
                 .blank();
             types(w);
             w.blank();

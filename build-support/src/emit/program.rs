@@ -5,6 +5,7 @@ use crate::c_writer::CWriter;
 use super::{banner, upper_ident, Input};
 use crate::blobs::{backend_symbol, kernel_symbol};
 use crate::model::{Instruction, Value, ValueKind};
+use crate::pipeline::ConstantLayout;
 
 /// A scratch argument that holds a role's slot without memory.
 fn is_empty_slot(value: &Value) -> bool {
@@ -39,21 +40,27 @@ pub(super) fn source(input: &Input<'_>) -> String {
     w.include(&format!("{name}.h"))
         .include(&format!("{name}_program.h"))
         .blank();
+    let constants = ConstantLayout::new(program);
+    constant_arrays(&mut w, input, &constants);
     w.annotated_array(
         format!(
             "static const ap_tensor_desc_t {name}_tensors[{}]",
             program.values.len().max(1)
         ),
-        (0..program.values.len()).map(|v| match plan.buffer(v) {
-            Some(b) => (
+        (0..program.values.len()).map(|v| match (plan.buffer(v), constants.of(v)) {
+            (Some(b), _) => (
                 format!("{{{}u, {}u, {}u, 0}}", b.mem_id, b.offset, b.size),
                 None,
             ),
-            None if is_empty_slot(&program.values[v]) => (
+            (None, Some(c)) => (
+                format!("{{0u, 0u, {}u, {name}_const{c}}}", constants.arrays[c].len),
+                Some("constant, in flash"),
+            ),
+            (None, None) if is_empty_slot(&program.values[v]) => (
                 "{0u, 0u, 0u, 0}".into(),
                 Some("empty scratch slot: the backend gets NULL, 0 bytes"),
             ),
-            None => ("{0u, 0u, 0u, 0}".into(), Some("not planned")),
+            (None, None) => ("{0u, 0u, 0u, 0}".into(), Some("not planned")),
         }),
     );
     w.blank();
@@ -196,15 +203,47 @@ pub(super) fn source(input: &Input<'_>) -> String {
             .line(format!("{name}_outputs, {}u,", outputs.len()));
     });
     w.blank();
-    bound(&mut w, input, &kernels);
+    bound(&mut w, input, &kernels, &constants);
     api(&mut w, input);
     w.finish()
+}
+
+/// The constants' bytes, one array each, in flash.
+fn constant_arrays(w: &mut CWriter, input: &Input<'_>, constants: &ConstantLayout) {
+    let name = input.name;
+    for (c, array) in constants.arrays.iter().enumerate() {
+        let Some(data) = input.program.values[array.values[0]].data.as_ref() else {
+            continue;
+        };
+        let names: Vec<String> = array
+            .values
+            .iter()
+            .map(|&v| crate::names::comment(&input.program.values[v].name))
+            .collect();
+        w.comment(&format!("Constant of {}.", names.join(", ")));
+        w.block(
+            format!(
+                "static const uint8_t {name}_const{c}[{}] __attribute__((aligned({}))) =",
+                array.len, array.align
+            ),
+            ";",
+            |w| {
+                for chunk in data.bytes().chunks(16) {
+                    let bytes: Vec<String> = chunk.iter().map(|b| format!("{b:#04x}")).collect();
+                    w.line(format!("{},", bytes.join(", ")));
+                }
+            },
+        );
+    }
+    if !constants.arrays.is_empty() {
+        w.blank();
+    }
 }
 
 /// The program bound at build time: each value's memory as a link-time constant, each
 /// delegate's backend and each kernel as a symbol, all const; RAM only for the handles, one
 /// argument list and the method.
-fn bound(w: &mut CWriter, input: &Input<'_>, kernels: &[&str]) {
+fn bound(w: &mut CWriter, input: &Input<'_>, kernels: &[&str], constants: &ConstantLayout) {
     let name = input.name;
     let (program, plan) = (input.program, input.plan);
     w.comment("Bound at build time (flash): where each value lives, each delegate's backend and each kernel.");
@@ -221,7 +260,17 @@ fn bound(w: &mut CWriter, input: &Input<'_>, kernels: &[&str]) {
             ),
             None => ("{0, 0u}".to_owned(), Some("no pool")),
         },
-        None => ("{0, 0u}".to_owned(), Some("no memory")),
+        // Never written: the runtime refuses a constant as an output or scratch.
+        None => match constants.of(v) {
+            Some(c) => (
+                format!(
+                    "{{(uint8_t *){name}_const{c}, {}u}}",
+                    constants.arrays[c].len
+                ),
+                Some("constant, in flash"),
+            ),
+            None => ("{0, 0u}".to_owned(), Some("no memory")),
+        },
     });
     w.annotated_array(
         format!(

@@ -84,7 +84,7 @@ pub(super) fn module(input: &Input<'_>) -> String {
         );
         quote! {
             #[doc = #about]
-            pub const #ident: Region = Region { call: #call, value: #value, mem_id: #mem_id, offset: #offset, size: #size };
+            pub const #ident: super::Region = super::Region { call: #call, value: #value, mem_id: #mem_id, offset: #offset, size: #size };
         }
     });
     let declared = input.declared_sizes().into_iter().map(|(backend, sizes)| {
@@ -114,11 +114,15 @@ pub(super) fn module(input: &Input<'_>) -> String {
                 }
             }
         });
+    let constant_bytes =
+        Literal::u64_unsuffixed(crate::pipeline::ConstantLayout::new(input.program).bytes());
     let tokens = quote! {
         /// The target this plan is for.
         pub const TARGET: &str = #target;
         /// The model planned.
         pub const MODEL: &str = #model;
+        /// Bytes of constants the program keeps in flash (each used constant once).
+        pub const CONSTANT_BYTES: usize = #constant_bytes;
 
         #types
 
@@ -137,7 +141,6 @@ pub(super) fn module(input: &Input<'_>) -> String {
 
         /// The scratch region of every buffer of every delegate and kernel call.
         pub mod scratch {
-            use super::Region;
             #(#regions)*
         }
 

@@ -254,6 +254,12 @@ impl<'a> Vector<'a> {
         Ok(&self.data[self.pos..self.pos + self.len])
     }
 
+    /// Where its bytes are in the data (for data shared rather than copied).
+    pub(crate) fn byte_range(&self) -> Result<std::ops::Range<usize>> {
+        self.check(1)?;
+        Ok(self.pos..self.pos + self.len)
+    }
+
     pub(crate) fn table(&self, i: usize) -> Result<Table<'a>> {
         self.check(4)?;
         if i >= self.len {

@@ -1,22 +1,26 @@
 //! ExecuTorch programs (`.pte`, file identifier `ET12`).
 //!
 //! An optional extended header (`eh00` at byte 8: header length, program size, segment base
-//! offset) locates the segments that may hold delegate blobs. The first execution plan
-//! (`forward` if there is one) becomes the program: every value keeps its index (tensors with
-//! allocation info are planned in their `mem_id`, tensors with data are constant, the rest —
-//! and non-tensor values — are not planned), the first chain's instructions become kernel and
-//! delegate calls, and each delegate's blob goes through its backend plugin, which splits the
-//! call's arguments into inputs and outputs and declares its scratch. The program's own plan
-//! (`non_const_buffer_sizes` and each tensor's offset) is kept for comparison.
+//! offset) locates the segments that may hold delegate blobs and constants. The first
+//! execution plan (`forward` if there is one) becomes the program: every value keeps its index
+//! (tensors with allocation info are planned in their `mem_id`; tensors with data are
+//! constants, their bytes from the constant segment or the inline constant buffers; ints,
+//! doubles and bools are constants of 8, 8 and 1 bytes, or planned when a kernel writes them;
+//! the rest is not planned), the first chain's instructions become kernel and delegate calls
+//! (a kernel's outputs by the out-variant convention), and each delegate's blob goes through
+//! its backend plugin, which splits the call's arguments into inputs and outputs and declares
+//! its scratch. The program's own plan (`non_const_buffer_sizes` and each tensor's offset) is
+//! kept for comparison.
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use super::flatbuf::{read_u32, read_u64, root, Table, Vector};
 use super::ImportError;
 use crate::blobs::plugin_for;
 use crate::model::{
-    DType, Delegate, DelegateCall, Instruction, KernelCall, PoolChoice, Program,
+    ConstantData, DType, Delegate, DelegateCall, Instruction, KernelCall, PoolChoice, Program,
     SourcePlan, Value, ValueKind,
 };
 
@@ -57,8 +61,132 @@ pub fn extended_header(data: &[u8]) -> Result<Option<ExtendedHeader>, ImportErro
     Ok(Some(header))
 }
 
-/// Reads a `.pte` program from memory. `name` is used for the program's name.
+/// Reads a `.pte` program from memory. `name` is used for the program's name. The constants
+/// keep a copy of `data` (one for all of them); [`load_pte`] keeps the file's bytes instead.
 pub fn read_pte(data: &[u8], name: &str) -> Result<Program, ImportError> {
+    read_shared(&Arc::new(data.to_vec()), name)
+}
+
+/// Where a program's constant tensors keep their bytes: ExecuTorch's constant segment (one
+/// offset per buffer index) when the program has one, else its inline constant buffers.
+struct Constants<'a> {
+    file: &'a Arc<Vec<u8>>,
+    program: Table<'a>,
+    header: Option<ExtendedHeader>,
+    inline: Vector<'a>,
+    /// The segment's index, and each buffer's offset in it. The segment is located when a
+    /// constant needs it (a program without constants may name one it does not have).
+    segment: Option<(usize, Vec<u64>)>,
+}
+
+impl<'a> Constants<'a> {
+    fn new(
+        file: &'a Arc<Vec<u8>>,
+        program: &Table<'a>,
+        header: Option<ExtendedHeader>,
+    ) -> Result<Self, ImportError> {
+        let inline = program.vector_or_empty(2)?;
+        let segment = match program.table(5)? {
+            Some(sub) if sub.vector_or_empty(1)?.len() > 0 => {
+                let index = sub.u32(0, 0)? as usize;
+                let offsets = sub.vector_or_empty(1)?;
+                let offsets: Vec<u64> = (0..offsets.len())
+                    .map(|i| offsets.u64(i))
+                    .collect::<Result<_, _>>()?;
+                Some((index, offsets))
+            }
+            _ => None,
+        };
+        Ok(Constants {
+            file,
+            program: *program,
+            header,
+            inline,
+            segment,
+        })
+    }
+
+    /// The `bytes` bytes of constant buffer `index`, for value `value`.
+    fn data(&self, index: u32, bytes: u64, value: usize) -> Result<ConstantData, ImportError> {
+        let index = index as usize;
+        let missing = |what: String| {
+            ImportError::Invalid(format!("value {value}: constant buffer {index} {what}"))
+        };
+        let range = match &self.segment {
+            Some((segment, offsets)) => {
+                let segment = segment_range(
+                    &self.program,
+                    *segment,
+                    self.header,
+                    self.file.len(),
+                    "the constant segment",
+                )?;
+                let offset = *offsets.get(index).ok_or_else(|| {
+                    missing(format!("is past the constant segment's {} offsets", offsets.len()))
+                })?;
+                let start = segment.start.checked_add(offset);
+                match start.zip(start.and_then(|s| s.checked_add(bytes))) {
+                    Some((s, e)) if e <= segment.end => s as usize..e as usize,
+                    _ => {
+                        return Err(missing(format!(
+                            "({bytes} bytes at {offset}) runs past the constant segment ({} bytes)",
+                            segment.end - segment.start
+                        )))
+                    }
+                }
+            }
+            None => {
+                if index >= self.inline.len() {
+                    return Err(missing(format!(
+                        "does not exist: the program has {}",
+                        self.inline.len()
+                    )));
+                }
+                let storage = self.inline.table(index)?.vector_or_empty(0)?.byte_range()?;
+                if ((storage.end - storage.start) as u64) < bytes {
+                    return Err(missing(format!(
+                        "holds {} bytes, the tensor needs {bytes}",
+                        storage.end - storage.start
+                    )));
+                }
+                storage.start..storage.start + bytes as usize
+            }
+        };
+        ConstantData::range(self.file, range).ok_or_else(|| missing("is outside the file".into()))
+    }
+}
+
+/// The file range of segment `index`.
+fn segment_range(
+    program: &Table<'_>,
+    index: usize,
+    header: Option<ExtendedHeader>,
+    file_len: usize,
+    what: &str,
+) -> Result<std::ops::Range<u64>, ImportError> {
+    let segments = program.vector_or_empty(4)?;
+    if index >= segments.len() {
+        return Err(ImportError::Invalid(format!(
+            "{what} uses segment {index}, but the program has {}",
+            segments.len()
+        )));
+    }
+    let base = header
+        .ok_or_else(|| ImportError::Invalid(format!("{what} is in segment {index}, but the file has no extended header locating segments")))?
+        .segment_base_offset;
+    let segment = segments.table(index)?;
+    let (offset, size) = (segment.u64(0, 0)?, segment.u64(1, 0)?);
+    let start = base.checked_add(offset);
+    match start.zip(start.and_then(|s| s.checked_add(size))) {
+        Some((s, e)) if e <= file_len as u64 => Ok(s..e),
+        _ => Err(ImportError::Invalid(format!(
+            "segment {index} ({size} bytes at {offset} after base {base}) runs past the end of the file ({file_len} bytes)"
+        ))),
+    }
+}
+
+fn read_shared(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> {
+    let data: &[u8] = file;
     let header = extended_header(data)?;
     let program_table = root(data, Some(b"ET12"))?;
     let plans = program_table.vector_or_empty(1)?;
@@ -96,8 +224,9 @@ pub fn read_pte(data: &[u8], name: &str) -> Result<Program, ImportError> {
             .collect::<Result<_, _>>()?,
         offsets: Vec::with_capacity(values.len()),
     };
+    let constants = Constants::new(file, &program_table, header)?;
     for i in 0..values.len() {
-        let (value, offset) = evalue(&values.table(i)?, i)?;
+        let (value, offset) = evalue(&values.table(i)?, i, &constants)?;
         program.add_value(value);
         source.offsets.push(offset);
     }
@@ -233,6 +362,21 @@ pub fn read_pte(data: &[u8], name: &str) -> Result<Program, ImportError> {
         };
         program.body.push(ins);
     }
+    // A scalar a kernel writes (a symbolic size) is state of the run, not a constant.
+    let mut written = Vec::new();
+    for (_, instruction) in program.flat_instructions() {
+        if let Instruction::Kernel(k) = instruction {
+            written.extend(k.outputs.iter().copied());
+        }
+    }
+    for v in written {
+        let value = &mut program.values[v];
+        if value.kind == ValueKind::Constant && value.shape.is_empty() && source.offsets[v].is_none()
+        {
+            value.kind = ValueKind::Planned;
+            value.data = None;
+        }
+    }
     program.source_plan = Some(source);
     Ok(program)
 }
@@ -254,18 +398,22 @@ fn split_out_args(mut args: Vec<usize>) -> (Vec<usize>, Vec<usize>) {
     (args, Vec::new())
 }
 
-/// Reads a `.pte` file.
+/// Reads a `.pte` file. Its constants share the file's bytes (no second copy).
 pub fn load_pte(path: &Path) -> Result<Program, ImportError> {
-    let data = super::read_bounded(path)?;
+    let data = Arc::new(super::read_bounded(path)?);
     let name = path
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or("program");
-    read_pte(&data, name)
+    read_shared(&data, name)
 }
 
 /// One value, and its place in the program's own plan.
-fn evalue(e: &Table<'_>, i: usize) -> Result<(Value, Option<(i64, u64)>), ImportError> {
+fn evalue(
+    e: &Table<'_>,
+    i: usize,
+    constants: &Constants<'_>,
+) -> Result<(Value, Option<(i64, u64)>), ImportError> {
     let kind = e.u8(0, 0)?;
     let other = |what: &str| Value {
         name: format!("v{i}:{what}"),
@@ -274,7 +422,38 @@ fn evalue(e: &Table<'_>, i: usize) -> Result<(Value, Option<(i64, u64)>), Import
         bytes: 0,
         kind: ValueKind::Unmanaged,
         pool: None,
+        data: None,
     };
+    // Int, Bool, Double: the kernel reads the value from its argument (8-byte little-endian
+    // int64 or double, one byte of bool).
+    let scalar = |what: &str, dtype: DType, bytes: Vec<u8>| Value {
+        name: format!("v{i}:{what}"),
+        dtype,
+        shape: Vec::new(),
+        bytes: bytes.len() as u64,
+        kind: ValueKind::Constant,
+        pool: None,
+        data: Some(ConstantData::new(bytes)),
+    };
+    let body = || {
+        e.table(1)?
+            .ok_or_else(|| ImportError::Invalid(format!("value {i} has no body")))
+    };
+    match kind {
+        2 => {
+            let v = body()?.u64(0, 0)?;
+            return Ok((scalar("int", DType::Int64, v.to_le_bytes().to_vec()), None));
+        }
+        3 => {
+            let v = body()?.bool(0, false)?;
+            return Ok((scalar("bool", DType::Bool, vec![u8::from(v)]), None));
+        }
+        4 => {
+            let v = body()?.u64(0, 0)?;
+            return Ok((scalar("double", DType::Float64, v.to_le_bytes().to_vec()), None));
+        }
+        _ => {}
+    }
     if kind != 5 {
         let what = [
             "none",
@@ -316,7 +495,7 @@ fn evalue(e: &Table<'_>, i: usize) -> Result<(Value, Option<(i64, u64)>), Import
         .ok_or_else(|| ImportError::Invalid(format!("value {i}: shape {shape:?} is too large")))?;
     let data_buffer = t.u32(5, 0)?;
     let allocation = t.table(6)?;
-    let (kind, pool, offset) = match allocation {
+    let (kind, pool, offset, data) = match allocation {
         Some(a) => {
             let mem_id = i64::from(a.u32(0, 0)?);
             let offset = u64::from(a.u32(1, 0)?) | (u64::from(a.u32(2, 0)?) << 32);
@@ -324,10 +503,16 @@ fn evalue(e: &Table<'_>, i: usize) -> Result<(Value, Option<(i64, u64)>), Import
                 ValueKind::Planned,
                 Some(PoolChoice::MemId(mem_id)),
                 Some((mem_id, offset)),
+                None,
             )
         }
-        None if data_buffer > 0 => (ValueKind::Constant, None, None),
-        None => (ValueKind::Unmanaged, None, None),
+        None if data_buffer > 0 => (
+            ValueKind::Constant,
+            None,
+            None,
+            Some(constants.data(data_buffer, bytes, i)?),
+        ),
+        None => (ValueKind::Unmanaged, None, None, None),
     };
     Ok((
         Value {
@@ -337,6 +522,7 @@ fn evalue(e: &Table<'_>, i: usize) -> Result<(Value, Option<(i64, u64)>), Import
             bytes,
             kind,
             pool,
+            data,
         },
         offset,
     ))
@@ -400,29 +586,9 @@ fn delegate(
             inline.table(at)?.vector_or_empty(0)?.bytes()?
         }
         1 => {
-            let segments = program.vector_or_empty(4)?;
-            if at >= segments.len() {
-                return Err(ImportError::Invalid(format!(
-                    "delegate {index} ({backend}) uses segment {at}, but the program has {}",
-                    segments.len()
-                )));
-            }
-            let base = header
-                .ok_or_else(|| ImportError::Invalid(format!("delegate {index} ({backend}) is in segment {at}, but the file has no extended header locating segments")))?
-                .segment_base_offset;
-            let segment = segments.table(at)?;
-            let (offset, size) = (segment.u64(0, 0)?, segment.u64(1, 0)?);
-            let start = base.checked_add(offset);
-            let end = start.and_then(|s| s.checked_add(size));
-            match (start, end) {
-                (Some(s), Some(e)) if e <= data.len() as u64 => &data[s as usize..e as usize],
-                _ => {
-                    return Err(ImportError::Invalid(format!(
-                        "segment {at} ({size} bytes at {offset} after base {base}) runs past the end of the file ({} bytes)",
-                        data.len()
-                    )))
-                }
-            }
+            let what = format!("delegate {index} ({backend})");
+            let range = segment_range(program, at, header, data.len(), &what)?;
+            &data[range.start as usize..range.end as usize]
         }
         other => {
             return Err(ImportError::Invalid(format!(

@@ -1,7 +1,8 @@
 //! TFLite models (`.tflite`, file identifier `TFL3`), including Vela output.
 //!
 //! The main subgraph becomes the program: tensors become values (with data in a buffer:
-//! constant; variable: persistent, not planned; otherwise planned, as TFLite Micro does),
+//! constant, its bytes from the buffer, inline or at the offset a large model gives; variable:
+//! persistent, not planned; otherwise planned, as TFLite Micro does),
 //! operators become kernel calls, and Vela's `ethos-u` custom operator becomes a delegate call.
 //! Its inputs are (command stream, weights, scratch, fast scratch, feature maps…): the feature
 //! maps are the call's inputs, and the two scratch tensors become the delegate's Ethos-U
@@ -11,12 +12,13 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use super::flatbuf::{root, Table, Vector};
 use super::ImportError;
 use crate::blobs::ScratchRole;
 use crate::model::{
-    DType, Delegate, DelegateCall, Instruction, KernelCall, Origin, PoolChoice, Program,
+    ConstantData, DType, Delegate, DelegateCall, Instruction, KernelCall, Origin, PoolChoice, Program,
     ScratchSpec, SourcePlan, Value, ValueKind,
 };
 
@@ -25,8 +27,14 @@ const CUSTOM: i32 = 32;
 /// Most tensors, operators or buffers accepted in one model.
 const MAX_ITEMS: usize = 1 << 20;
 
-/// Reads a `.tflite` model from memory. `name` is used for the program's name.
+/// Reads a `.tflite` model from memory. `name` is used for the program's name. The constants
+/// keep a copy of `data` (one for all of them); [`load_tflite`] keeps the file's bytes instead.
 pub fn read_tflite(data: &[u8], name: &str) -> Result<Program, ImportError> {
+    read_shared(&Arc::new(data.to_vec()), name)
+}
+
+fn read_shared(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> {
+    let data: &[u8] = file;
     let model = root(data, Some(b"TFL3"))?;
     let buffers = model.vector_or_empty(4)?;
     let codes = model.vector_or_empty(1)?;
@@ -57,7 +65,7 @@ pub fn read_tflite(data: &[u8], name: &str) -> Result<Program, ImportError> {
     }
     let mut program = Program::new(name);
     for i in 0..tensors.len() {
-        program.add_value(tensor_value(&tensors.table(i)?, i, &buffers)?);
+        program.add_value(tensor_value(&tensors.table(i)?, i, &buffers, file)?);
     }
     let count = tensors.len();
     let index = |raw: i32, what: &str| -> Result<usize, ImportError> {
@@ -127,10 +135,15 @@ pub fn read_tflite(data: &[u8], name: &str) -> Result<Program, ImportError> {
 pub fn load_tflite(path: &Path) -> Result<Program, ImportError> {
     let data = super::read_bounded(path)?;
     let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
-    read_tflite(&data, name)
+    read_shared(&Arc::new(data), name)
 }
 
-fn tensor_value(t: &Table<'_>, index: usize, buffers: &Vector<'_>) -> Result<Value, ImportError> {
+fn tensor_value(
+    t: &Table<'_>,
+    index: usize,
+    buffers: &Vector<'_>,
+    file: &Arc<Vec<u8>>,
+) -> Result<Value, ImportError> {
     let name = t
         .string(3)?
         .map_or_else(|| format!("t{index}"), str::to_owned);
@@ -158,18 +171,25 @@ fn tensor_value(t: &Table<'_>, index: usize, buffers: &Vector<'_>) -> Result<Val
             ImportError::Invalid(format!("tensor `{name}`: shape {shape:?} is too large"))
         })?;
     let buffer = t.u32(2, 0)? as usize;
-    let has_data = buffer > 0 && {
-        if buffer >= buffers.len() {
+    let data = match buffer {
+        0 => None,
+        _ if buffer >= buffers.len() => {
             return Err(ImportError::Invalid(format!(
                 "tensor `{name}` uses buffer {buffer}, but the model has {}",
                 buffers.len()
+            )))
+        }
+        _ => buffer_data(&buffers.table(buffer)?, file, &name)?,
+    };
+    if let Some(d) = &data {
+        if (d.bytes().len() as u64) < bytes {
+            return Err(ImportError::Invalid(format!(
+                "tensor `{name}` needs {bytes} bytes, but its buffer {buffer} holds {}",
+                d.bytes().len()
             )));
         }
-        let b = buffers.table(buffer)?;
-        let inline = b.vector(0)?.map_or(0, |v| v.len());
-        inline > 0 || b.u64(2, 0)? > 0
-    };
-    let kind = if has_data {
+    }
+    let kind = if data.is_some() {
         ValueKind::Constant
     } else if t.bool(5, false)? {
         ValueKind::Unmanaged
@@ -183,7 +203,37 @@ fn tensor_value(t: &Table<'_>, index: usize, buffers: &Vector<'_>) -> Result<Val
         bytes,
         kind,
         pool: None,
+        data,
     })
+}
+
+/// A buffer's bytes: inline, or at `offset` (from the start of the file) for `size` bytes, as
+/// models beyond the flatbuffer's 2 GiB keep them. `None` for an empty buffer.
+fn buffer_data(
+    b: &Table<'_>,
+    file: &Arc<Vec<u8>>,
+    tensor: &str,
+) -> Result<Option<ConstantData>, ImportError> {
+    let range = match b.vector(0)? {
+        Some(v) if v.len() > 0 => v.byte_range()?,
+        _ => {
+            // Only an offset above 1 places data outside the flatbuffer.
+            let (offset, size) = (b.u64(1, 0)?, b.u64(2, 0)?);
+            if size == 0 || offset <= 1 {
+                return Ok(None);
+            }
+            match offset.checked_add(size) {
+                Some(end) if end <= file.len() as u64 => offset as usize..end as usize,
+                _ => {
+                    return Err(ImportError::Invalid(format!(
+                        "tensor `{tensor}`: its buffer ({size} bytes at offset {offset}) is outside the file ({} bytes)",
+                        file.len()
+                    )))
+                }
+            }
+        }
+    };
+    Ok(ConstantData::range(file, range))
 }
 
 /// The IR type and bits per element of a TFLite tensor type.

@@ -26,6 +26,7 @@
 //! dtype = "int8"
 //! bytes = 4096
 //! constant = true             # weights: in the program, not planned
+//! # data = [0, 1, 2, ...]     # optional: a constant's bytes (else it has none at run time)
 //!
 //! [[delegate]]
 //! name = "npu0"
@@ -55,7 +56,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::model::{
-    Branch, DType, Delegate, DelegateCall, Instruction, KernelCall, Origin, PoolChoice, Program,
+    Branch, ConstantData, DType, Delegate, DelegateCall, Instruction, KernelCall, Origin, PoolChoice, Program,
     ScratchSpec, Value, ValueId, ValueKind,
 };
 use crate::diagnostic::{did_you_mean, Diagnostic, SourceText};
@@ -93,6 +94,7 @@ struct RawTensor {
     bytes: Option<Spanned<u64>>,
     #[serde(default)]
     constant: bool,
+    data: Option<Spanned<Vec<u8>>>,
     pool: Option<Spanned<String>>,
     mem_id: Option<Spanned<i64>>,
 }
@@ -267,6 +269,24 @@ impl Builder<'_> {
                 return Err(self.error(t.name.span(), format!("tensor `{name}` is constant: constants are not planned, so they take no pool")));
             }
             value.kind = ValueKind::Constant;
+        }
+        if let Some(data) = &t.data {
+            if !t.constant {
+                return Err(self
+                    .error(data.span(), format!("tensor `{name}` has `data` but is not constant"))
+                    .with_help("add constant = true, or drop `data` (planned tensors get their bytes at run time)"));
+            }
+            if data.get_ref().len() as u64 != value.bytes {
+                return Err(self.error(
+                    data.span(),
+                    format!(
+                        "tensor `{name}`: `data` has {} bytes, the tensor {}",
+                        data.get_ref().len(),
+                        value.bytes
+                    ),
+                ));
+            }
+            value.data = Some(ConstantData::new(data.get_ref().clone()));
         }
         let id = self.program.add_value(value);
         self.names.insert(name, id);

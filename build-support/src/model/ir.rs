@@ -3,7 +3,9 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::ops::Range;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Index into [`Program::values`].
 pub type ValueId = usize;
@@ -73,6 +75,68 @@ pub struct Value {
     pub kind: ValueKind,
     /// The pool it must live in, when the model says so (else the target's default pool).
     pub pool: Option<PoolChoice>,
+    /// A constant's bytes, when the model carries them (the generated program puts them in
+    /// flash). `None` for every other kind, and for a constant whose data the model keeps
+    /// elsewhere.
+    pub data: Option<ConstantData>,
+}
+
+/// A constant's bytes: a range of the bytes they were read from, shared by every constant of
+/// one file, so a model's weights are held once however many tensors use them.
+///
+/// ```
+/// use arenaplan_build::model::ConstantData;
+/// let file = std::sync::Arc::new(vec![1u8, 2, 3, 4, 5]);
+/// let weights = ConstantData::range(&file, 1..4).unwrap();
+/// assert_eq!(weights.bytes(), &[2, 3, 4]);
+/// assert!(ConstantData::range(&file, 3..9).is_none());
+/// assert_eq!(ConstantData::new(vec![7u8; 8]).bytes().len(), 8);
+/// ```
+#[derive(Clone)]
+pub struct ConstantData {
+    source: Arc<Vec<u8>>,
+    start: usize,
+    len: usize,
+}
+
+impl ConstantData {
+    /// Bytes of their own (a scalar's, a test's).
+    pub fn new(bytes: Vec<u8>) -> Self {
+        let len = bytes.len();
+        ConstantData {
+            source: Arc::new(bytes),
+            start: 0,
+            len,
+        }
+    }
+
+    /// `range` of `source`, or `None` when it does not lie within it.
+    pub fn range(source: &Arc<Vec<u8>>, range: Range<usize>) -> Option<Self> {
+        (range.start <= range.end && range.end <= source.len()).then(|| ConstantData {
+            source: Arc::clone(source),
+            start: range.start,
+            len: range.end - range.start,
+        })
+    }
+
+    /// The bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.source[self.start..self.start + self.len]
+    }
+}
+
+impl PartialEq for ConstantData {
+    fn eq(&self, other: &Self) -> bool {
+        self.bytes() == other.bytes()
+    }
+}
+
+impl Eq for ConstantData {}
+
+impl fmt::Debug for ConstantData {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ConstantData({} bytes)", self.len)
+    }
 }
 
 /// Where a value's memory comes from.
@@ -215,6 +279,7 @@ impl Value {
             bytes,
             kind: ValueKind::Planned,
             pool: None,
+            data: None,
         }
     }
 

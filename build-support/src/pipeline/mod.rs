@@ -37,6 +37,7 @@
 //! ```
 
 mod bind;
+mod constants;
 mod lifetimes;
 mod pools;
 mod scratch_pass;
@@ -56,6 +57,7 @@ pub use bind::{
     KernelScratch,
     ScratchError, ScratchProblem, ScratchSite,
 };
+pub use constants::{ConstantLayout, FlashConstant};
 pub use lifetimes::{lifetimes, Lifetime};
 pub use pools::{npu_visible, PeakBuffer, PoolAssignmentError, PoolOverflow};
 pub use scratch_pass::{insert_scratch, strip_scratch};

@@ -52,6 +52,7 @@ pub fn insert_scratch(program: &mut Program, bound: &Bound) -> usize {
                     origin: scratch.origin.clone(),
                 },
                 pool: (!scratch.is_empty()).then(|| PoolChoice::MemId(i64::from(scratch.mem_id))),
+                data: None,
             });
             scratch_ids.push(first_id + new_values.len() - 1);
         }

@@ -25,6 +25,8 @@ pub struct TableSizes {
     pub flash: u64,
     /// The delegates' blobs (flash, 16-byte aligned).
     pub blobs: u64,
+    /// The constants' bytes (flash, each used constant once; alignment padding not counted).
+    pub constants: u64,
     /// RAM outside the arenas: handles, one argument list and the method.
     pub ram: u64,
     /// Of `ram`, the delegates' handles.
@@ -71,6 +73,7 @@ pub fn table_sizes(program: &Program, plan: &ModelPlan) -> TableSizes {
     TableSizes {
         flash,
         blobs,
+        constants: crate::pipeline::ConstantLayout::new(program).bytes(),
         ram: handles + BUFFER * at_least_one(longest) + METHOD,
         handles,
     }

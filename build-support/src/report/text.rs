@@ -36,8 +36,8 @@ pub fn report(program: &Program, plan: &ModelPlan, target: &Target) -> String {
     let tables = super::table_sizes(program, plan);
     let _ = writeln!(
         out,
-        "\nRuntime tables (32-bit target)\n  flash {} B of const tables (+ {} B of blobs); RAM {} B outside the arenas ({} B of delegate handles)",
-        tables.flash, tables.blobs, tables.ram, tables.handles
+        "\nRuntime tables (32-bit target)\n  flash {} B of const tables (+ {} B of blobs, {} B of constants); RAM {} B outside the arenas ({} B of delegate handles)",
+        tables.flash, tables.blobs, tables.constants, tables.ram, tables.handles
     );
     let _ = writeln!(out, "\nDelegate calls");
     let delegate_calls: Vec<_> = plan

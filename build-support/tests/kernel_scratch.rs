@@ -103,7 +103,10 @@ fn every_call_of_the_kernel_gets_its_scratch_as_trailing_arguments() {
         rust.contains("pub const SCRATCH: &[usize] = &[256, 64];"),
         "{rust}"
     );
-    assert!(rust.contains("pub const CALL1_SCRATCH1: Region"), "{rust}");
+    assert!(
+        rust.contains("pub const CALL1_SCRATCH1: super::Region"),
+        "{rust}"
+    );
 }
 
 #[test]

@@ -67,7 +67,7 @@ fn main() {
                 continue;
             }
         };
-        let t = table_sizes(&rendered.program, &rendered.plan);
+        let t = table_sizes(&rendered.program, &rendered.plan, &Default::default());
         println!(
             "| {file} | {target} | {} | {} B | {} B | {} B | {} B | {:.2}–{:.2}× |",
             rendered.plan.calls.len(),

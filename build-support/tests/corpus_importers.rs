@@ -331,6 +331,7 @@ fn dedicated_sram_fast_scratch_comes_from_the_target_and_says_so() {
         &planned,
         &model_plan,
         Catalogue::builtin().target("corstone-320").unwrap(),
+        &Default::default(),
     );
     assert!(report.contains("fast_scratch"), "{report}");
 }

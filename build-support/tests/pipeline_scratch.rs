@@ -489,6 +489,7 @@ fn scratch_can_come_from_a_backend_declaration() {
     let mut pipeline = Pipeline::new(target);
     pipeline.declare(BackendScratch {
         backend: "EthosUBackend".into(),
+        rust: false,
         scratch: DeclaredScratch::Sizes(vec![
             ScratchSpec {
                 size: 4096,
@@ -685,7 +686,7 @@ mod slots {
         let back = ModelPlan::from_json(&plan.to_json()).unwrap();
         assert_eq!(back.calls[0].scratch, 2);
         assert!(back.buffer(empty).is_none());
-        let text = report(&program, &plan, target);
+        let text = report(&program, &plan, target, &Default::default());
         assert!(text.contains("scratch 0 `npu@0.scratch`: empty"), "{text}");
     }
 
@@ -777,6 +778,7 @@ mod slots {
         let mut pipeline = Pipeline::new(catalogue.target("mcxn947").unwrap());
         pipeline.declare(BackendScratch {
             backend: "NeutronBackend".into(),
+            rust: false,
             scratch: DeclaredScratch::Blob {
                 // Slot 0 (empty here) and slot 1: the SRAM scratch goes to `cpu_scratch`.
                 pools: vec![

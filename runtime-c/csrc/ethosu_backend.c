@@ -180,7 +180,7 @@ static ap_status_t init(const uint8_t *blob, size_t blob_size, const ap_compile_
     (void)specs;
     (void)nspecs;
     /* The parsed blob must fit a handle (a C99 compile-time check). */
-    typedef char blob_fits_handle[sizeof(ap_ethosu_blob_t) <= AP_HANDLE_BYTES ? 1 : -1];
+    typedef char blob_fits_handle[sizeof(ap_ethosu_blob_t) <= AP_ETHOSU_HANDLE_BYTES ? 1 : -1];
     (void)sizeof(blob_fits_handle);
     ap_ethosu_blob_t parsed;
     ap_status_t s = ap_ethosu_parse(blob, blob_size, &parsed);
@@ -329,4 +329,4 @@ static ap_status_t execute(ap_context_t *ctx, ap_handle_t *handle, ap_buffer_t *
     return AP_OK;
 }
 
-const ap_backend_t ap_ethosu_backend = {"EthosUBackend", init, execute, NULL};
+const ap_backend_t ap_ethosu_backend = {"EthosUBackend", init, execute, NULL, sizeof(ap_ethosu_blob_t)};

@@ -115,7 +115,7 @@ static ap_status_t init(const uint8_t *blob, size_t blob_size, const ap_compile_
                         ap_handle_t *handle) {
     (void)specs;
     (void)nspecs;
-    typedef char state_fits_handle[sizeof(neutron_state_t) <= AP_HANDLE_BYTES ? 1 : -1];
+    typedef char state_fits_handle[sizeof(neutron_state_t) <= AP_NEUTRON_HANDLE_BYTES ? 1 : -1];
     (void)sizeof(state_fits_handle);
     neutron_state_t *st = state_of(handle);
     memset(st, 0, sizeof *st);
@@ -207,4 +207,4 @@ static ap_status_t execute(ap_context_t *ctx, ap_handle_t *handle, ap_buffer_t *
     return neutronRunBlocking(st->model, &data) == ENONE ? AP_OK : AP_ERR_DRIVER;
 }
 
-const ap_backend_t ap_neutron_backend = {"NeutronBackend", init, execute, destroy};
+const ap_backend_t ap_neutron_backend = {"NeutronBackend", init, execute, destroy, sizeof(neutron_state_t)};

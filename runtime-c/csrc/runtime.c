@@ -151,11 +151,26 @@ static ap_status_t check_instruction(const ap_program_t *p, const ap_buffer_t *v
 #define METHOD_READY 0x61704D31u
 
 /* Destroys delegates [0, n): on an init that fails part way, and by ap_method_destroy. */
-static void destroy_delegates(const ap_backend_t *const *backends, ap_handle_t *handles, uint32_t n) {
+size_t ap_backend_handle_bytes(const ap_backend_t *b) {
+    if (b == NULL) {
+        return 0;
+    }
+    if (b->handle_size != 0) {
+        return b->handle_size;
+    }
+    return (b->init != NULL || b->destroy != NULL) ? AP_HANDLE_BYTES : 0;
+}
+
+/* Delegate d's handle: in the integrator's array, or where the bound program put it. */
+static ap_handle_t *handle_of(const ap_method_t *m, uint32_t d) {
+    return m->handle_ptrs != NULL ? m->handle_ptrs[d] : &m->handles[d];
+}
+
+static void destroy_delegates(const ap_method_t *m, uint32_t n) {
     for (uint32_t d = 0; d < n; d++) {
-        const ap_backend_t *b = backends[d];
+        const ap_backend_t *b = m->backends[d];
         if (b != NULL && b->destroy != NULL) {
-            b->destroy(&handles[d]);
+            b->destroy(handle_of(m, d));
         }
     }
 }
@@ -165,7 +180,7 @@ static void destroy_delegates(const ap_backend_t *const *backends, ap_handle_t *
  * failed_instruction names the instruction refused, when one was. */
 static ap_status_t init_failed(ap_method_t *m, uint32_t ndelegates, uint32_t failed_instruction, ap_status_t s) {
     if (ndelegates > 0) {
-        destroy_delegates(m->backends, m->handles, ndelegates);
+        destroy_delegates(m, ndelegates);
     }
     memset(m, 0, sizeof *m);
     m->failed_instruction = failed_instruction;
@@ -292,19 +307,30 @@ static ap_status_t resolve_backends(const ap_program_t *p, const ap_backend_t *c
         if (found[d] == NULL || found[d]->execute == NULL) {
             return AP_ERR_BACKEND_NOT_FOUND;
         }
+        /* The integrator's handles are AP_HANDLE_BYTES each. */
+        if (ap_backend_handle_bytes(found[d]) > AP_HANDLE_BYTES) {
+            return AP_ERR_STORAGE;
+        }
     }
     return AP_OK;
 }
 
 /* The build's tables name, for each delegate, the backend of the delegate's id, and for each
  * kernel, one of the kernel's name. */
-static ap_status_t check_bound_calls(const ap_program_t *p, const ap_backend_t *const *backends,
-                                     const ap_kernel_t *const *kernels) {
+static ap_status_t check_bound_calls(const ap_program_t *p, const ap_bound_program_t *bound) {
+    const ap_backend_t *const *backends = bound->backends;
+    const ap_kernel_t *const *kernels = bound->kernels;
     for (uint32_t d = 0; d < p->ndelegates; d++) {
         const ap_backend_t *b = backends[d];
         if (b == NULL || b->id == NULL || b->execute == NULL || p->delegates[d].backend == NULL ||
             !same_name(b->id, p->delegates[d].backend)) {
             return AP_ERR_BACKEND_NOT_FOUND;
+        }
+        /* The handle the build sized for this backend holds what the linked backend keeps. */
+        size_t need = ap_backend_handle_bytes(b);
+        if (need > AP_HANDLE_BYTES || need > bound->handle_sizes[d] ||
+            (need > 0 && (bound->handles[d] == NULL || ((uintptr_t)bound->handles[d] & 7u) != 0))) {
+            return AP_ERR_STORAGE;
         }
     }
     for (uint32_t k = 0; k < p->nkernels; k++) {
@@ -324,9 +350,14 @@ static ap_status_t init_delegates(ap_method_t *m) {
     for (uint32_t d = 0; d < p->ndelegates; d++) {
         const ap_delegate_desc_t *desc = &p->delegates[d];
         const ap_backend_t *b = m->backends[d];
-        memset(&m->handles[d], 0, sizeof m->handles[d]);
+        ap_handle_t *handle = handle_of(m, d);
+        /* Its capacity was checked against this at init: at least this many bytes. */
+        size_t bytes = ap_backend_handle_bytes(b);
+        if (handle != NULL && bytes > 0) {
+            memset(handle, 0, bytes);
+        }
         if (b->init != NULL) {
-            ap_status_t s = b->init(desc->blob, desc->blob_size, desc->specs, desc->nspecs, &m->handles[d]);
+            ap_status_t s = b->init(desc->blob, desc->blob_size, desc->specs, desc->nspecs, handle);
             if (s != AP_OK) {
                 /* Delegate d did not initialize: destroy the ones before it only. */
                 return s;
@@ -411,7 +442,7 @@ ap_status_t ap_method_init_bound(ap_method_t *m, const ap_bound_program_t *b) {
         return s;
     }
     if ((p->ntensors > 0 && b->values == NULL) ||
-        (p->ndelegates > 0 && (b->backends == NULL || b->handles == NULL)) ||
+        (p->ndelegates > 0 && (b->backends == NULL || b->handles == NULL || b->handle_sizes == NULL)) ||
         (p->nkernels > 0 && b->kernels == NULL) || (b->nargs > 0 && b->args == NULL)) {
         return AP_ERR_STORAGE;
     }
@@ -424,13 +455,13 @@ ap_status_t ap_method_init_bound(ap_method_t *m, const ap_bound_program_t *b) {
         s = check_instructions(p, b->values, b->nargs, &failed);
     }
     if (s == AP_OK) {
-        s = check_bound_calls(p, b->backends, b->kernels);
+        s = check_bound_calls(p, b);
     }
     m->program = p;
     m->values = b->values;
     m->backends = b->backends;
     m->kernels = b->kernels;
-    m->handles = b->handles;
+    m->handle_ptrs = b->handles;
     m->args = b->args;
     m->nargs = b->nargs;
     return finish_init(m, s, failed);
@@ -478,7 +509,7 @@ ap_status_t ap_method_execute(ap_method_t *m) {
         ap_status_t s;
         if (ins->kind == AP_INSTR_DELEGATE) {
             const ap_backend_t *b = m->backends[ins->index];
-            s = b->execute(&ctx, &m->handles[ins->index], m->args, ins->nargs);
+            s = b->execute(&ctx, handle_of(m, ins->index), m->args, ins->nargs);
         } else {
             const ap_kernel_t *k = m->kernels[ins->index];
             s = k->fn(&ctx, m->args, ins->nargs, k->user);
@@ -496,7 +527,7 @@ void ap_method_destroy(ap_method_t *m) {
     if (m == NULL || !is_ready(m)) {
         return;
     }
-    destroy_delegates(m->backends, m->handles, m->initialized_delegates);
+    destroy_delegates(m, m->initialized_delegates);
     /* Zeroed: not initialized, so a second destroy or a later execute touches nothing. */
     memset(m, 0, sizeof *m);
 }

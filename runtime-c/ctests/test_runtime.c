@@ -183,7 +183,7 @@ static ap_status_t recording_execute(ap_context_t *ctx, ap_handle_t *h, ap_buffe
     memcpy(seen, args, seen_n * sizeof *args);
     return AP_OK;
 }
-static const ap_backend_t recording = {"Recording", NULL, recording_execute, NULL};
+static const ap_backend_t recording = {"Recording", NULL, recording_execute, NULL, 0};
 
 /* A legacy backend: reads input 0, writes output 0, ignores anything after. */
 static ap_status_t legacy_execute(ap_context_t *ctx, ap_handle_t *h, ap_buffer_t *args, size_t nargs) {
@@ -197,7 +197,7 @@ static ap_status_t legacy_execute(ap_context_t *ctx, ap_handle_t *h, ap_buffer_t
     }
     return AP_OK;
 }
-static const ap_backend_t legacy = {"Legacy", NULL, legacy_execute, NULL};
+static const ap_backend_t legacy = {"Legacy", NULL, legacy_execute, NULL, 0};
 
 static uint8_t expected_output(uint32_t sum, uint32_t j) { return (uint8_t)(sum + 31u * j); }
 
@@ -776,7 +776,9 @@ static void counting_destroy(ap_handle_t *h) {
     (void)h;
     counted_destroys++;
 }
-static const ap_backend_t counting = {"Counting", counting_init, counting_execute, counting_destroy};
+static const ap_backend_t counting = {"Counting", counting_init, counting_execute, counting_destroy, 0};
+/* The same, saying it keeps 8 bytes of handle. */
+static const ap_backend_t counting_small = {"Counting", counting_init, counting_execute, counting_destroy, 8};
 
 static void reset_counts(void) { counted_inits = counted_executes = counted_destroys = 0; }
 
@@ -1021,10 +1023,12 @@ static void bound_programs(void) {
     const ap_buffer_t short_value[] = {{arena, 16}, {arena + 16, 15}, {arena + 32, 8}};
     const ap_backend_t *const both[] = {&counting, &counting};
     const ap_backend_t *const wrong[] = {&counting, &recording};
-    static ap_handle_t bound_handles[2];
+    static ap_handle_t storage[2];
+    ap_handle_t *const bound_handles[] = {&storage[0], &storage[1]};
+    static const uint32_t sizes[] = {AP_HANDLE_BYTES, AP_HANDLE_BYTES};
     static ap_buffer_t bound_args[3];
     ap_method_t m;
-    const ap_bound_program_t good = {&program, bound_values, both, NULL, bound_handles, bound_args, 3};
+    const ap_bound_program_t good = {&program, bound_values, both, NULL, bound_handles, sizes, bound_args, 3};
     reset_counts();
     CHECK_STATUS(ap_method_init_bound(&m, &good), AP_OK);
     ap_buffer_t b;
@@ -1036,22 +1040,44 @@ static void bound_programs(void) {
     CHECK(counted_destroys == 2);
     CHECK(refuses_every_entry_point(&m));
     /* A value whose size is not the program's. */
-    const ap_bound_program_t bad_size = {&program, short_value, both, NULL, bound_handles, bound_args, 3};
+    const ap_bound_program_t bad_size = {&program, short_value, both, NULL, bound_handles, sizes, bound_args, 3};
     CHECK_STATUS(ap_method_init_bound(&m, &bad_size), AP_ERR_INVALID_PROGRAM);
     CHECK(refuses_every_entry_point(&m));
     /* A backend whose id is not the delegate's: nothing initialized. */
     reset_counts();
-    const ap_bound_program_t bad_backend = {&program, bound_values, wrong, NULL, bound_handles, bound_args, 3};
+    const ap_bound_program_t bad_backend = {&program, bound_values, wrong, NULL, bound_handles, sizes, bound_args, 3};
     CHECK_STATUS(ap_method_init_bound(&m, &bad_backend), AP_ERR_BACKEND_NOT_FOUND);
     CHECK(counted_inits == 0);
     CHECK(refuses_every_entry_point(&m));
     /* No handles, an argument list too short. */
-    const ap_bound_program_t no_handles = {&program, bound_values, both, NULL, NULL, bound_args, 3};
+    const ap_bound_program_t no_handles = {&program, bound_values, both, NULL, NULL, sizes, bound_args, 3};
     CHECK_STATUS(ap_method_init_bound(&m, &no_handles), AP_ERR_STORAGE);
-    const ap_bound_program_t short_args = {&program, bound_values, both, NULL, bound_handles, bound_args, 2};
+    /* Handles sized per backend: 8 bytes each are enough for a backend keeping 8, not for one
+     * keeping AP_HANDLE_BYTES (written before handle_size), nor when misaligned. */
+    static uint64_t small[2];
+    ap_handle_t *const small_handles[] = {(ap_handle_t *)(void *)&small[0], (ap_handle_t *)(void *)&small[1]};
+    static const uint32_t small_sizes[] = {8, 8};
+    const ap_backend_t *const both_small[] = {&counting_small, &counting_small};
+    const ap_bound_program_t sized = {&program, bound_values, both_small, NULL, small_handles, small_sizes, bound_args, 3};
+    reset_counts();
+    CHECK_STATUS(ap_method_init_bound(&m, &sized), AP_OK);
+    CHECK_STATUS(ap_method_execute(&m), AP_OK);
+    CHECK(counted_executes == 2);
+    ap_method_destroy(&m);
+    CHECK(ap_backend_handle_bytes(&counting) == AP_HANDLE_BYTES && ap_backend_handle_bytes(&counting_small) == 8);
+    CHECK(ap_backend_handle_bytes(&recording) == 0);
+    const ap_bound_program_t too_small = {&program, bound_values, both, NULL, small_handles, small_sizes, bound_args, 3};
+    reset_counts();
+    CHECK_STATUS(ap_method_init_bound(&m, &too_small), AP_ERR_STORAGE);
+    CHECK(counted_inits == 0);
+    static uint8_t unaligned[24] __attribute__((aligned(8)));
+    ap_handle_t *const odd[] = {(ap_handle_t *)(void *)(unaligned + 4), (ap_handle_t *)(void *)(unaligned + 12)};
+    const ap_bound_program_t misaligned = {&program, bound_values, both_small, NULL, odd, small_sizes, bound_args, 3};
+    CHECK_STATUS(ap_method_init_bound(&m, &misaligned), AP_ERR_STORAGE);
+    const ap_bound_program_t short_args = {&program, bound_values, both, NULL, bound_handles, sizes, bound_args, 2};
     CHECK_STATUS(ap_method_init_bound(&m, &short_args), AP_ERR_STORAGE);
     /* The same overlap rule: instruction 1 writes value 0 while reading it. */
-    const ap_bound_program_t in_place_call = {&overlapping, bound_values, both, NULL, bound_handles, bound_args, 3};
+    const ap_bound_program_t in_place_call = {&overlapping, bound_values, both, NULL, bound_handles, sizes, bound_args, 3};
     CHECK_STATUS(ap_method_init_bound(&m, &in_place_call), AP_ERR_INVALID_PROGRAM);
     CHECK(m.failed_instruction == 1);
     CHECK_STATUS(ap_method_init_bound(&m, NULL), AP_ERR_INVALID_ARGUMENT);

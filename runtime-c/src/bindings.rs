@@ -123,8 +123,12 @@ pub struct ap_backend {
         ) -> ap_status_t,
     >,
     pub destroy: ::core::option::Option<unsafe extern "C" fn(handle: *mut ap_handle_t)>,
+    pub handle_size: usize,
 }
 pub type ap_backend_t = ap_backend;
+unsafe extern "C" {
+    pub fn ap_backend_handle_bytes(b: *const ap_backend_t) -> usize;
+}
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct ap_args {
@@ -243,6 +247,7 @@ pub struct ap_method {
     pub backends: *const *const ap_backend_t,
     pub kernels: *const *const ap_kernel_t,
     pub handles: *mut ap_handle_t,
+    pub handle_ptrs: *const *mut ap_handle_t,
     pub args: *mut ap_buffer_t,
     pub nargs: usize,
     pub temp: ap_temp_allocator_t,
@@ -258,7 +263,8 @@ pub struct ap_bound_program {
     pub values: *const ap_buffer_t,
     pub backends: *const *const ap_backend_t,
     pub kernels: *const *const ap_kernel_t,
-    pub handles: *mut ap_handle_t,
+    pub handles: *const *mut ap_handle_t,
+    pub handle_sizes: *const u32,
     pub args: *mut ap_buffer_t,
     pub nargs: u32,
 }

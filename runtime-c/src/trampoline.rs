@@ -40,6 +40,8 @@ impl BackendDesc {
             init: None,
             execute: Some(execute),
             destroy: None,
+            // A Rust backend keeps no state between calls: no handle.
+            handle_size: 0,
         })
     }
 }

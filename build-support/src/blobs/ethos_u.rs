@@ -229,6 +229,15 @@ impl BackendPlugin for EthosU {
         "ap_ethosu_backend"
     }
 
+    fn handle(&self) -> super::HandleStorage {
+        // The parsed bin stream: four pointers and five 32-bit counts.
+        super::HandleStorage {
+            c_size: "AP_ETHOSU_HANDLE_BYTES",
+            header: Some("arenaplan/ethosu.h"),
+            bytes_32: 36,
+        }
+    }
+
     /// No: the backend copies inputs into, and outputs out of, the scratch with the CPU.
     fn npu_reads_io(&self) -> bool {
         false

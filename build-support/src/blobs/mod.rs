@@ -102,6 +102,10 @@ pub trait BackendPlugin: Sync {
     fn backend(&self) -> &'static str;
     /// The C symbol of the runtime's backend for this id (an `ap_backend_t`).
     fn c_symbol(&self) -> &'static str;
+
+    /// The handle its C backend keeps per delegate: the C constant a generated program sizes
+    /// the handle by, the header defining it, and its bytes on a 32-bit target.
+    fn handle(&self) -> HandleStorage;
     /// Whether the NPU itself reads the call's inputs and writes its outputs where they are
     /// planned (Neutron), rather than the backend copying them with the CPU (Ethos-U copies
     /// them into its scratch). Such tensors get the same cache-line care as scratch.
@@ -141,6 +145,43 @@ pub fn backend_symbol(id: &str) -> String {
     match plugin_for(id) {
         Some(plugin) => plugin.c_symbol().to_owned(),
         None => format!("ap_backend_{}", crate::names::ident(id)),
+    }
+}
+
+/// The storage a delegate's handle gets in a generated program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HandleStorage {
+    /// Its size as a C constant expression.
+    pub c_size: &'static str,
+    /// The header that defines it, if not `arenaplan/runtime.h`.
+    pub header: Option<&'static str>,
+    /// Its size on a 32-bit target (the report's figure).
+    pub bytes_32: u64,
+}
+
+/// The handle a delegate of backend `id` gets: its C backend's size for the runtime's own
+/// backends; none for a backend written in Rust (`rust`: declared by `#[delegate] fn`), which
+/// keeps no state; the runtime's most, `AP_HANDLE_BYTES`, for an integrator's C backend.
+///
+/// ```
+/// use arenaplan_build::blobs::handle_storage;
+/// assert_eq!(handle_storage("EthosUBackend", false).bytes_32, 36);
+/// assert_eq!(handle_storage("ConvIm2col", true).bytes_32, 0);
+/// assert_eq!(handle_storage("Vendor", false).c_size, "AP_HANDLE_BYTES");
+/// ```
+pub fn handle_storage(id: &str, rust: bool) -> HandleStorage {
+    match plugin_for(id) {
+        Some(plugin) => plugin.handle(),
+        None if rust => HandleStorage {
+            c_size: "0",
+            header: None,
+            bytes_32: 0,
+        },
+        None => HandleStorage {
+            c_size: "AP_HANDLE_BYTES",
+            header: None,
+            bytes_32: 128,
+        },
     }
 }
 

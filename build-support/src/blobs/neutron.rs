@@ -192,6 +192,16 @@ impl BackendPlugin for Neutron {
         "ap_neutron_backend"
     }
 
+    fn handle(&self) -> super::HandleStorage {
+        // The parsed payload (four pointers, six 32-bit sizes, four bytes) and five pointers'
+        // room for NXP's model config and handle.
+        super::HandleStorage {
+            c_size: "AP_NEUTRON_HANDLE_BYTES",
+            header: Some("arenaplan/neutron.h"),
+            bytes_32: 64,
+        }
+    }
+
     /// Yes: the Neutron reads the call's inputs and writes its outputs where they are planned.
     fn npu_reads_io(&self) -> bool {
         true

@@ -73,8 +73,8 @@ pub fn scan(
         };
         let mut attrs = Vec::new();
         collect(&parsed.items, &mut attrs);
-        for (attribute, attr) in attrs {
-            let (result, id) = declaration(&source, &attr, attribute, target);
+        for (attribute, attr, function) in attrs {
+            let (result, id) = declaration(&source, &attr, attribute, function, target);
             let what = match attribute {
                 Attribute::Delegate => "backend",
                 Attribute::Kernel => "kernel",
@@ -149,8 +149,11 @@ pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-fn collect(items: &[syn::Item], out: &mut Vec<(Attribute, syn::Attribute)>) {
+/// The `#[delegate]` and `#[kernel]` attributes of `items`, each with whether its item is a
+/// function.
+fn collect(items: &[syn::Item], out: &mut Vec<(Attribute, syn::Attribute, bool)>) {
     for item in items {
+        let function = matches!(item, syn::Item::Fn(_));
         let attrs: &[syn::Attribute] = match item {
             syn::Item::Struct(s) => &s.attrs,
             syn::Item::Fn(f) => &f.attrs,
@@ -172,7 +175,7 @@ fn collect(items: &[syn::Item], out: &mut Vec<(Attribute, syn::Attribute)>) {
             } else {
                 return None;
             };
-            Some((attribute, a.clone()))
+            Some((attribute, a.clone(), function))
         }));
     }
 }
@@ -200,6 +203,7 @@ fn declaration(
     source: &SourceText,
     attr: &syn::Attribute,
     attribute: Attribute,
+    function: bool,
     target: &Target,
 ) -> (Result<Found, Vec<Diagnostic>>, Option<String>) {
     let errors = |e: syn::Error| {
@@ -289,6 +293,7 @@ fn declaration(
             } else {
                 DeclaredScratch::Sizes(specs())
             },
+            rust: function,
         }),
     };
     (

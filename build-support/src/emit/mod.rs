@@ -254,7 +254,7 @@ pub fn emit(input: &Input<'_>, what: Emit) -> Result<Vec<(String, String)>, Emit
     if what.report {
         files.push((
             format!("{name}.report.txt"),
-            report::report(input.program, input.plan, input.target),
+            report::report(input.program, input.plan, input.target, input.declared),
         ));
         files.push((format!("{name}.svg"), report::memory_map(input.program, input.plan, input.target)));
     }

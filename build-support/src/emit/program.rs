@@ -3,7 +3,7 @@
 
 use crate::c_writer::CWriter;
 use super::{banner, upper_ident, Input};
-use crate::blobs::{backend_symbol, kernel_symbol};
+use crate::blobs::{backend_symbol, handle_storage, kernel_symbol, HandleStorage};
 use crate::model::{Instruction, Value, ValueKind};
 use crate::pipeline::ConstantLayout;
 
@@ -38,8 +38,15 @@ pub(super) fn source(input: &Input<'_>) -> String {
     let plan = input.plan;
     let mut w = CWriter::new(&banner(input));
     w.include(&format!("{name}.h"))
-        .include(&format!("{name}_program.h"))
-        .blank();
+        .include(&format!("{name}_program.h"));
+    // The headers sizing the delegates' handles.
+    let mut headers: Vec<&str> = handles(input).iter().filter_map(|h| h.header).collect();
+    headers.sort_unstable();
+    headers.dedup();
+    for header in headers {
+        w.include(header);
+    }
+    w.blank();
     let constants = ConstantLayout::new(program);
     constant_arrays(&mut w, input, &constants);
     w.annotated_array(
@@ -208,6 +215,23 @@ pub(super) fn source(input: &Input<'_>) -> String {
     w.finish()
 }
 
+/// The handle each delegate gets: its backend's (none for a backend written in Rust).
+fn handles(input: &Input<'_>) -> Vec<HandleStorage> {
+    input
+        .program
+        .delegates
+        .iter()
+        .map(|d| {
+            let rust = input
+                .declared
+                .backends
+                .iter()
+                .any(|b| b.backend == d.backend && b.rust);
+            handle_storage(&d.backend, rust)
+        })
+        .collect()
+}
+
 /// The constants' bytes, one array each, in flash.
 fn constant_arrays(w: &mut CWriter, input: &Input<'_>, constants: &ConstantLayout) {
     let name = input.name;
@@ -318,19 +342,54 @@ fn bound(w: &mut CWriter, input: &Input<'_>, kernels: &[&str], constants: &Const
         "0",
     );
     let nargs = plan.calls.iter().map(|c| c.args.len()).max().unwrap_or(0);
-    w.comment("RAM: each delegate's handle, one argument list, the method.");
-    w.line(format!(
-        "static ap_handle_t {name}_handles[{}];",
-        program.delegates.len().max(1)
-    ))
-    .line(format!("static ap_buffer_t {name}_arg_list[{}];", nargs.max(1)))
-    .line(format!("static ap_method_t {name}_method;"));
+    w.comment("RAM: each delegate's handle, sized to what its backend keeps (none for a backend written in Rust), one argument list, the method.");
+    let storage = handles(input);
+    for (d, h) in storage.iter().enumerate() {
+        if h.bytes_32 > 0 {
+            w.line(format!(
+                "static uint8_t {name}_handle{d}[{}] __attribute__((aligned(8)));",
+                h.c_size
+            ));
+        }
+    }
+    w.inline_array(
+        format!(
+            "static ap_handle_t *const {name}_handles[{}]",
+            storage.len().max(1)
+        ),
+        storage.iter().enumerate().map(|(d, h)| {
+            if h.bytes_32 > 0 {
+                format!("(ap_handle_t *)(void *){name}_handle{d}")
+            } else {
+                "0".to_owned()
+            }
+        }),
+        "0",
+    )
+    .inline_array(
+        format!(
+            "static const uint32_t {name}_handle_sizes[{}]",
+            storage.len().max(1)
+        ),
+        storage.iter().enumerate().map(|(d, h)| {
+            if h.bytes_32 > 0 {
+                format!("sizeof {name}_handle{d}")
+            } else {
+                "0u".to_owned()
+            }
+        }),
+        "0u",
+    );
+    w.line(format!("static ap_buffer_t {name}_arg_list[{}];", nargs.max(1)))
+        .line(format!("static ap_method_t {name}_method;"));
     w.block(
         format!("static const ap_bound_program_t {name}_bound ="),
         ";",
         |w| {
             w.line(format!("&{name}_program, {name}_values, {name}_backends, {name}_kernel_fns,"))
-                .line(format!("{name}_handles, {name}_arg_list, {nargs}u,"));
+                .line(format!(
+                    "{name}_handles, {name}_handle_sizes, {name}_arg_list, {nargs}u,"
+                ));
         },
     );
 }

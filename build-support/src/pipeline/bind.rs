@@ -55,6 +55,8 @@ pub struct BackendScratch {
     pub backend: String,
     /// What it declares.
     pub scratch: DeclaredScratch,
+    /// Declared on a function: a backend written in Rust, which keeps no handle.
+    pub rust: bool,
 }
 
 /// What a backend declaration says about its calls' scratch.

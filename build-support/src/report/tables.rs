@@ -4,7 +4,7 @@
 //! `arm-none-eabi-nm -S` reports for the generated symbols (checked on the Corstone-300 example).
 
 use crate::model::{Instruction, Program};
-use crate::pipeline::ModelPlan;
+use crate::pipeline::{Declarations, ModelPlan};
 
 /// `sizeof` of the runtime's structs on a 32-bit target (`include/arenaplan/runtime.h`).
 const TENSOR_DESC: u64 = 16;
@@ -14,9 +14,8 @@ const PROGRAM: u64 = 48;
 const BUFFER: u64 = 8;
 const POINTER: u64 = 4;
 const INDEX: u64 = 4;
-const BOUND_PROGRAM: u64 = 28;
-const HANDLE: u64 = 128;
-const METHOD: u64 = 52;
+const BOUND_PROGRAM: u64 = 32;
+const METHOD: u64 = 56;
 
 /// Bytes of one program's runtime tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,8 +32,9 @@ pub struct TableSizes {
     pub handles: u64,
 }
 
-/// The table sizes of `program` as `plan` placed it.
-pub fn table_sizes(program: &Program, plan: &ModelPlan) -> TableSizes {
+/// The table sizes of `program` as `plan` placed it, with the backends `declared` (a backend
+/// written in Rust keeps no handle).
+pub fn table_sizes(program: &Program, plan: &ModelPlan, declared: &Declarations) -> TableSizes {
     let at_least_one = |n: usize| n.max(1) as u64;
     let mut kernels: Vec<&str> = Vec::new();
     for (_, instruction) in program.flat_instructions() {
@@ -61,6 +61,8 @@ pub fn table_sizes(program: &Program, plan: &ModelPlan) -> TableSizes {
         + BUFFER * at_least_one(values)
         + POINTER * at_least_one(delegates)
         + POINTER * at_least_one(kernels.len())
+        + POINTER * at_least_one(delegates)
+        + INDEX * at_least_one(delegates)
         + BOUND_PROGRAM;
     let blobs = program
         .delegates
@@ -69,7 +71,17 @@ pub fn table_sizes(program: &Program, plan: &ModelPlan) -> TableSizes {
         .map(|b| (b.len().max(1) as u64).div_ceil(16) * 16)
         .sum();
     let longest = plan.calls.iter().map(|c| c.args.len()).max().unwrap_or(0);
-    let handles = HANDLE * at_least_one(delegates);
+    let handles = program
+        .delegates
+        .iter()
+        .map(|d| {
+            let rust = declared
+                .backends
+                .iter()
+                .any(|b| b.backend == d.backend && b.rust);
+            crate::blobs::handle_storage(&d.backend, rust).bytes_32
+        })
+        .sum();
     TableSizes {
         flash,
         blobs,

@@ -9,7 +9,12 @@ use crate::pipeline::{BufferKind, CallKind, ModelPlan};
 
 /// A plain-text report: every pool's arena against its lower bound and capacity, every
 /// delegate call with its scratch buffers, and every buffer's place.
-pub fn report(program: &Program, plan: &ModelPlan, target: &Target) -> String {
+pub fn report(
+    program: &Program,
+    plan: &ModelPlan,
+    target: &Target,
+    declared: &crate::pipeline::Declarations,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -33,7 +38,7 @@ pub fn report(program: &Program, plan: &ModelPlan, target: &Target) -> String {
             p.mem_id, p.name, p.size, p.lower_bound, p.capacity, used
         );
     }
-    let tables = super::table_sizes(program, plan);
+    let tables = super::table_sizes(program, plan, declared);
     let _ = writeln!(
         out,
         "\nRuntime tables (32-bit target)\n  flash {} B of const tables (+ {} B of blobs, {} B of constants); RAM {} B outside the arenas ({} B of delegate handles)",

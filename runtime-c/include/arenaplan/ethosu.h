@@ -48,6 +48,9 @@ typedef struct ap_ethosu_blob {
     uint32_t noutputs;
 } ap_ethosu_blob_t;
 
+/* Bytes of a delegate's handle: the parsed blob (what a build sizes the handle by). */
+#define AP_ETHOSU_HANDLE_BYTES sizeof(ap_ethosu_blob_t)
+
 /* Checks block order, 16-byte padding, the COP1/COP2 command stream and the I/O records;
  * AP_ERR_UNSUPPORTED for a block flagged external (its data is a key into a named data map,
  * which arenaplan does not resolve). */

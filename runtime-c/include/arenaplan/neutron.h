@@ -40,6 +40,11 @@ typedef struct ap_neutron_blob {
     uint8_t version;
 } ap_neutron_blob_t;
 
+/* Bytes of a delegate's handle, what a build sizes it by: the parsed payload, NXP's model
+ * config (three pointers and a 32-bit timeout) and its model handle — five pointers' room,
+ * checked against the real types where the backend is compiled. */
+#define AP_NEUTRON_HANDLE_BYTES (sizeof(ap_neutron_blob_t) + 5u * sizeof(void *))
+
 /* Checks the header, the microcode's magic and counts, and that weights and kernels lie in the
  * blob; AP_ERR_UNSUPPORTED for a format (transposition) flag. */
 ap_status_t ap_neutron_parse(const uint8_t *blob, size_t size, ap_neutron_blob_t *out);

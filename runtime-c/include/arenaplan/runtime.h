@@ -74,7 +74,9 @@ typedef struct ap_compile_spec {
     const char *value;
 } ap_compile_spec_t;
 
-/* Storage a backend keeps per delegate (what init parsed from the blob). */
+/* Storage a backend keeps per delegate (what init parsed from the blob): at most
+ * AP_HANDLE_BYTES, and only as much as the backend's handle_size says where a bound program
+ * sizes each delegate's handle. */
 #define AP_HANDLE_BYTES 128
 typedef struct ap_handle {
     union {
@@ -90,7 +92,14 @@ typedef struct ap_backend {
                         size_t nspecs, ap_handle_t *handle);
     ap_status_t (*execute)(ap_context_t *ctx, ap_handle_t *handle, ap_buffer_t *args, size_t nargs);
     void (*destroy)(ap_handle_t *handle);
+    /* Bytes of its handle that init, execute and destroy use, at most AP_HANDLE_BYTES. 0: all
+     * AP_HANDLE_BYTES for a backend with init or destroy (one written before this field), none
+     * for a backend without (execute then gets a NULL handle from a bound program). */
+    size_t handle_size;
 } ap_backend_t;
+
+/* The handle bytes backend b needs (see handle_size). */
+size_t ap_backend_handle_bytes(const ap_backend_t *b);
 
 /* The adoption pattern, once for every backend: split a flat list by the counts a backend read
  * from its blob. nscratch == 0 means a plan made before scratch was planned (use the temp
@@ -192,7 +201,8 @@ typedef struct ap_method {
     const ap_buffer_t *values;           /* program->ntensors */
     const ap_backend_t *const *backends; /* program->ndelegates */
     const ap_kernel_t *const *kernels;   /* program->nkernels */
-    ap_handle_t *handles;                /* program->ndelegates */
+    ap_handle_t *handles;                /* program->ndelegates handles (ap_method_init), or */
+    ap_handle_t *const *handle_ptrs;     /* one pointer per delegate (ap_method_init_bound) */
     ap_buffer_t *args;                   /* the longest argument list */
     size_t nargs;
     ap_temp_allocator_t temp;
@@ -211,8 +221,11 @@ typedef struct ap_bound_program {
     const ap_buffer_t *values;           /* program->ntensors entries */
     const ap_backend_t *const *backends; /* program->ndelegates entries */
     const ap_kernel_t *const *kernels;   /* program->nkernels entries */
-    ap_handle_t *handles;                /* program->ndelegates entries (RAM) */
-    ap_buffer_t *args;                   /* nargs entries (RAM) */
+    /* Each delegate's handle (RAM, 8-byte aligned) sized to what its backend keeps: a pointer
+     * per delegate (NULL for none) and its bytes; init refuses a backend needing more. */
+    ap_handle_t *const *handles;  /* program->ndelegates entries */
+    const uint32_t *handle_sizes; /* program->ndelegates entries */
+    ap_buffer_t *args;            /* nargs entries (RAM) */
     uint32_t nargs;
 } ap_bound_program_t;
 
@@ -242,8 +255,10 @@ ap_status_t ap_method_init(ap_method_t *method, const ap_program_t *program, con
                            const ap_kernel_t *kernels, size_t nkernels, const ap_method_memory_t *memory);
 /* ap_method_init for a program bound at build time: the same checks (every index, count and
  * table; the values' sizes against the program, each planned value's memory present; the
- * backends' ids against the delegates' — AP_ERR_BACKEND_NOT_FOUND on a mismatch; the same
- * overlap rule for each call's arguments), then every delegate initialized from its blob. Nothing
+ * backends' ids against the delegates' — AP_ERR_BACKEND_NOT_FOUND on a mismatch; each
+ * delegate's handle at least as large as its backend's ap_backend_handle_bytes — AP_ERR_STORAGE
+ * otherwise; the same overlap rule for each call's arguments), then every delegate initialized
+ * from its blob. Nothing
  * is resolved at run time and nothing of the bound program is written but the handles and the
  * argument list. Failures leave the method not initialized, as for ap_method_init. */
 ap_status_t ap_method_init_bound(ap_method_t *method, const ap_bound_program_t *bound);

@@ -165,3 +165,125 @@ fn kernel_declarations_are_checked_like_delegates() {
         assert!(err.contains(expected), "{expected}: {err}");
     }
 }
+
+/// A kernel written in C, registered by defining the symbol the tables name
+/// (`ap_kernel_<op>`), its scratch declared with the same grammar in a declarations file (as
+/// `arenaplan plan --source` reads it): it gets its planned scratch after its inputs and
+/// outputs, and the model's constant from flash.
+const C_MODEL: &str = r#"
+name = "c"
+inputs = ["x"]
+outputs = ["y"]
+[[tensor]]
+name = "x"
+dtype = "uint8"
+shape = [32]
+[[tensor]]
+name = "k"
+dtype = "uint8"
+shape = [1]
+constant = true
+data = [3]
+[[tensor]]
+name = "y"
+dtype = "uint8"
+shape = [32]
+[[instruction]]
+kind = "kernel"
+op = "scale"
+inputs = ["x", "k"]
+outputs = ["y"]
+"#;
+
+const C_KERNEL: &str = r#"#include <stdio.h>
+#include <string.h>
+#include "c.h"
+
+/* y = x * k, staged through the planned scratch (the last argument). */
+static ap_status_t scale(ap_context_t *ctx, ap_buffer_t *args, size_t n, void *user) {
+    (void)user;
+    if (ctx->ninputs != 2 || ctx->noutputs != 1 || n != 4) return AP_ERR_BAD_ARGUMENTS;
+    if (args[3].size < C_CALL0_SCRATCH0_SIZE || args[3].data == NULL) return AP_ERR_SCRATCH_TOO_SMALL;
+    if (args[1].size != 1 || args[1].data[0] != 3) return AP_ERR_BAD_ARGUMENTS;
+    memset(args[3].data, 0, args[3].size);
+    for (size_t i = 0; i < args[0].size; i++) args[3].data[i] = (uint8_t)(args[0].data[i] * args[1].data[0]);
+    memcpy(args[2].data, args[3].data, args[2].size);
+    return AP_OK;
+}
+const ap_kernel_t ap_kernel_scale = {"scale", scale, NULL};
+
+int main(void) {
+    if (C_CALL0_SCRATCH0_SIZE != 64u) { printf("scratch size\n"); return 1; }
+    ap_status_t s = c_init();
+    if (s != AP_OK) { printf("init: %s\n", ap_status_name(s)); return 1; }
+    uint32_t n;
+    uint8_t *x = c_input(0, &n);
+    for (uint32_t i = 0; i < n; i++) x[i] = (uint8_t)i;
+    s = c_run();
+    if (s != AP_OK) { printf("run: %s\n", ap_status_name(s)); return 1; }
+    const uint8_t *y = c_output(0, &n);
+    for (uint32_t i = 0; i < n; i++) if (y[i] != (uint8_t)(3u * i)) { printf("byte %u\n", i); return 1; }
+    c_deinit();
+    printf("ok\n");
+    return 0;
+}
+"#;
+
+#[test]
+fn a_c_kernel_runs_with_its_planned_scratch_and_the_constant_in_flash() {
+    let program = parse_toml_model(&SourceText::new("c.toml", C_MODEL), None).unwrap();
+    let dir = std::env::temp_dir().join(format!("arenaplan-c-kernel-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let decls = dir.join("kernels.rs");
+    std::fs::write(
+        &decls,
+        "#[kernel(op = \"scale\", scratch = 64, mem_id = spec!(cpu_scratch))]\nfn scale() {}\n",
+    )
+    .unwrap();
+    let rendered = Build::new()
+        .program(program)
+        .target("corstone-300")
+        .source(&decls)
+        .symbols(arenaplan_build::Symbols::C)
+        .cargo_metadata(false)
+        .try_render()
+        .unwrap();
+    for (name, text) in &rendered.files {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    std::fs::write(dir.join("main.c"), C_KERNEL).unwrap();
+    let runtime = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime-c");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let exe = dir.join("run");
+    let out = std::process::Command::new(&cc)
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-o"])
+        .arg(&exe)
+        .args([dir.join("main.c"), dir.join("c.c"), dir.join("c_program.c")])
+        .arg(runtime.join("csrc/runtime.c"))
+        .arg("-I")
+        .arg(&dir)
+        .arg("-I")
+        .arg(runtime.join("include"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = std::process::Command::new(&exe).output().unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success() && stdout.contains("ok"), "{stdout}");
+    let program_c = &rendered
+        .files
+        .iter()
+        .find(|(n, _)| n == "c_program.c")
+        .unwrap()
+        .1;
+    assert!(
+        program_c.contains("static const uint8_t c_const0[1]"),
+        "{program_c}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

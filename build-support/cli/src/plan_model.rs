@@ -33,7 +33,8 @@ pub(crate) struct PlanArgs {
     /// Artifacts to write: any of rust, c, linker, json, report, or all.
     #[arg(long, value_delimiter = ',', default_value = "json,report")]
     emit: Vec<EmitKind>,
-    /// Firmware sources to scan for #[delegate] declarations (repeatable).
+    /// Firmware sources (or declaration files) to scan for #[delegate] and #[kernel] declarations
+    /// (repeatable).
     #[arg(long = "source")]
     sources: Vec<PathBuf>,
     /// Paths of scanned sources are shown relative to this directory (as build.rs shows them

@@ -105,6 +105,24 @@ static int args_overlap(const ap_buffer_t *x, int x_written, const ap_buffer_t *
     return a < b + y->size && b < a + x->size;
 }
 
+/* A jump at position n: forward, within the program, with its predicate (JUMP_FALSE) a value
+ * of at least one byte that exists. */
+static ap_status_t check_jump(const ap_program_t *p, const ap_buffer_t *values, const ap_instruction_t *ins,
+                              uint32_t n) {
+    if (ins->index <= n || ins->index > p->ninstructions) {
+        return AP_ERR_INVALID_PROGRAM;
+    }
+    if (ins->kind == AP_INSTR_JUMP) {
+        return ins->nargs == 0 && ins->ninputs == 0 && ins->noutputs == 0 ? AP_OK : AP_ERR_INVALID_PROGRAM;
+    }
+    if (ins->nargs != 1 || ins->ninputs != 1 || ins->noutputs != 0 || ins->args == NULL ||
+        ins->args[0] >= p->ntensors) {
+        return AP_ERR_INVALID_PROGRAM;
+    }
+    const ap_buffer_t *predicate = &values[ins->args[0]];
+    return predicate->data != NULL && predicate->size > 0 ? AP_OK : AP_ERR_INVALID_PROGRAM;
+}
+
 static ap_status_t check_instruction(const ap_program_t *p, const ap_buffer_t *values, const ap_instruction_t *ins,
                                      size_t max_args) {
     if (ins->nargs > 0 && ins->args == NULL) {
@@ -264,7 +282,10 @@ static ap_status_t check_bound_values(const ap_program_t *p, const ap_buffer_t *
 static ap_status_t check_instructions(const ap_program_t *p, const ap_buffer_t *values, size_t nargs,
                                       uint32_t *failed) {
     for (uint32_t n = 0; n < p->ninstructions; n++) {
-        ap_status_t s = check_instruction(p, values, &p->instructions[n], nargs);
+        const ap_instruction_t *ins = &p->instructions[n];
+        ap_status_t s = ins->kind == AP_INSTR_JUMP || ins->kind == AP_INSTR_JUMP_FALSE
+                            ? check_jump(p, values, ins, n)
+                            : check_instruction(p, values, ins, nargs);
         if (s != AP_OK) {
             *failed = n;
             return s;
@@ -490,6 +511,30 @@ ap_status_t ap_method_input(ap_method_t *m, size_t i, ap_buffer_t *out) { return
 
 ap_status_t ap_method_output(ap_method_t *m, size_t i, ap_buffer_t *out) { return io(m, 1, i, out); }
 
+static ap_status_t et_move(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)user;
+    if (ctx == NULL || args == NULL || nargs != 2 || ctx->ninputs != 1 || ctx->noutputs != 1 ||
+        args[0].size != args[1].size) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    if (args[0].size > 0) {
+        memcpy(args[1].data, args[0].data, args[0].size);
+    }
+    return AP_OK;
+}
+
+const ap_kernel_t ap_kernel_et_move = {"et:move", et_move, NULL};
+
+/* A predicate is false when every byte of it is zero (a bool, or an integer of any width). */
+static int is_false(const ap_buffer_t *predicate) {
+    for (size_t i = 0; i < predicate->size; i++) {
+        if (predicate->data[i] != 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 ap_status_t ap_method_execute(ap_method_t *m) {
     if (m == NULL) {
         return AP_ERR_INVALID_ARGUMENT;
@@ -501,6 +546,13 @@ ap_status_t ap_method_execute(ap_method_t *m) {
     ap_context_t ctx = {&m->temp, 0, 0};
     for (uint32_t n = 0; n < p->ninstructions; n++) {
         const ap_instruction_t *ins = &p->instructions[n];
+        if (ins->kind == AP_INSTR_JUMP || ins->kind == AP_INSTR_JUMP_FALSE) {
+            /* Checked at init: forward, so the run always ends. */
+            if (ins->kind == AP_INSTR_JUMP || is_false(&m->values[ins->args[0]])) {
+                n = ins->index - 1u;
+            }
+            continue;
+        }
         for (uint32_t a = 0; a < ins->nargs; a++) {
             m->args[a] = m->values[ins->args[a]];
         }

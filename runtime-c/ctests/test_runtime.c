@@ -1009,6 +1009,70 @@ static void overlapping_arguments(void) {
     CHECK(m.failed_instruction == 0);
 }
 
+/* Kernels for the branch test: each fills its output with its own byte and counts its runs. */
+static int filled_a, filled_b;
+static ap_status_t fill(ap_buffer_t *args, size_t nargs, size_t at, uint8_t byte) {
+    if (nargs <= at) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    memset(args[at].data, byte, args[at].size);
+    return AP_OK;
+}
+static ap_status_t fill_a(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)user;
+    filled_a++;
+    return fill(args, nargs, ctx->ninputs, 0xAA);
+}
+static ap_status_t fill_b(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)user;
+    filled_b++;
+    return fill(args, nargs, ctx->ninputs, 0xBB);
+}
+
+/* Branches run one arm: JUMP_FALSE over the true arm, which ends in a JUMP over the false
+ * one. The predicate is false when every byte is zero; jumps go forward only. */
+static void branches(void) {
+    /* 0: predicate (4 bytes), 1: x, 2: y. */
+    const ap_tensor_desc_t tensors[] = {{1, 0, 4, NULL}, {1, 16, 16, NULL}, {1, 32, 16, NULL}};
+    static const uint32_t pred[] = {0}, call[] = {1, 2}, in[] = {0, 1}, out[] = {2};
+    static const char *const names[] = {"fill_a", "fill_b"};
+    const ap_kernel_t kernels[] = {{"fill_a", fill_a, NULL}, {"fill_b", fill_b, NULL}};
+    const ap_instruction_t ins[] = {{AP_INSTR_JUMP_FALSE, 3, pred, 1, 1, 0},
+                                    {AP_INSTR_KERNEL, 0, call, 2, 1, 1},
+                                    {AP_INSTR_JUMP, 4, NULL, 0, 0, 0},
+                                    {AP_INSTR_KERNEL, 1, call, 2, 1, 1}};
+    const ap_program_t p = {tensors, 3, ins, 4, NULL, 0, names, 2, in, 2, out, 1};
+    ap_method_t m;
+    const uint32_t predicates[] = {1, 0, 0x100};
+    const uint8_t expected[] = {0xAA, 0xBB, 0xAA};
+    for (size_t c = 0; c < 3; c++) {
+        CHECK_STATUS(setup(&m, &p, NULL, 0, kernels, 2), AP_OK);
+        memcpy(arena, &predicates[c], 4);
+        filled_a = filled_b = 0;
+        CHECK_STATUS(ap_method_execute(&m), AP_OK);
+        CHECK(arena[32] == expected[c] && arena[47] == expected[c]);
+        CHECK(filled_a + filled_b == 1);
+        ap_method_destroy(&m);
+    }
+    /* Refused: a jump backward or to itself, past the end, a JUMP_FALSE without its predicate
+     * or with an absent one, a JUMP with arguments. */
+    const ap_tensor_desc_t absent[] = {{0, 0, 0, NULL}, {1, 16, 16, NULL}, {1, 32, 16, NULL}};
+    const ap_instruction_t back[] = {{AP_INSTR_KERNEL, 0, call, 2, 1, 1}, {AP_INSTR_JUMP, 1, NULL, 0, 0, 0}};
+    const ap_instruction_t past[] = {{AP_INSTR_JUMP_FALSE, 2, pred, 1, 1, 0}};
+    const ap_instruction_t bare[] = {{AP_INSTR_JUMP_FALSE, 1, NULL, 0, 0, 0}};
+    const ap_instruction_t loaded[] = {{AP_INSTR_JUMP, 1, pred, 1, 1, 0}};
+    const ap_program_t bad[] = {{tensors, 3, back, 2, NULL, 0, names, 2, in, 2, out, 1},
+                                {tensors, 3, past, 1, NULL, 0, names, 2, in, 2, out, 1},
+                                {tensors, 3, bare, 1, NULL, 0, names, 2, in, 2, out, 1},
+                                {absent, 3, ins, 4, NULL, 0, names, 2, out, 1, out, 1},
+                                {tensors, 3, loaded, 1, NULL, 0, names, 2, in, 2, out, 1}};
+    const uint32_t at[] = {1, 0, 0, 0, 0};
+    for (size_t c = 0; c < sizeof bad / sizeof bad[0]; c++) {
+        CHECK_STATUS(setup(&m, &bad[c], NULL, 0, kernels, 2), AP_ERR_INVALID_PROGRAM);
+        CHECK(m.failed_instruction == at[c]);
+    }
+}
+
 /* A program the build bound: const values, backends and kernels; only handles and the argument
  * list in RAM. It runs, and init refuses tables that disagree, each defect on its own. */
 static void bound_programs(void) {
@@ -1092,6 +1156,7 @@ int main(void) {
     }
     neutron();
     neutron_slots_by_role();
+    branches();
     ethos_u_fast_scratch();
     ethos_u_blob_contract();
     runtime_contract();

@@ -160,6 +160,8 @@ pub struct ap_tensor_desc {
 pub type ap_tensor_desc_t = ap_tensor_desc;
 pub const AP_INSTR_KERNEL: _bindgen_ty_1 = 0;
 pub const AP_INSTR_DELEGATE: _bindgen_ty_1 = 1;
+pub const AP_INSTR_JUMP_FALSE: _bindgen_ty_1 = 2;
+pub const AP_INSTR_JUMP: _bindgen_ty_1 = 3;
 pub type _bindgen_ty_1 = ::core::ffi::c_uint;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]

@@ -213,6 +213,6 @@ fn api(w: &mut CWriter, input: &Input<'_>) {
             "const uint8_t *{name}_output(uint32_t index, uint32_t *size);"
         ))
         .line(format!("void {name}_deinit(void);"))
-        .comment("The instruction a failed init or run stopped at.")
+        .comment("The flat instruction index of the call a failed init or run stopped at.")
         .line(format!("uint32_t {name}_failed_call(void);"));
 }

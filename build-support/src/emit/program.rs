@@ -5,7 +5,7 @@ use crate::c_writer::CWriter;
 use super::{banner, upper_ident, Input};
 use crate::blobs::{backend_symbol, handle_storage, kernel_symbol, HandleStorage};
 use crate::model::{Instruction, Value, ValueKind};
-use crate::pipeline::ConstantLayout;
+use crate::pipeline::{steps, ConstantLayout, Step};
 
 /// A scratch argument that holds a role's slot without memory.
 fn is_empty_slot(value: &Value) -> bool {
@@ -151,12 +151,30 @@ pub(super) fn source(input: &Input<'_>) -> String {
             "0u",
         );
     }
+    // Verified: every branch is one the runtime runs.
+    let table = steps(program, plan).unwrap_or_default();
+    for (position, step) in table.steps.iter().enumerate() {
+        if let Step::JumpFalse { predicate, .. } = step {
+            w.line(format!(
+                "static const uint32_t {name}_predicate{position}[1] = {{{predicate}u}};"
+            ));
+        }
+    }
     w.blank().array(
         format!(
             "static const ap_instruction_t {name}_instructions[{}]",
-            plan.calls.len().max(1)
+            table.steps.len().max(1)
         ),
-        plan.calls.iter().map(|c| {
+        table.steps.iter().enumerate().map(|(position, step)| {
+            let c = match *step {
+                Step::Call(i) => &plan.calls[i],
+                Step::JumpFalse { to, .. } => {
+                    return format!(
+                        "{{AP_INSTR_JUMP_FALSE, {to}u, {name}_predicate{position}, 1u, 1u, 0u}}"
+                    )
+                }
+                Step::Jump { to } => return format!("{{AP_INSTR_JUMP, {to}u, 0, 0u, 0u, 0u}}"),
+            };
             let (kind, index) = match delegate_of.get(c.index).copied().flatten() {
                 Some(d) => ("AP_INSTR_DELEGATE", d),
                 None => {
@@ -183,6 +201,17 @@ pub(super) fn source(input: &Input<'_>) -> String {
             )
         }),
     );
+    if table.has_jumps() {
+        w.comment("The flat instruction index of each entry (a jump: its branch's), for failed_call.")
+            .inline_array(
+                format!(
+                    "static const uint32_t {name}_flat_index[{}]",
+                    table.flat.len()
+                ),
+                table.flat.iter().map(|f| format!("{f}u")),
+                "0u",
+            );
+    }
     w.blank();
     let list = |ids: &[usize]| ids.iter().map(|i| format!("{i}u")).collect::<Vec<_>>();
     let inputs = list(&program.inputs);
@@ -203,7 +232,7 @@ pub(super) fn source(input: &Input<'_>) -> String {
     .blank();
     w.block(format!("const ap_program_t {name}_program ="), ";", |w| {
         w.line(format!("{name}_tensors, {}u,", program.values.len()))
-            .line(format!("{name}_instructions, {}u,", plan.calls.len()))
+            .line(format!("{name}_instructions, {}u,", table.steps.len()))
             .line(format!("{name}_delegates, {}u,", program.delegates.len()))
             .line(format!("{name}_kernels, {}u,", kernels.len()))
             .line(format!("{name}_inputs, {}u,", inputs.len()))
@@ -211,7 +240,7 @@ pub(super) fn source(input: &Input<'_>) -> String {
     });
     w.blank();
     bound(&mut w, input, &kernels, &constants);
-    api(&mut w, input);
+    api(&mut w, input, table.has_jumps());
     w.finish()
 }
 
@@ -396,7 +425,7 @@ fn bound(w: &mut CWriter, input: &Input<'_>, kernels: &[&str], constants: &Const
 
 /// The model's C API (declared in `NAME.h`): init, input, run, output, deinit, and the call a
 /// run failed at.
-fn api(w: &mut CWriter, input: &Input<'_>) {
+fn api(w: &mut CWriter, input: &Input<'_>, jumps: bool) {
     let name = input.name;
     let up = upper_ident(name);
     w.blank()
@@ -459,8 +488,19 @@ fn api(w: &mut CWriter, input: &Input<'_>) {
     .line(format!(
         "void {name}_deinit(void) {{ ap_method_destroy(&{name}_method); }}"
     ))
-    .blank()
-    .line(format!(
-        "uint32_t {name}_failed_call(void) {{ return {name}_method.failed_instruction; }}"
-    ));
+    .blank();
+    if jumps {
+        // Table positions differ from flat indices where branches add jumps.
+        w.block(format!("uint32_t {name}_failed_call(void)"), "", |w| {
+            w.line(format!("uint32_t at = {name}_method.failed_instruction;"))
+                .line(format!(
+                    "return at < sizeof {name}_flat_index / sizeof {name}_flat_index[0] ? {name}_flat_index[at] : at;"
+                ));
+        });
+    } else {
+        // Without branches, a call's table position is its flat index.
+        w.line(format!(
+            "uint32_t {name}_failed_call(void) {{ return {name}_method.failed_instruction; }}"
+        ));
+    }
 }

@@ -512,12 +512,13 @@ fn api(input: &Input<'_>) -> TokenStream {
 
             fn check(&self, status: ::arenaplan::sys::ap_status) -> Result<(), Error> {
                 ::arenaplan::check(status).map_err(|status| {
-                    // SAFETY: reads the method's failed instruction: a position in the
-                    // program's instruction table, which lists the calls as `CALLS` does.
-                    let position = unsafe { model_failed_call() } as usize;
-                    let (call, backend) = CALLS
-                        .get(position)
-                        .map_or((position as u32, ""), |c| (c.index, c.backend));
+                    // SAFETY: reads the flat instruction index of the call the method failed at.
+                    let index = unsafe { model_failed_call() };
+                    let backend = CALLS
+                        .iter()
+                        .find(|c| c.index == index)
+                        .map_or("", |c| c.backend);
+                    let call = index;
                     Error { call, backend, status }
                 })
             }

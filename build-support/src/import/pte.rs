@@ -20,7 +20,7 @@ use super::flatbuf::{read_u32, read_u64, root, Table, Vector};
 use super::ImportError;
 use crate::blobs::plugin_for;
 use crate::model::{
-    ConstantData, DType, Delegate, DelegateCall, Instruction, KernelCall, PoolChoice, Program,
+    Branch, ConstantData, DType, Delegate, DelegateCall, Instruction, KernelCall, PoolChoice, Program,
     SourcePlan, Value, ValueKind,
 };
 
@@ -261,6 +261,7 @@ fn read_shared(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> 
             chains.len()
         )));
     }
+    let mut raw: Vec<Raw> = Vec::new();
     let instructions = match chains.len() {
         0 => Vec::new(),
         _ => chains.table(0)?.vector_or_empty(2)?.tables()?,
@@ -340,32 +341,34 @@ fn read_shared(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> 
                 let destination = args_table.i32(1, 0)?;
                 if destination <= n as i32 {
                     return Err(ImportError::Unsupported(format!(
-                        "instruction {n} jumps back to {destination} (a loop); lifetimes from the linear order would be wrong"
+                        "instruction {n} jumps back to {destination} (a loop); arenaplan runs forward jumps (branches) only"
                     )));
                 }
-                Instruction::Kernel(KernelCall::new(
-                    "et:jump_false",
-                    vec![index(args_table.i32(0, 0)?, "a jump condition")?],
-                    Vec::new(),
-                ))
+                raw.push(Raw::JumpFalse {
+                    condition: index(args_table.i32(0, 0)?, "a jump condition")?,
+                    to: destination as usize,
+                });
+                continue;
             }
-            5 => Instruction::Kernel(KernelCall::new(
-                "et:free",
-                vec![index(args_table.i32(0, 0)?, "a free")?],
-                Vec::new(),
-            )),
+            // A free returns dynamic memory: planned memory needs none.
+            5 => {
+                index(args_table.i32(0, 0)?, "a free")?;
+                raw.push(Raw::Nothing);
+                continue;
+            }
             other => {
                 return Err(ImportError::Invalid(format!(
                     "instruction {n} has unknown kind {other}"
                 )))
             }
         };
-        program.body.push(ins);
+        raw.push(Raw::Call(ins));
     }
-    // A scalar a kernel writes (a symbolic size) is state of the run, not a constant.
+    // A scalar a kernel writes (a symbolic size, a condition) is state of the run, not a
+    // constant.
     let mut written = Vec::new();
-    for (_, instruction) in program.flat_instructions() {
-        if let Instruction::Kernel(k) = instruction {
+    for r in &raw {
+        if let Raw::Call(Instruction::Kernel(k)) = r {
             written.extend(k.outputs.iter().copied());
         }
     }
@@ -377,8 +380,82 @@ fn read_shared(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> 
             value.data = None;
         }
     }
+    let count = raw.len();
+    program.body = structure(&mut raw, 0, count, &program.values)?;
     program.source_plan = Some(source);
     Ok(program)
+}
+
+/// An instruction as the file lists it, before its jumps become branches.
+#[derive(Clone, Debug)]
+enum Raw {
+    /// A kernel or delegate call (taken when structured).
+    Call(Instruction),
+    /// `JumpFalseCall`: continue at `to` when `condition` is false.
+    JumpFalse { condition: usize, to: usize },
+    /// Nothing to run (a free), kept so that jump destinations still count it.
+    Nothing,
+    /// Already taken into a branch.
+    Taken,
+}
+
+/// The instructions `start..end` with their forward jumps as branches, the shapes ExecuTorch's
+/// emitter gives `cond`: `JUMP_FALSE c → e`, the true arm, then, if the arm ends in a jump on a
+/// constant false (ExecuTorch's unconditional jump) past `e`, the false arm `e..` that jump's
+/// destination. A jump whose destination leaves its block is refused (not a branch).
+fn structure(
+    raw: &mut [Raw],
+    start: usize,
+    end: usize,
+    values: &[Value],
+) -> Result<Vec<Instruction>, ImportError> {
+    let always = |v: usize| {
+        values[v].kind == ValueKind::Constant
+            && values[v].data.as_ref().is_some_and(|d| d.bytes().iter().all(|&b| b == 0))
+    };
+    let mut out = Vec::new();
+    let mut i = start;
+    while i < end {
+        match std::mem::replace(&mut raw[i], Raw::Taken) {
+            Raw::Call(instruction) => out.push(instruction),
+            Raw::Nothing | Raw::Taken => {}
+            Raw::JumpFalse { condition, to } => {
+                if to > end {
+                    return Err(ImportError::Unsupported(format!(
+                        "instruction {i} jumps to {to}, out of its block (which ends at {end}): not a branch arenaplan can run"
+                    )));
+                }
+                let skip = match raw.get(to.wrapping_sub(1)) {
+                    Some(&Raw::JumpFalse { condition: c, to: t })
+                        if to - 1 > i && always(c) && t >= to && t <= end =>
+                    {
+                        Some(t)
+                    }
+                    _ => None,
+                };
+                let mut arms = Vec::new();
+                match skip {
+                    Some(t) => {
+                        arms.push(structure(raw, i + 1, to - 1, values)?);
+                        raw[to - 1] = Raw::Taken;
+                        arms.push(structure(raw, to, t, values)?);
+                        i = t;
+                    }
+                    None => {
+                        arms.push(structure(raw, i + 1, to, values)?);
+                        i = to;
+                    }
+                }
+                out.push(Instruction::Branch(Branch {
+                    predicate: condition,
+                    arms,
+                }));
+                continue;
+            }
+        }
+        i += 1;
+    }
+    Ok(out)
 }
 
 /// A kernel call's one argument list as inputs and outputs, by ExecuTorch's out-variant
@@ -622,7 +699,61 @@ fn delegate(
 
 #[cfg(test)]
 mod tests {
-    use super::split_out_args;
+    use super::{split_out_args, structure, Raw};
+    use crate::model::{
+        Branch, ConstantData, DType, Instruction, KernelCall, Value, ValueKind,
+    };
+
+    fn call(op: &str) -> Raw {
+        Raw::Call(Instruction::Kernel(KernelCall::new(op, vec![], vec![])))
+    }
+
+    fn values() -> Vec<Value> {
+        let condition = Value::planned("c", DType::Bool, vec![1]);
+        let mut never = Value::planned("false", DType::Bool, vec![]);
+        never.kind = ValueKind::Constant;
+        never.data = Some(ConstantData::new(vec![0]));
+        vec![condition, never]
+    }
+
+    fn kernel(op: &str) -> Instruction {
+        Instruction::Kernel(KernelCall::new(op, vec![], vec![]))
+    }
+
+    #[test]
+    fn executorch_cond_becomes_an_if_else_branch() {
+        // 0: if !c goto 3; 1: a; 2: goto 4 (jump_false on a constant false); 3: b; 4: after.
+        let mut raw = vec![
+            Raw::JumpFalse { condition: 0, to: 3 },
+            call("a"),
+            Raw::JumpFalse { condition: 1, to: 4 },
+            call("b"),
+            call("after"),
+        ];
+        let body = structure(&mut raw, 0, 5, &values()).unwrap();
+        assert_eq!(
+            body,
+            [
+                Instruction::Branch(Branch {
+                    predicate: 0,
+                    arms: vec![vec![kernel("a")], vec![kernel("b")]],
+                }),
+                kernel("after"),
+            ]
+        );
+        // Without the jump at the end of the true arm: an if without else.
+        let mut raw = vec![Raw::JumpFalse { condition: 0, to: 2 }, call("a"), call("after")];
+        let body = structure(&mut raw, 0, 3, &values()).unwrap();
+        assert_eq!(body.len(), 2);
+        // A jump out of its block is refused.
+        let mut raw = vec![
+            Raw::JumpFalse { condition: 0, to: 2 },
+            Raw::JumpFalse { condition: 0, to: 4 },
+            call("a"),
+            call("b"),
+        ];
+        assert!(structure(&mut raw, 0, 4, &values()).is_err());
+    }
 
     #[test]
     fn out_arguments_are_the_repeated_tail() {

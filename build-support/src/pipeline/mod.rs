@@ -41,6 +41,7 @@ mod constants;
 mod lifetimes;
 mod pools;
 mod scratch_pass;
+mod steps;
 mod arguments;
 
 use std::fmt;
@@ -61,6 +62,7 @@ pub use constants::{ConstantLayout, FlashConstant};
 pub use lifetimes::{lifetimes, Lifetime};
 pub use pools::{npu_visible, PeakBuffer, PoolAssignmentError, PoolOverflow};
 pub use scratch_pass::{insert_scratch, strip_scratch};
+pub use steps::{steps, BranchError, Step, Steps};
 pub use arguments::{argument_lists, CallArgs, MissingScratch};
 
 /// A model's memory plan: every planned buffer's place, and every call's argument list.
@@ -220,6 +222,9 @@ pub enum PipelineError {
         /// Its name.
         name: String,
     },
+    /// A branch the runtime cannot run.
+    #[error(transparent)]
+    Branch(#[from] BranchError),
     /// The planner failed otherwise (an invalid problem or a planner bug).
     #[error("pool `{pool}`: {source}")]
     Plan {
@@ -332,6 +337,8 @@ impl<'t> Pipeline<'t> {
             buffers,
             calls,
         };
+        // Every branch must be one the runtime can run.
+        steps(&program, &plan)?;
         Ok((program, plan))
     }
 

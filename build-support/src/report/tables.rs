@@ -50,9 +50,25 @@ pub fn table_sizes(program: &Program, plan: &ModelPlan, declared: &Declarations)
         .iter()
         .map(|c| INDEX * at_least_one(c.args.len()))
         .sum();
+    // Branches add jumps: a JUMP_FALSE has a one-entry predicate list, and the table maps
+    // positions back to flat indices.
+    let table = crate::pipeline::steps(program, plan).unwrap_or_default();
+    let jumps = table.steps.len() - plan.calls.len();
+    let predicates = table
+        .steps
+        .iter()
+        .filter(|s| matches!(s, crate::pipeline::Step::JumpFalse { .. }))
+        .count() as u64;
+    let flat_index = if jumps > 0 {
+        INDEX * table.steps.len() as u64
+    } else {
+        0
+    };
     let flash = TENSOR_DESC * at_least_one(values)
-        + INSTRUCTION * at_least_one(plan.calls.len())
+        + INSTRUCTION * at_least_one(table.steps.len())
         + args
+        + INDEX * predicates
+        + flat_index
         + DELEGATE_DESC * at_least_one(delegates)
         + POINTER * at_least_one(kernels.len())
         + INDEX * at_least_one(program.inputs.len())

@@ -126,7 +126,13 @@ typedef struct ap_tensor_desc {
     const uint8_t *constant;
 } ap_tensor_desc_t;
 
-enum { AP_INSTR_KERNEL = 0, AP_INSTR_DELEGATE = 1 };
+/* What an instruction does. A call (kernel, delegate) runs `index` of the program's kernels or
+ * delegates on its argument list. A jump continues at instruction `index`, which lies after it
+ * (forward only: no loops; `ninstructions` is the end): AP_INSTR_JUMP always, and
+ * AP_INSTR_JUMP_FALSE when its one argument, the predicate (nargs 1, ninputs 1, a value of at
+ * least one byte), is false: every byte zero. A branch runs as JUMP_FALSE over the arm taken
+ * when true, that arm ending in a JUMP over the other. */
+enum { AP_INSTR_KERNEL = 0, AP_INSTR_DELEGATE = 1, AP_INSTR_JUMP_FALSE = 2, AP_INSTR_JUMP = 3 };
 
 typedef struct ap_instruction {
     uint32_t kind;  /* AP_INSTR_KERNEL or AP_INSTR_DELEGATE */
@@ -169,6 +175,11 @@ typedef struct ap_kernel {
     ap_kernel_fn fn;
     void *user;
 } ap_kernel_t;
+
+/* ExecuTorch's MoveCall as a kernel, "et:move": copies its one input into its one output (the
+ * same size), as a move of a tensor between values is a copy between planned buffers. The
+ * generated tables name it when a program moves a value (the outputs of a `cond`). */
+extern const ap_kernel_t ap_kernel_et_move;
 
 /* An arena: where pool mem_id lives. */
 typedef struct ap_pool {

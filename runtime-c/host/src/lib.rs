@@ -67,10 +67,15 @@ pub struct Tables {
 
 impl Tables {
     /// Tables for `program` as `plan` placed it. `None` when the program has kernel calls (the
-    /// runtime runs them through functions an integrator registers) or sizes beyond 32 bits.
+    /// runtime runs them through functions an integrator registers), branches (the generated
+    /// program lays them out as jumps; these tables list calls only), or sizes beyond 32 bits.
     /// Delegate blobs are copied onto 16-byte boundaries, as the NPU needs them.
     pub fn new(program: &Program, plan: &ModelPlan) -> Option<Tables> {
-        if plan.calls.iter().any(|c| c.kind == CallKind::Kernel) {
+        let branches = program
+            .flat_instructions()
+            .iter()
+            .any(|(_, i)| matches!(i, arenaplan_build::model::Instruction::Branch(_)));
+        if branches || plan.calls.iter().any(|c| c.kind == CallKind::Kernel) {
             return None;
         }
         let u32_of = |v: u64| u32::try_from(v).ok();

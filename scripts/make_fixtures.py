@@ -214,9 +214,11 @@ def bin_stream(npz_path):
 # ---------------------------------------------------------------------------------------------
 # ExecuTorch programs.
 
-def pte_program(tensors, calls, delegates, use_segments):
+def pte_program(tensors, calls, delegates, use_segments, output=None):
     """tensors: list of (sizes, mem_id, offset); calls: list of (delegate index, args);
-    delegates: list of (backend id, blob bytes, compile specs dict)."""
+    delegates: list of (backend id, blob bytes, compile specs dict); output: the output tensor
+    (default: the last)."""
+    output = len(tensors) - 1 if output is None else output
     b = flatbuffers.Builder(4096)
     values = []
     for sizes, mem_id, offset in tensors:
@@ -229,7 +231,7 @@ def pte_program(tensors, calls, delegates, use_segments):
     for delegate, args in calls:
         call = table(b, [(0, "i32", delegate), (1, "off", vec_i32(b, args))])
         instructions.append(table(b, [(0, "u8", 2), (1, "off", call)]))
-    chain = table(b, [(0, "off", vec_i32(b, [0])), (1, "off", vec_i32(b, [len(tensors) - 1])),
+    chain = table(b, [(0, "off", vec_i32(b, [0])), (1, "off", vec_i32(b, [output])),
                       (2, "off", vec_tables(b, instructions))])
     delegate_offsets, inline, segments = [], [], []
     for backend, blob, specs in delegates:
@@ -247,7 +249,7 @@ def pte_program(tensors, calls, delegates, use_segments):
     arena = max(offset + int(np.prod(sizes)) for sizes, _, offset in tensors)
     plan = table(b, [(0, "off", b.CreateString("forward")),
                      (2, "off", vec_tables(b, values)),
-                     (3, "off", vec_i32(b, [0])), (4, "off", vec_i32(b, [len(tensors) - 1])),
+                     (3, "off", vec_i32(b, [0])), (4, "off", vec_i32(b, [output])),
                      (5, "off", vec_tables(b, [chain])),
                      (7, "off", vec_tables(b, delegate_offsets)),
                      (8, "off", vec_i64(b, [0, (arena + 15) // 16 * 16]))])
@@ -317,9 +319,9 @@ def generate(out):
                                 os.path.join(out, f"{name}_vela_{tag}.tflite"))
                 raw[(name, tag)] = bin_stream(vela(path, config, "raw", work))
 
-        def write_program(file, tensors, calls, delegates, segments, expect):
+        def write_program(file, tensors, calls, delegates, segments, expect, output=None):
             with open(os.path.join(out, file), "wb") as f:
-                f.write(pte_program(tensors, calls, delegates, segments))
+                f.write(pte_program(tensors, calls, delegates, segments, output))
             with open(os.path.join(out, file.replace(".pte", ".expect.json")), "w") as f:
                 json.dump(dict(file=file, **expect), f, indent=1, sort_keys=True)
                 f.write("\n")
@@ -343,6 +345,18 @@ def generate(out):
                        ("EthosUBackend", pool55, ethos_specs(U55))], True,
                       dict(non_const_buffer_sizes=[0, 896],
                            delegate_calls=[call(conv55_facts), call(pool55_facts)]))
+        # The same program carrying its scratch, as ExecuTorch's delegate-scratch pass emits it:
+        # each call's Vela scratch as a trailing 1-D byte tensor, planned in the arena.
+        s_conv, s_pool = conv55_facts["scratch_size"], pool55_facts["scratch_size"]
+        write_program("ethosu_u55_two_calls_carried_scratch.pte",
+                      [([1, 8, 8, 4], 1, 0), ([1, 8, 8, 8], 1, 256), ([1, 4, 4, 8], 1, 768),
+                       ([s_conv], 1, 896), ([s_pool], 1, 896)],
+                      [(0, [0, 1, 3]), (1, [1, 2, 4])],
+                      [("EthosUBackend", conv55, ethos_specs(U55)),
+                       ("EthosUBackend", pool55, ethos_specs(U55))], True,
+                      dict(non_const_buffer_sizes=[0, 896 + max(s_conv, s_pool)],
+                           delegate_calls=[call(conv55_facts), call(pool55_facts)]),
+                      output=2)
         # Dedicated_Sram: the fast scratch size is Vela's, but not in the blob.
         write_program("ethosu_u85_one_call.pte", [([1, 8, 8, 4], 1, 0), ([1, 8, 8, 8], 1, 256)],
                       [(0, [0, 1])], [("EthosUBackend", conv85, ethos_specs(U85))], True,

@@ -43,6 +43,7 @@ fn ethos_u_and_neutron_programs_import_and_plan_as_vela_says() {
     for (file, target) in [
         ("ethosu_u55_one_call", "corstone-300"),
         ("ethosu_u55_two_calls", "corstone-300"),
+        ("ethosu_u55_two_calls_carried_scratch", "corstone-300"),
         ("ethosu_u85_one_call", "corstone-320"),
         ("neutron_v0_one_call", "imxrt700"),
     ] {
@@ -138,6 +139,29 @@ fn two_chained_calls_share_their_scratch() {
         offsets[0], offsets[1],
         "scratch of consecutive calls shares memory"
     );
+}
+
+#[test]
+fn a_program_carrying_its_scratch_plans_as_the_one_without() {
+    // The same two calls, each with its Vela scratch as a trailing 1-D byte tensor (what
+    // ExecuTorch's delegate-scratch pass emits): recognised, stripped, planned again.
+    let catalogue = Catalogue::builtin();
+    let target = catalogue.target("corstone-300").unwrap();
+    let carried = load_pte(&dir().join("ethosu_u55_two_calls_carried_scratch.pte")).unwrap();
+    let bare = load_pte(&dir().join("ethosu_u55_two_calls.pte")).unwrap();
+    assert_eq!(
+        carried.values.len(),
+        bare.values.len(),
+        "the carried scratch tensors are gone"
+    );
+    assert_eq!(carried.body, bare.body);
+    let (planned_carried, plan_carried) = common::planned(target, carried).unwrap();
+    let (planned_bare, plan_bare) = common::planned(target, bare).unwrap();
+    assert_eq!(plan_carried, plan_bare);
+    assert_eq!(planned_carried.values, planned_bare.values);
+    // Idempotent: the planned program, whose calls carry scratch again, plans the same.
+    let (_, again) = common::planned(target, planned_carried).unwrap();
+    assert_eq!(again, plan_bare);
 }
 
 #[test]

@@ -262,6 +262,7 @@ fn read_shared(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> 
         )));
     }
     let mut raw: Vec<Raw> = Vec::new();
+    let mut carried: Vec<usize> = Vec::new();
     let instructions = match chains.len() {
         0 => Vec::new(),
         _ => chains.table(0)?.vector_or_empty(2)?.tables()?,
@@ -315,6 +316,16 @@ fn read_shared(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> 
                 let args = list(args_table.vector_or_empty(1)?, &format!("instruction {n}"))?;
                 let (inputs, outputs) = match io_split[delegate] {
                     Some((i, o)) if i + o == args.len() => (args[..i].to_vec(), args[i..].to_vec()),
+                    // Scratch a program already carries (ExecuTorch's delegate scratch, the
+                    // pass this project generalises): trailing 1-D byte tensors. Stripped here;
+                    // the scratch pass plans them again.
+                    Some((i, o))
+                        if args.len() > i + o
+                            && args[i + o..].iter().all(|&v| is_byte_buffer(&program.values[v])) =>
+                    {
+                        carried.extend_from_slice(&args[i + o..]);
+                        (args[..i].to_vec(), args[i..i + o].to_vec())
+                    }
                     Some((i, o)) => {
                         return Err(ImportError::Invalid(format!(
                             "instruction {n}: delegate `{}` is called with {} arguments but its blob declares {i} inputs and {o} outputs",
@@ -383,7 +394,52 @@ fn read_shared(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> 
     let count = raw.len();
     program.body = structure(&mut raw, 0, count, &program.values)?;
     program.source_plan = Some(source);
+    drop_carried_scratch(&mut program, &carried)?;
     Ok(program)
+}
+
+/// A 1-D tensor of bytes: the shape of delegate scratch in an ExecuTorch program.
+fn is_byte_buffer(value: &Value) -> bool {
+    value.shape.len() == 1
+        && matches!(value.dtype, DType::UInt8 | DType::Int8 | DType::Bytes)
+        && value.kind == ValueKind::Planned
+}
+
+/// Takes the scratch values a program carried out of it (each used by its call only), so the
+/// program is the one without them and the plan the same.
+fn drop_carried_scratch(program: &mut Program, carried: &[usize]) -> Result<(), ImportError> {
+    if carried.is_empty() {
+        return Ok(());
+    }
+    let mut uses = vec![0usize; program.values.len()];
+    for (_, instruction) in program.flat_instructions() {
+        for v in instruction.touched() {
+            uses[v] += 1;
+        }
+    }
+    for &v in program.inputs.iter().chain(&program.outputs) {
+        uses[v] += 1;
+    }
+    for &v in carried {
+        if uses[v] > 0 {
+            return Err(ImportError::Unsupported(format!(
+                "value {v} is a delegate call's trailing byte buffer (scratch) but is also used elsewhere"
+            )));
+        }
+    }
+    let mut remove = vec![false; program.values.len()];
+    for &v in carried {
+        remove[v] = true;
+    }
+    program.remove_values(&remove);
+    if let Some(source) = &mut program.source_plan {
+        let mut i = 0;
+        source.offsets.retain(|_| {
+            i += 1;
+            !remove[i - 1]
+        });
+    }
+    Ok(())
 }
 
 /// An instruction as the file lists it, before its jumps become branches.

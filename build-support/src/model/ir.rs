@@ -486,6 +486,54 @@ impl Program {
         out
     }
 
+    /// Removes the values `remove` marks (indexed by value id) and renumbers every reference
+    /// to the others: inputs, outputs, every call's arguments, branch predicates. References
+    /// to a removed value are dropped (a removed predicate keeps its old id; remove none).
+    pub fn remove_values(&mut self, remove: &[bool]) {
+        let mut remap: Vec<Option<ValueId>> = Vec::with_capacity(self.values.len());
+        let mut kept = 0;
+        for v in 0..self.values.len() {
+            if remove.get(v).copied().unwrap_or(false) {
+                remap.push(None);
+            } else {
+                remap.push(Some(kept));
+                kept += 1;
+            }
+        }
+        let mut i = 0;
+        self.values.retain(|_| {
+            i += 1;
+            remap[i - 1].is_some()
+        });
+        let map = |ids: &mut Vec<ValueId>| {
+            ids.retain(|&v| remap.get(v).copied().flatten().is_some());
+            for v in ids.iter_mut() {
+                *v = remap[*v].unwrap_or(*v);
+            }
+        };
+        map(&mut self.inputs);
+        map(&mut self.outputs);
+        self.for_each_instruction_mut(|_, instruction| match instruction {
+            Instruction::Kernel(k) => {
+                map(&mut k.inputs);
+                map(&mut k.outputs);
+                map(&mut k.scratch);
+            }
+            Instruction::Delegate(d) => {
+                map(&mut d.inputs);
+                map(&mut d.outputs);
+                map(&mut d.scratch);
+            }
+            Instruction::Branch(b) => {
+                b.predicate = remap
+                    .get(b.predicate)
+                    .copied()
+                    .flatten()
+                    .unwrap_or(b.predicate);
+            }
+        });
+    }
+
     /// Applies `f` to every delegate call with its flat index, in execution order.
     pub fn for_each_delegate_call_mut(&mut self, mut f: impl FnMut(usize, &mut DelegateCall)) {
         self.for_each_instruction_mut(|index, instruction| {

@@ -73,61 +73,17 @@ pub(super) fn label(scratch: &BoundScratch, slot: usize) -> String {
 
 /// Takes out every scratch value and every call's scratch arguments, renumbering the rest.
 pub fn strip_scratch(program: &mut Program) {
-    let mut remap: Vec<Option<ValueId>> = Vec::with_capacity(program.values.len());
-    let mut kept = 0;
-    for v in &program.values {
-        if matches!(v.kind, ValueKind::Scratch { .. }) {
-            remap.push(None);
-        } else {
-            remap.push(Some(kept));
-            kept += 1;
-        }
-    }
-    if kept == program.values.len() {
-        program.for_each_instruction_mut(|_, instruction| match instruction {
-            Instruction::Delegate(call) => call.scratch.clear(),
-            Instruction::Kernel(call) => call.scratch.clear(),
-            Instruction::Branch(_) => {}
-        });
-        return;
-    }
-    program
+    let remove: Vec<bool> = program
         .values
-        .retain(|v| !matches!(v.kind, ValueKind::Scratch { .. }));
-    let map = |ids: &mut Vec<ValueId>| {
-        ids.retain(|&i| remap[i].is_some());
-        for i in ids.iter_mut() {
-            *i = remap[*i].unwrap_or(*i);
-        }
-    };
-    map(&mut program.inputs);
-    map(&mut program.outputs);
-    fn walk(body: &mut [crate::model::Instruction], map: &dyn Fn(&mut Vec<ValueId>)) {
-        use crate::model::Instruction;
-        for instruction in body {
-            match instruction {
-                Instruction::Kernel(k) => {
-                    map(&mut k.inputs);
-                    map(&mut k.outputs);
-                    k.scratch.clear();
-                }
-                Instruction::Delegate(d) => {
-                    map(&mut d.inputs);
-                    map(&mut d.outputs);
-                    d.scratch.clear();
-                }
-                Instruction::Branch(b) => {
-                    let mut p = vec![b.predicate];
-                    map(&mut p);
-                    if let Some(&id) = p.first() {
-                        b.predicate = id;
-                    }
-                    for arm in &mut b.arms {
-                        walk(arm, map);
-                    }
-                }
-            }
-        }
+        .iter()
+        .map(|v| matches!(v.kind, ValueKind::Scratch { .. }))
+        .collect();
+    if remove.contains(&true) {
+        program.remove_values(&remove);
     }
-    walk(&mut program.body, &map);
+    program.for_each_instruction_mut(|_, instruction| match instruction {
+        Instruction::Delegate(call) => call.scratch.clear(),
+        Instruction::Kernel(call) => call.scratch.clear(),
+        Instruction::Branch(_) => {}
+    });
 }

@@ -2,7 +2,7 @@
 //! arguments.
 
 use crate::model::{
-    DType, Instruction, PoolChoice, Program, ScratchOwner, Value, ValueId, ValueKind,
+    DType, Instruction, PoolChoice, Program, ScratchOwner, Value, ValueKind,
 };
 
 use super::bind::{Bound, BoundScratch};

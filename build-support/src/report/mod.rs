@@ -8,6 +8,6 @@ mod tables;
 mod text;
 
 pub use describe::describe;
-pub use svg::memory_map;
+pub use svg::{human_bytes, memory_map};
 pub use tables::{table_sizes, TableSizes};
 pub use text::report;

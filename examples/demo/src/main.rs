@@ -148,18 +148,19 @@ fn main() -> ExitCode {
     let theirs = tensor_arena + temp_pool;
     let kib = human_bytes;
     println!("\nRAM a firmware team provisions for this model");
-    if program
+    let executorch_plan = program
+        .source_plan
+        .as_ref()
+        .filter(|s| !s.buffer_sizes.is_empty());
+    let ethos_u = program
         .delegates
         .iter()
-        .any(|d| d.backend == "EthosUBackend")
-    {
+        .any(|d| d.backend == "EthosUBackend");
+    if let (true, Some(source)) = (ethos_u, executorch_plan) {
         // ExecuTorch's Arm executor_runner: NPU scratch comes from a temp allocator pool of
         // 0x200000 bytes by default (ET_ARM_BAREMETAL_SCRATCH_TEMP_ALLOCATOR_POOL_SIZE), beside
         // the program's own planned arena.
-        let planned: u64 = program
-            .source_plan
-            .as_ref()
-            .map_or(tensor_arena, |s| s.buffer_sizes.iter().sum());
+        let planned: u64 = source.buffer_sizes.iter().sum();
         let today = ARM_RUNNER_TEMP_POOL + planned;
         println!(
             "  today, ExecuTorch's Arm runner: temp pool {} (its default: a guess) + planned arena {} = {} ({today} B)",

@@ -29,6 +29,21 @@ pub(crate) fn size_descending(items: &[Item], members: &[usize]) -> Vec<usize> {
     order
 }
 
+/// TensorFlow Lite Micro's order: pinned first, then size descending, then index. With
+/// [`Fit::First`], [`place`] in this order gives exactly TFLM's greedy plan
+/// ([`crate::baseline::tflm_greedy`]), in `O(n log n)` instead of its `O(n²)`.
+pub(crate) fn tflm_order(items: &[Item], members: &[usize]) -> Vec<usize> {
+    let mut order = members.to_vec();
+    order.sort_by_key(|&i| {
+        (
+            items[i].fixed.is_none(),
+            std::cmp::Reverse(items[i].size),
+            i,
+        )
+    });
+    order
+}
+
 /// Places `order` (indices into `items`) one at a time and returns an offset for each item
 /// (items outside `order` get 0).
 pub(crate) fn place(items: &[Item], order: &[usize], fit: Fit) -> Vec<u64> {

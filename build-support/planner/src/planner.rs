@@ -6,7 +6,7 @@ use thiserror::Error;
 
 use crate::bound::{items_lower_bound, lower_bound};
 use crate::components::independent_groups;
-use crate::construct::{place, size_descending, Fit};
+use crate::construct::{place, size_descending, tflm_order, Fit};
 use crate::item::{arena_of, Item};
 use crate::problem::{Problem, ProblemError};
 use crate::search::{search, Outcome};
@@ -134,9 +134,19 @@ impl Planner {
             _ => bound,
         };
 
+        // Every baseline the crate ships is a starting point (TFLM's greedy is one of the
+        // constructive placements): the plan is never worse than any of them.
+        let baselines: Vec<Vec<u64>> = if problem.buffers.iter().any(|b| b.fixed_offset.is_some()) {
+            Vec::new()
+        } else {
+            vec![
+                crate::baseline::executorch_greedy(problem),
+                crate::baseline::bump(problem),
+            ]
+        };
         let groups: Vec<Group> = independent_groups(&items)
             .into_iter()
-            .map(|members| Group::constructed(&items, members))
+            .map(|members| Group::constructed(&items, members, &baselines))
             .collect();
         let mut groups = groups;
         let mut budget = self.step_budget;
@@ -205,25 +215,34 @@ struct Group {
 }
 
 impl Group {
-    /// Places the group with both constructive rules and keeps the smaller result.
-    fn constructed(items: &[Item], members: Vec<usize>) -> Self {
-        let order = size_descending(items, &members);
-        let candidates = [Fit::Best, Fit::First].map(|fit| {
-            let all = place(items, &order, fit);
-            let offsets: Vec<u64> = members.iter().map(|&i| all[i]).collect();
+    /// Places the group with each constructive rule (best and first fit, in our order and in
+    /// TFLM's, whose first fit is TFLM's greedy plan) and each whole-problem `baselines`
+    /// placement restricted to it, and keeps the smallest (the first of equals).
+    fn constructed(items: &[Item], members: Vec<usize>, baselines: &[Vec<u64>]) -> Self {
+        let ours = size_descending(items, &members);
+        let tflm = tflm_order(items, &members);
+        let mut placements: Vec<Vec<u64>> = [
+            (&ours, Fit::Best),
+            (&ours, Fit::First),
+            (&tflm, Fit::First),
+            (&tflm, Fit::Best),
+        ]
+        .into_iter()
+        .map(|(order, fit)| place(items, order, fit))
+        .collect();
+        placements.extend(baselines.iter().cloned());
+        let mut chosen: Option<(u64, Vec<u64>)> = None;
+        for all in placements {
             let arena = members
                 .iter()
                 .map(|&i| items[i].end_at(all[i]))
                 .max()
                 .unwrap_or(0);
-            (arena, offsets)
-        });
-        let [(best_arena, best), (first_arena, first)] = candidates;
-        let (arena, offsets) = if first_arena < best_arena {
-            (first_arena, first)
-        } else {
-            (best_arena, best)
-        };
+            if chosen.as_ref().is_none_or(|(a, _)| arena < *a) {
+                chosen = Some((arena, members.iter().map(|&i| all[i]).collect()));
+            }
+        }
+        let (arena, offsets) = chosen.unwrap_or_default();
         Group {
             members,
             offsets,

@@ -27,6 +27,7 @@ fn main() {
         println!("(no corpus at {}: corpus table skipped)", corpus.display());
     }
     scaling_table(&wanted);
+    transformer_table(&wanted);
 }
 
 fn csvs(dir: &Path) -> Vec<PathBuf> {
@@ -146,6 +147,35 @@ fn scaling_table(wanted: &dyn Fn(&str) -> bool) {
             t_construct.as_nanos() as f64 / nlogn,
             full.arena,
             full.gap_percent(),
+            ms(t_total)
+        );
+    }
+    println!();
+}
+
+fn transformer_table(wanted: &dyn Fn(&str) -> bool) {
+    println!("## Generated transformer-like training traces (alignment 16)\n");
+    println!(
+        "| buffers | lower bound | TFLM greedy | ExecuTorch greedy | arenaplan | gap | vs TFLM | time |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (n, seed) in [(2_000usize, 1u64), (10_000, 2), (30_000, 3)] {
+        let name = format!("transformer-{n}");
+        if !wanted(&name) {
+            continue;
+        }
+        let problem = synthetic::transformer_like(n, seed);
+        let tflm = baseline::arena(&problem, &baseline::tflm_greedy(&problem));
+        let et = baseline::arena(&problem, &baseline::executorch_greedy(&problem));
+        let (t_total, full) = timed(3, || Planner::new().plan(&problem).unwrap());
+        verify(&problem, &full.offsets).expect("verified");
+        println!(
+            "| {} | {} | {tflm} | {et} | {} | {:.2}% | {:.3} | {} |",
+            problem.buffers.len(),
+            full.lower_bound,
+            full.arena,
+            full.gap_percent(),
+            full.arena as f64 / tflm as f64,
             ms(t_total)
         );
     }

@@ -217,20 +217,22 @@ struct Group {
 impl Group {
     /// Places the group with each constructive rule (best and first fit, in our order and in
     /// TFLM's, whose first fit is TFLM's greedy plan) and each whole-problem `baselines`
-    /// placement restricted to it, and keeps the smallest (the first of equals).
+    /// placement restricted to it, and keeps the smallest (the first of equals). Stops at the
+    /// first that reaches the group's lower bound: nothing beats it.
     fn constructed(items: &[Item], members: Vec<usize>, baselines: &[Vec<u64>]) -> Self {
         let ours = size_descending(items, &members);
         let tflm = tflm_order(items, &members);
-        let mut placements: Vec<Vec<u64>> = [
+        let local: Vec<Item> = members.iter().map(|&i| items[i]).collect();
+        let bound = items_lower_bound(&local);
+        let constructive = [
             (&ours, Fit::Best),
             (&ours, Fit::First),
             (&tflm, Fit::First),
             (&tflm, Fit::Best),
         ]
         .into_iter()
-        .map(|(order, fit)| place(items, order, fit))
-        .collect();
-        placements.extend(baselines.iter().cloned());
+        .map(|(order, fit)| std::borrow::Cow::Owned(place(items, order, fit)));
+        let placements = constructive.chain(baselines.iter().map(std::borrow::Cow::Borrowed));
         let mut chosen: Option<(u64, Vec<u64>)> = None;
         for all in placements {
             let arena = members
@@ -240,6 +242,9 @@ impl Group {
                 .unwrap_or(0);
             if chosen.as_ref().is_none_or(|(a, _)| arena < *a) {
                 chosen = Some((arena, members.iter().map(|&i| all[i]).collect()));
+            }
+            if arena <= bound {
+                break;
             }
         }
         let (arena, offsets) = chosen.unwrap_or_default();

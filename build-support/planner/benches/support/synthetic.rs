@@ -45,3 +45,39 @@ pub fn model_like(n: usize, seed: u64) -> Problem {
     }
     Problem::new(buffers).with_alignment(16)
 }
+
+/// About `n` buffers shaped like a transformer's training step: a forward pass over layers of
+/// a dozen operators, each saving its activation for the backward pass (long-lived, freed in
+/// reverse order) and using a short temporary; then the backward pass, each operator making a
+/// gradient alive for two steps and a temporary. Sizes come from a few multiples of the hidden
+/// size (as tensors of one model do), so many buffers tie in size. Alignment 16.
+pub fn transformer_like(n: usize, seed: u64) -> Problem {
+    let mut rng = SplitMix(seed);
+    let hidden = 16 * (32 + rng.below(32));
+    let sizes = [hidden, 3 * hidden, 4 * hidden, hidden / 2, 8 * hidden];
+    let ops_per_layer = 12;
+    // Each operator of the forward pass adds 2 buffers, of the backward pass 3 (gradient,
+    // temporary, and the saved activation's end): 4 buffers per operator in all.
+    let layers = (n / (4 * ops_per_layer)).max(1);
+    let mut buffers: Vec<Buffer> = Vec::with_capacity(n + 16);
+    let mut saved: Vec<(usize, u64)> = Vec::new(); // (buffer index, size)
+    let mut t = 0u64;
+    for _ in 0..layers {
+        for _ in 0..ops_per_layer {
+            let size = sizes[rng.below(sizes.len() as u64) as usize];
+            saved.push((buffers.len(), size));
+            buffers.push(Buffer::new(size, t, t + 1)); // upper set in the backward pass
+            let temp = 16 * (1 + rng.below(hidden / 8));
+            buffers.push(Buffer::new(temp, t, t + 1));
+            t += 1;
+        }
+    }
+    while let Some((i, size)) = saved.pop() {
+        buffers[i].upper = t + 1;
+        buffers.push(Buffer::new(size, t, t + 2)); // its gradient
+        let temp = 16 * (1 + rng.below(hidden / 8));
+        buffers.push(Buffer::new(temp, t, t + 1));
+        t += 1;
+    }
+    Problem::new(buffers).with_alignment(16)
+}

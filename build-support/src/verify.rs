@@ -131,6 +131,8 @@ fn check(
     if plan.target != target.name {
         return Err(fail(format!("the plan names target `{}`", plan.target)));
     }
+    // Every branch is one the runtime runs (the emitters lay out the jumps from this).
+    crate::pipeline::steps(program, plan).map_err(|e| fail(e.to_string()))?;
     // Buffers: one per planned value, nothing for the rest.
     let mut buffer_of = vec![None; program.values.len()];
     for (i, b) in plan.buffers.iter().enumerate() {

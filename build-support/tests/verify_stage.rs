@@ -237,3 +237,25 @@ fn a_calls_counts_split_its_arguments_as_the_program_does() {
         "arguments",
     );
 }
+
+#[test]
+fn a_branch_the_runtime_cannot_run() {
+    // A third arm: the runtime runs if/else, and the emitted jumps would be wrong.
+    let (mut program, plan) = planned();
+    let branch = program
+        .body
+        .iter_mut()
+        .find_map(|i| match i {
+            arenaplan_build::model::Instruction::Branch(b) => Some(b),
+            _ => None,
+        })
+        .expect("the fixture has a branch");
+    branch.arms.push(Vec::new());
+    match finish(&program, &plan) {
+        Err(BuildError::Verify(e)) => assert!(e.to_string().contains("arms"), "{e}"),
+        other => panic!(
+            "expected the verify stage to refuse it: {:?}",
+            other.map(|_| ())
+        ),
+    }
+}

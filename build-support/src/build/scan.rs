@@ -150,10 +150,12 @@ pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The `#[delegate]` and `#[kernel]` attributes of `items`, each with whether its item is a
-/// function.
+/// function taking one argument (a Rust backend's signature).
 fn collect(items: &[syn::Item], out: &mut Vec<(Attribute, syn::Attribute, bool)>) {
     for item in items {
-        let function = matches!(item, syn::Item::Fn(_));
+        // A backend written in Rust takes its call (`fn(&mut Call<'_>) -> Result`); a stub
+        // `fn x() {}` in a C integrator's declaration file declares a C backend's scratch.
+        let function = matches!(item, syn::Item::Fn(f) if f.sig.inputs.len() == 1);
         let attrs: &[syn::Attribute] = match item {
             syn::Item::Struct(s) => &s.attrs,
             syn::Item::Fn(f) => &f.attrs,

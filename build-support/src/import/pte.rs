@@ -27,6 +27,10 @@ use crate::model::{
 /// Most values, instructions or delegates accepted in one plan.
 const MAX_ITEMS: usize = 1 << 20;
 
+/// Deepest nesting of branches accepted (as the TOML importer's), so a forged file of nested
+/// jumps cannot exhaust the stack.
+const MAX_BRANCH_DEPTH: usize = 64;
+
 /// Where the flatbuffer ends and the segments begin.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ExtendedHeader {
@@ -225,8 +229,16 @@ fn read_shared(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> 
         offsets: Vec::with_capacity(values.len()),
     };
     let constants = Constants::new(file, &program_table, header)?;
+    // Tensor lists' items (a multi-output op returns its outputs as one).
+    let mut lists: BTreeMap<usize, Vec<i64>> = BTreeMap::new();
     for i in 0..values.len() {
-        let (value, offset) = evalue(&values.table(i)?, i, &constants)?;
+        let table = values.table(i)?;
+        if table.u8(0, 0)? == 10 {
+            if let Some(list) = table.table(1)? {
+                lists.insert(i, list.vector_or_empty(0)?.i32s()?.into_iter().map(i64::from).collect());
+            }
+        }
+        let (value, offset) = evalue(&table, i, &constants)?;
         program.add_value(value);
         source.offsets.push(offset);
     }
@@ -299,7 +311,7 @@ fn read_shared(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> 
                     format!("{name}.{overload}")
                 };
                 let args = list(args_table.vector_or_empty(1)?, &format!("instruction {n}"))?;
-                let (inputs, outputs) = split_out_args(args);
+                let (inputs, outputs) = split_out_args(args, &lists);
                 Instruction::Kernel(KernelCall::new(op, inputs, outputs))
             }
             2 => {
@@ -375,9 +387,9 @@ fn read_shared(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> 
         };
         raw.push(Raw::Call(ins));
     }
-    // A scalar a kernel writes (a symbolic size, a condition) is state of the run, not a
-    // constant.
-    let mut written = Vec::new();
+    // A scalar a kernel writes (a symbolic size, a condition), or the caller gives, is state
+    // of the run, not a constant.
+    let mut written = program.inputs.clone();
     for r in &raw {
         if let Raw::Call(Instruction::Kernel(k)) = r {
             written.extend(k.outputs.iter().copied());
@@ -392,7 +404,7 @@ fn read_shared(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> 
         }
     }
     let count = raw.len();
-    program.body = structure(&mut raw, 0, count, &program.values)?;
+    program.body = structure(&mut raw, 0, count, &program.values, 0)?;
     program.source_plan = Some(source);
     drop_carried_scratch(&mut program, &carried)?;
     Ok(program)
@@ -464,7 +476,13 @@ fn structure(
     start: usize,
     end: usize,
     values: &[Value],
+    depth: usize,
 ) -> Result<Vec<Instruction>, ImportError> {
+    if depth > MAX_BRANCH_DEPTH {
+        return Err(ImportError::Unsupported(format!(
+            "instruction {start}: branches nested deeper than {MAX_BRANCH_DEPTH}"
+        )));
+    }
     let always = |v: usize| {
         values[v].kind == ValueKind::Constant
             && values[v].data.as_ref().is_some_and(|d| d.bytes().iter().all(|&b| b == 0))
@@ -492,13 +510,13 @@ fn structure(
                 let mut arms = Vec::new();
                 match skip {
                     Some(t) => {
-                        arms.push(structure(raw, i + 1, to - 1, values)?);
+                        arms.push(structure(raw, i + 1, to - 1, values, depth + 1)?);
                         raw[to - 1] = Raw::Taken;
-                        arms.push(structure(raw, to, t, values)?);
+                        arms.push(structure(raw, to, t, values, depth + 1)?);
                         i = t;
                     }
                     None => {
-                        arms.push(structure(raw, i + 1, to, values)?);
+                        arms.push(structure(raw, i + 1, to, values, depth + 1)?);
                         i = to;
                     }
                 }
@@ -514,12 +532,15 @@ fn structure(
     Ok(out)
 }
 
-/// A kernel call's one argument list as inputs and outputs, by ExecuTorch's out-variant
-/// convention: the out arguments come last, followed by the op's return values, which are the
-/// same values again (`add.out(self, other, alpha, out) -> out` is `[self, other, alpha, out,
-/// out]`). The shortest such repeated tail is the outputs and its copy is dropped, so the
-/// kernel gets each output once, after its inputs; a list without one stays all inputs.
-fn split_out_args(mut args: Vec<usize>) -> (Vec<usize>, Vec<usize>) {
+/// A kernel call's one argument list as inputs and outputs, by ExecuTorch's emitter: the
+/// arguments, then the op's return value.
+/// - An out-variant op returning its out tensor repeats it: `add.out(self, other, alpha, out)
+///   -> out` is `[self, other, alpha, out, out]`. The repeated tail is the outputs, kept once.
+/// - An op returning several out tensors returns a new tensor list of them: `[…, o0, o1, list]`.
+///   The list's items are the outputs; the list is dropped.
+/// - Otherwise the last argument is the returned value (a symbolic int, a bool), written by the
+///   op: the one output.
+fn split_out_args(mut args: Vec<usize>, lists: &BTreeMap<usize, Vec<i64>>) -> (Vec<usize>, Vec<usize>) {
     let n = args.len();
     for k in 1..=n / 2 {
         if args[n - 2 * k..n - k] == args[n - k..] {
@@ -528,7 +549,25 @@ fn split_out_args(mut args: Vec<usize>) -> (Vec<usize>, Vec<usize>) {
             return (args, outputs);
         }
     }
-    (args, Vec::new())
+    let Some(&last) = args.last() else {
+        return (args, Vec::new());
+    };
+    if let Some(items) = lists.get(&last) {
+        let m = items.len();
+        let matches = m > 0
+            && m < n
+            && args[n - 1 - m..n - 1]
+                .iter()
+                .zip(items)
+                .all(|(&a, &item)| i64::try_from(a).is_ok_and(|a| a == item));
+        if matches {
+            args.truncate(n - 1);
+            let outputs = args.split_off(n - 1 - m);
+            return (args, outputs);
+        }
+    }
+    args.pop();
+    (args, vec![last])
 }
 
 /// Reads a `.pte` file. Its constants share the file's bytes (no second copy).
@@ -786,7 +825,7 @@ mod tests {
             call("b"),
             call("after"),
         ];
-        let body = structure(&mut raw, 0, 5, &values()).unwrap();
+        let body = structure(&mut raw, 0, 5, &values(), 0).unwrap();
         assert_eq!(
             body,
             [
@@ -799,7 +838,7 @@ mod tests {
         );
         // Without the jump at the end of the true arm: an if without else.
         let mut raw = vec![Raw::JumpFalse { condition: 0, to: 2 }, call("a"), call("after")];
-        let body = structure(&mut raw, 0, 3, &values()).unwrap();
+        let body = structure(&mut raw, 0, 3, &values(), 0).unwrap();
         assert_eq!(body.len(), 2);
         // A jump out of its block is refused.
         let mut raw = vec![
@@ -808,16 +847,20 @@ mod tests {
             call("a"),
             call("b"),
         ];
-        assert!(structure(&mut raw, 0, 4, &values()).is_err());
+        assert!(structure(&mut raw, 0, 4, &values(), 0).is_err());
     }
 
     #[test]
-    fn out_arguments_are_the_repeated_tail() {
-        assert_eq!(split_out_args(vec![1, 0, 3, 2, 2]), (vec![1, 0, 3], vec![2]));
-        assert_eq!(split_out_args(vec![0, 4, 5, 4, 5]), (vec![0], vec![4, 5]));
-        assert_eq!(split_out_args(vec![0, 1, 2]), (vec![0, 1, 2], vec![]));
-        assert_eq!(split_out_args(vec![]), (vec![], vec![]));
-        // The shortest tail: `[a, b, b]` is one output, not a list read twice.
-        assert_eq!(split_out_args(vec![7, 7]), (vec![], vec![7]));
+    fn outputs_by_the_emitters_return_conventions() {
+        let none = std::collections::BTreeMap::new();
+        // An out tensor returned as itself.
+        assert_eq!(split_out_args(vec![1, 0, 3, 2, 2], &none), (vec![1, 0, 3], vec![2]));
+        assert_eq!(split_out_args(vec![7, 7], &none), (vec![], vec![7]));
+        // Several out tensors returned as a new list of them.
+        let lists = std::collections::BTreeMap::from([(6usize, vec![4i64, 5])]);
+        assert_eq!(split_out_args(vec![0, 4, 5, 6], &lists), (vec![0], vec![4, 5]));
+        // A returned scalar (sym_size): the last argument, written by the op.
+        assert_eq!(split_out_args(vec![0, 1, 2], &none), (vec![0, 1], vec![2]));
+        assert_eq!(split_out_args(vec![], &none), (vec![], vec![]));
     }
 }

@@ -181,7 +181,9 @@ fn tensor_value(
         }
         _ => buffer_data(&buffers.table(buffer)?, file, &name)?,
     };
-    if let Some(d) = &data {
+    // A sparse tensor's buffer holds its compressed form, shorter than the dense shape.
+    let sparse = t.table(6)?.is_some();
+    if let (Some(d), false) = (&data, sparse) {
         if (d.bytes().len() as u64) < bytes {
             return Err(ImportError::Invalid(format!(
                 "tensor `{name}` needs {bytes} bytes, but its buffer {buffer} holds {}",

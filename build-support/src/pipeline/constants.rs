@@ -1,5 +1,5 @@
-//! Where constants go: every constant a call or the caller uses and the model carries bytes
-//! for is one array in flash, aligned for its consumer (16 bytes where a delegate reads it,
+//! Where constants go: every constant a call uses or the caller reads back, and the model
+//! carries bytes for, is one array in flash (a program input never is: the caller writes it), aligned for its consumer (16 bytes where a delegate reads it,
 //! for NPU DMA; its element size otherwise). Constants with the same bytes share one array.
 
 use std::collections::HashMap;
@@ -55,9 +55,15 @@ impl ConstantLayout {
                 }
             }
         }
-        for &v in program.inputs.iter().chain(&program.outputs) {
+        for &v in &program.outputs {
             if let Some(u) = used.get_mut(v) {
                 *u = true;
+            }
+        }
+        // The caller writes an input: never flash (it gets no memory instead).
+        for &v in &program.inputs {
+            if let Some(u) = used.get_mut(v) {
+                *u = false;
             }
         }
         let mut layout = ConstantLayout::default();

@@ -53,7 +53,7 @@ pub fn table_sizes(program: &Program, plan: &ModelPlan, declared: &Declarations)
     // Branches add jumps: a JUMP_FALSE has a one-entry predicate list, and the table maps
     // positions back to flat indices.
     let table = crate::pipeline::steps(program, plan).unwrap_or_default();
-    let jumps = table.steps.len() - plan.calls.len();
+    let jumps = table.steps.len().saturating_sub(plan.calls.len());
     let predicates = table
         .steps
         .iter()

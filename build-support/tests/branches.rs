@@ -2,8 +2,7 @@
 //! the true arm, which ends in a JUMP over the false one), and the arm not taken never touches
 //! its memory. Built from a TOML model, compiled with the C runtime and run.
 
-use std::path::Path;
-use std::process::Command;
+mod common;
 
 use arenaplan_build::diagnostic::SourceText;
 use arenaplan_build::import::parse_toml_model;
@@ -92,27 +91,12 @@ int main(void) {
 #[test]
 fn only_the_taken_arm_runs() {
     let program = parse_toml_model(&SourceText::new("b.toml", MODEL), None).unwrap();
-    let dir = std::env::temp_dir().join(format!("arenaplan-branches-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let decls = dir.join("kernels.rs");
-    std::fs::write(
-        &decls,
+    let (dir, rendered) = common::render_for_c(
+        "branches",
+        program,
         "#[kernel(op = \"fill_a\", scratch = 64, mem_id = spec!(cpu_scratch))]\nfn a() {}\n\
          #[kernel(op = \"fill_b\", scratch = 256, mem_id = spec!(cpu_scratch))]\nfn b() {}\n",
-    )
-    .unwrap();
-    let rendered = Build::new()
-        .program(program)
-        .target("corstone-300")
-        .source(&decls)
-        .symbols(arenaplan_build::Symbols::C)
-        .cargo_metadata(false)
-        .try_render()
-        .unwrap();
-    for (name, text) in &rendered.files {
-        std::fs::write(dir.join(name), text).unwrap();
-    }
+    );
     let program_c = &rendered
         .files
         .iter()
@@ -127,29 +111,8 @@ fn only_the_taken_arm_runs() {
         program_c.contains("{AP_INSTR_JUMP, 4u, 0, 0u, 0u, 0u}"),
         "{program_c}"
     );
-    std::fs::write(dir.join("main.c"), MAIN).unwrap();
-    let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime-c");
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let exe = dir.join("run");
-    let out = Command::new(&cc)
-        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-o"])
-        .arg(&exe)
-        .args([dir.join("main.c"), dir.join("b.c"), dir.join("b_program.c")])
-        .arg(runtime.join("csrc/runtime.c"))
-        .arg("-I")
-        .arg(&dir)
-        .arg("-I")
-        .arg(runtime.join("include"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let run = Command::new(&exe).output().unwrap();
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    assert!(run.status.success() && stdout.starts_with("ok"), "{stdout}");
+    let stdout = common::run_generated_c(&dir, &["b.c", "b_program.c"], MAIN);
+    assert!(stdout.starts_with("ok"), "{stdout}");
     let _ = std::fs::remove_dir_all(dir);
 }
 

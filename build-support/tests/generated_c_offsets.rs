@@ -170,27 +170,7 @@ fn header_offsets_are_the_plans_and_each_call_runs_on_its_own_scratch() {
     assert!(status.success(), "the header's constants are the plan's");
 
     // The model's C API runs the program, each call on its own scratch.
-    std::fs::write(d.join("main.c"), MAIN).unwrap();
-    let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime-c");
-    let exe = d.join("run");
-    let out = Command::new(&cc)
-        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-o"])
-        .arg(&exe)
-        .args([d.join("main.c"), d.join("t.c"), d.join("t_program.c")])
-        .arg(runtime.join("csrc/runtime.c"))
-        .arg("-I")
-        .arg(&d)
-        .arg("-I")
-        .arg(runtime.join("include"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let run = Command::new(&exe).output().unwrap();
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    assert!(run.status.success() && stdout.contains("ok"), "{stdout}");
+    let stdout = common::run_generated_c(&d, &["t.c", "t_program.c"], MAIN);
+    assert!(stdout.contains("ok"), "{stdout}");
     let _ = std::fs::remove_dir_all(d);
 }

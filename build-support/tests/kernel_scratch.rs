@@ -2,6 +2,8 @@
 //! delegate's (trailing arguments, alive during its call only, shared across calls), and
 //! described in the generated plan for the macro's checks.
 
+mod common;
+
 use std::path::PathBuf;
 
 use arenaplan_build::diagnostic::SourceText;
@@ -232,49 +234,13 @@ int main(void) {
 #[test]
 fn a_c_kernel_runs_with_its_planned_scratch_and_the_constant_in_flash() {
     let program = parse_toml_model(&SourceText::new("c.toml", C_MODEL), None).unwrap();
-    let dir = std::env::temp_dir().join(format!("arenaplan-c-kernel-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let decls = dir.join("kernels.rs");
-    std::fs::write(
-        &decls,
+    let (dir, rendered) = common::render_for_c(
+        "c-kernel",
+        program,
         "#[kernel(op = \"scale\", scratch = 64, mem_id = spec!(cpu_scratch))]\nfn scale() {}\n",
-    )
-    .unwrap();
-    let rendered = Build::new()
-        .program(program)
-        .target("corstone-300")
-        .source(&decls)
-        .symbols(arenaplan_build::Symbols::C)
-        .cargo_metadata(false)
-        .try_render()
-        .unwrap();
-    for (name, text) in &rendered.files {
-        std::fs::write(dir.join(name), text).unwrap();
-    }
-    std::fs::write(dir.join("main.c"), C_KERNEL).unwrap();
-    let runtime = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime-c");
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let exe = dir.join("run");
-    let out = std::process::Command::new(&cc)
-        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-o"])
-        .arg(&exe)
-        .args([dir.join("main.c"), dir.join("c.c"), dir.join("c_program.c")])
-        .arg(runtime.join("csrc/runtime.c"))
-        .arg("-I")
-        .arg(&dir)
-        .arg("-I")
-        .arg(runtime.join("include"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
-    let run = std::process::Command::new(&exe).output().unwrap();
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    assert!(run.status.success() && stdout.contains("ok"), "{stdout}");
+    let stdout = common::run_generated_c(&dir, &["c.c", "c_program.c"], C_KERNEL);
+    assert!(stdout.contains("ok"), "{stdout}");
     let program_c = &rendered
         .files
         .iter()

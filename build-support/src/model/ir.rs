@@ -329,12 +329,17 @@ impl KernelCall {
 
     /// The flat argument list the runtime hands the kernel.
     pub fn args(&self) -> impl Iterator<Item = ValueId> + '_ {
-        self.inputs
-            .iter()
-            .chain(&self.outputs)
-            .chain(&self.scratch)
-            .copied()
+        flat_args(&self.inputs, &self.outputs, &self.scratch)
     }
+}
+
+/// A call's flat argument list: inputs, outputs, then scratch (the runtime's contract).
+fn flat_args<'a>(
+    inputs: &'a [ValueId],
+    outputs: &'a [ValueId],
+    scratch: &'a [ValueId],
+) -> impl Iterator<Item = ValueId> + 'a {
+    inputs.iter().chain(outputs).chain(scratch).copied()
 }
 
 /// A delegate call. Its argument list is `inputs ++ outputs ++ scratch`.
@@ -354,11 +359,7 @@ pub struct DelegateCall {
 impl DelegateCall {
     /// The flat argument list the runtime hands the backend.
     pub fn args(&self) -> impl Iterator<Item = ValueId> + '_ {
-        self.inputs
-            .iter()
-            .chain(&self.outputs)
-            .chain(&self.scratch)
-            .copied()
+        flat_args(&self.inputs, &self.outputs, &self.scratch)
     }
 }
 

@@ -85,3 +85,63 @@ outputs = ["y"]
 "#
     )
 }
+
+/// Compiles the generated `sources` (file names in `dir`) with `main_c` (written to
+/// `dir/main.c`) and the runtime's `runtime.c`, as a C integrator does (`-std=c11 -Wall
+/// -Wextra -Werror`), runs the program and returns what it printed; panics when it does not
+/// compile or exits non-zero.
+pub fn run_generated_c(dir: &std::path::Path, sources: &[&str], main_c: &str) -> String {
+    use std::process::Command;
+    std::fs::write(dir.join("main.c"), main_c).unwrap();
+    let runtime = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime-c");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let exe = dir.join("run");
+    let out = Command::new(&cc)
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-o"])
+        .arg(&exe)
+        .arg(dir.join("main.c"))
+        .args(sources.iter().map(|s| dir.join(s)))
+        .arg(runtime.join("csrc/runtime.c"))
+        .arg("-I")
+        .arg(dir)
+        .arg("-I")
+        .arg(runtime.join("include"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = Command::new(&exe).output().unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(run.status.success(), "{stdout}");
+    stdout
+}
+
+/// `program` built for corstone-300 as a C integrator builds it (the CLI's `--source` with a
+/// declarations file holding `declarations`, symbols defined in C), its files written to a
+/// fresh folder named after `tag`; the folder and what was rendered.
+pub fn render_for_c(
+    tag: &str,
+    program: Program,
+    declarations: &str,
+) -> (std::path::PathBuf, arenaplan_build::Rendered) {
+    let dir = std::env::temp_dir().join(format!("arenaplan-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let decls = dir.join("kernels.rs");
+    std::fs::write(&decls, declarations).unwrap();
+    let rendered = arenaplan_build::Build::new()
+        .program(program)
+        .target("corstone-300")
+        .source(&decls)
+        .symbols(Symbols::C)
+        .cargo_metadata(false)
+        .try_render()
+        .unwrap_or_else(|e| panic!("{e}"));
+    for (name, text) in &rendered.files {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    (dir, rendered)
+}

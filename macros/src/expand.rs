@@ -1,8 +1,8 @@
 //! Code generation for `#[delegate]` and `spec!`.
 
 use arenaplan_syntax::delegate::{
-    backend_module, check_delegate, parse_delegate_args_partial, parse_kernel_args_partial,
-    CheckedDelegate, Size,
+    backend_module, check_delegate, parse_args_partial, Attribute, CheckedDelegate, DelegateArgs,
+    Size,
 };
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -15,6 +15,37 @@ fn combine(all: &mut Option<syn::Error>, e: syn::Error) {
     match all {
         Some(a) => a.combine(e),
         None => *all = Some(e),
+    }
+}
+
+/// The attribute's arguments parsed, the selected target found, and the declaration checked
+/// against it (with the caller's `extra` rule on what parsed): every problem added to `errors`
+/// at once, parse and check problems together.
+fn parse_and_check(
+    args: TokenStream,
+    attribute: Attribute,
+    errors: &mut Option<syn::Error>,
+    extra: impl FnOnce(&DelegateArgs, &mut Option<syn::Error>),
+) -> Option<CheckedDelegate> {
+    let attr_span = Span::call_site();
+    let target = match target::selected() {
+        Ok(t) => Some(t),
+        Err(message) => {
+            combine(errors, syn::Error::new(attr_span, message));
+            None
+        }
+    };
+    let (parsed, parse_errors) = parse_args_partial(args, attribute);
+    if let Some(e) = parse_errors {
+        combine(errors, e);
+    }
+    extra(&parsed, errors);
+    match check_delegate(parsed, target, attr_span) {
+        Ok(c) => Some(c),
+        Err(e) => {
+            combine(errors, e);
+            None
+        }
     }
 }
 
@@ -45,37 +76,20 @@ pub(crate) fn delegate(args: TokenStream, item: TokenStream) -> TokenStream {
             None
         }
     };
-    let attr_span = Span::call_site();
-    let target = match target::selected() {
-        Ok(t) => Some(t),
-        Err(message) => {
-            combine(&mut errors, syn::Error::new(attr_span, message));
-            None
+    let rust_fn = matches!(shape, Some(Shape::Function(..)));
+    let checked = parse_and_check(args, Attribute::Delegate, &mut errors, |parsed, errors| {
+        if let (true, Some((id, span))) = (rust_fn, &parsed.id) {
+            if arenaplan_syntax::delegate::RUNTIME_BACKENDS.contains(&id.as_str()) {
+                combine(
+                    errors,
+                    syn::Error::new(
+                        *span,
+                        format!("`{id}` is the C runtime's own backend: give the Rust backend an id of its own (and the model's delegates that id), or bind the C one with #[delegate] on a unit struct"),
+                    ),
+                );
+            }
         }
-    };
-    // Parse problems and check problems together: every problem of the item at once.
-    let (parsed, parse_errors) = parse_delegate_args_partial(args);
-    if let Some(e) = parse_errors {
-        combine(&mut errors, e);
-    }
-    if let (Some(Shape::Function(..)), Some((id, span))) = (&shape, &parsed.id) {
-        if arenaplan_syntax::delegate::RUNTIME_BACKENDS.contains(&id.as_str()) {
-            combine(
-                &mut errors,
-                syn::Error::new(
-                    *span,
-                    format!("`{id}` is the C runtime's own backend: give the Rust backend an id of its own (and the model's delegates that id), or bind the C one with #[delegate] on a unit struct"),
-                ),
-            );
-        }
-    }
-    let checked = match check_delegate(parsed, target, attr_span) {
-        Ok(c) => Some(c),
-        Err(e) => {
-            combine(&mut errors, e);
-            None
-        }
-    };
+    });
     if let Some(e) = errors {
         let e = e.to_compile_error();
         return quote!(#item #e);
@@ -244,24 +258,7 @@ pub(crate) fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
             None
         }
     };
-    let target = match target::selected() {
-        Ok(t) => Some(t),
-        Err(message) => {
-            combine(&mut errors, syn::Error::new(Span::call_site(), message));
-            None
-        }
-    };
-    let (parsed, parse_errors) = parse_kernel_args_partial(args);
-    if let Some(e) = parse_errors {
-        combine(&mut errors, e);
-    }
-    let checked = match check_delegate(parsed, target, Span::call_site()) {
-        Ok(c) => Some(c),
-        Err(e) => {
-            combine(&mut errors, e);
-            None
-        }
-    };
+    let checked = parse_and_check(args, Attribute::Kernel, &mut errors, |_, _| {});
     if let Some(e) = errors {
         let e = e.to_compile_error();
         return quote!(#item #e);

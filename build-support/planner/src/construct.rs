@@ -50,6 +50,7 @@ pub(crate) fn place(items: &[Item], order: &[usize], fit: Fit) -> Vec<u64> {
     let mut offsets = vec![0u64; items.len()];
     let mut index = PlacedIndex::new(items, order);
     let mut neighbours: Vec<(u64, u64)> = Vec::new();
+    let mut spare: Vec<(u64, u64)> = Vec::new();
     for &i in order {
         let item = &items[i];
         let offset = match item.fixed {
@@ -59,7 +60,7 @@ pub(crate) fn place(items: &[Item], order: &[usize], fit: Fit) -> Vec<u64> {
                 index.for_each_overlapping(item.lower, item.upper, |j| {
                     neighbours.push((offsets[j], items[j].end_at(offsets[j])));
                 });
-                neighbours.sort_unstable();
+                sort_by_start(&mut neighbours, &mut spare);
                 choose_gap(&neighbours, item.size, item.align, fit)
             }
         };
@@ -67,6 +68,44 @@ pub(crate) fn place(items: &[Item], order: &[usize], fit: Fit) -> Vec<u64> {
         index.insert(i, item.upper);
     }
     offsets
+}
+
+/// Sorts occupied ranges by start. Only the starts' order matters to [`choose_gap`] (among
+/// ranges starting together, none but the first can leave a gap below the start), so the order
+/// among equal starts is free. Thousands of ranges (a training trace keeps thousands of tensors
+/// alive at once) go through a radix sort on the start, 11 bits a pass and only as many
+/// passes as the largest start needs, instead of a comparison sort.
+fn sort_by_start(ranges: &mut Vec<(u64, u64)>, spare: &mut Vec<(u64, u64)>) {
+    const BITS: u32 = 11;
+    if ranges.len() < 256 {
+        ranges.sort_unstable_by_key(|r| r.0);
+        return;
+    }
+    let top = ranges.iter().map(|r| r.0).max().unwrap_or(0);
+    let passes = (64 - top.leading_zeros()).div_ceil(BITS);
+    spare.clear();
+    spare.resize(ranges.len(), (0, 0));
+    let mut counts = [0usize; 1 << BITS];
+    for pass in 0..passes {
+        let shift = pass * BITS;
+        let digit = |r: &(u64, u64)| ((r.0 >> shift) & ((1 << BITS) - 1)) as usize;
+        counts.fill(0);
+        for r in ranges.iter() {
+            counts[digit(r)] += 1;
+        }
+        let mut at = 0;
+        for c in counts.iter_mut() {
+            let n = *c;
+            *c = at;
+            at += n;
+        }
+        for r in ranges.iter() {
+            let d = digit(r);
+            spare[counts[d]] = *r;
+            counts[d] += 1;
+        }
+        std::mem::swap(ranges, spare);
+    }
 }
 
 /// Picks an offset for a buffer of `size` given the occupied ranges sorted by start.
@@ -166,6 +205,21 @@ mod tests {
 
     fn item(size: u64, lower: u64, upper: u64) -> Item {
         Item::free(size, lower, upper)
+    }
+
+    #[test]
+    fn radix_sort_orders_by_start() {
+        let mut ranges: Vec<(u64, u64)> = (0..5_000u64)
+            .map(|i| {
+                let start = (i * 2_654_435_761) % 40_000_000;
+                (start, start + 1 + i % 7)
+            })
+            .collect();
+        let mut expected: Vec<u64> = ranges.iter().map(|r| r.0).collect();
+        expected.sort_unstable();
+        sort_by_start(&mut ranges, &mut Vec::new());
+        assert_eq!(ranges.iter().map(|r| r.0).collect::<Vec<_>>(), expected);
+        assert!(ranges.iter().all(|&(s, e)| e > s && e <= s + 7));
     }
 
     #[test]

@@ -56,8 +56,13 @@ fn source(name: &str, text: &str) -> PathBuf {
 }
 
 fn render(name: &str, text: &str) -> Result<Rendered, BuildError> {
+    render_program(name, program(), text)
+}
+
+/// `program` built for corstone-300 with the declarations `text` in a source file.
+fn render_program(name: &str, program: Program, text: &str) -> Result<Rendered, BuildError> {
     Build::new()
-        .program(program())
+        .program(program)
         .target("corstone-300")
         .source(source(name, text))
         .cargo_metadata(false)
@@ -129,13 +134,7 @@ fn a_kernel_declaring_no_scratch_gets_none_and_the_plan_says_so() {
 #[test]
 fn planning_twice_gives_the_same_program() {
     let once = render("twice", DECLARED).unwrap();
-    let again = Build::new()
-        .program(once.program.clone())
-        .target("corstone-300")
-        .source(source("twice", DECLARED))
-        .cargo_metadata(false)
-        .try_render()
-        .unwrap();
+    let again = render_program("twice", once.program.clone(), DECLARED).unwrap();
     assert_eq!(once.program, again.program);
     assert_eq!(once.plan, again.plan);
 }

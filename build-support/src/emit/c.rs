@@ -60,7 +60,7 @@ pub(super) fn header(input: &Input<'_>) -> String {
                 .comment("Bytes of constants the program keeps in flash (each used constant once).")
                 .define_unsigned(
                     &format!("{up}_CONSTANT_BYTES"),
-                    crate::pipeline::ConstantLayout::new(input.program).bytes(),
+                    input.constants.bytes(),
                 )
                 .blank();
             types(w);

@@ -9,7 +9,9 @@ mod rust;
 
 use crate::model::{Program, ScratchOwner, ValueKind};
 use crate::report;
-use crate::pipeline::{BufferKind, DeclaredScratch, Declarations, ModelPlan};
+use crate::pipeline::{
+    steps, BufferKind, ConstantLayout, DeclaredScratch, Declarations, ModelPlan, Steps,
+};
 use crate::targets::{Pool, Target};
 use crate::verify::Verified;
 
@@ -74,6 +76,10 @@ pub struct Input<'a> {
     pub(crate) declared: &'a Declarations,
     /// Which side defines the symbols.
     pub(crate) symbols: Symbols,
+    /// Where the program's constants go (each emitter that counts or writes them reads this).
+    pub(crate) constants: ConstantLayout,
+    /// The runtime's instruction table: calls, and branches as jumps.
+    pub(crate) steps: Steps,
 }
 
 impl<'a> Input<'a> {
@@ -85,13 +91,17 @@ impl<'a> Input<'a> {
         declared: &'a Declarations,
         symbols: Symbols,
     ) -> Self {
+        let (program, plan) = (verified.program(), verified.plan());
         Input {
             name,
-            program: verified.program(),
-            plan: verified.plan(),
+            program,
+            plan,
             target: verified.target(),
             declared,
             symbols,
+            constants: ConstantLayout::new(program),
+            // The verify stage checked every branch: the table always exists.
+            steps: steps(program, plan).unwrap_or_default(),
         }
     }
 }

@@ -3,9 +3,9 @@
 
 use crate::c_writer::CWriter;
 use super::{banner, upper_ident, Input};
-use crate::blobs::{backend_symbol, handle_storage, kernel_symbol, HandleStorage};
+use crate::blobs::{backend_symbol, kernel_symbol, HandleStorage};
 use crate::model::{Instruction, Value, ValueKind};
-use crate::pipeline::{steps, ConstantLayout, Step};
+use crate::pipeline::{ConstantLayout, Step};
 
 /// A scratch argument that holds a role's slot without memory.
 fn is_empty_slot(value: &Value) -> bool {
@@ -47,8 +47,8 @@ pub(super) fn source(input: &Input<'_>) -> String {
         w.include(header);
     }
     w.blank();
-    let constants = ConstantLayout::new(program);
-    constant_arrays(&mut w, input, &constants);
+    let constants = &input.constants;
+    constant_arrays(&mut w, input, constants);
     w.annotated_array(
         format!(
             "static const ap_tensor_desc_t {name}_tensors[{}]",
@@ -151,8 +151,7 @@ pub(super) fn source(input: &Input<'_>) -> String {
             "0u",
         );
     }
-    // Verified: every branch is one the runtime runs.
-    let table = steps(program, plan).unwrap_or_default();
+    let table = &input.steps;
     for (position, step) in table.steps.iter().enumerate() {
         if let Step::JumpFalse { predicate, .. } = step {
             w.line(format!(
@@ -239,7 +238,7 @@ pub(super) fn source(input: &Input<'_>) -> String {
             .line(format!("{name}_outputs, {}u,", outputs.len()));
     });
     w.blank();
-    bound(&mut w, input, &kernels, &constants);
+    bound(&mut w, input, &kernels, constants);
     api(&mut w, input, table.has_jumps());
     w.finish()
 }
@@ -250,14 +249,7 @@ fn handles(input: &Input<'_>) -> Vec<HandleStorage> {
         .program
         .delegates
         .iter()
-        .map(|d| {
-            let rust = input
-                .declared
-                .backends
-                .iter()
-                .any(|b| b.backend == d.backend && b.rust);
-            handle_storage(&d.backend, rust)
-        })
+        .map(|d| input.declared.handle_storage(&d.backend))
         .collect()
 }
 

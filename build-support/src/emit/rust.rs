@@ -114,8 +114,7 @@ pub(super) fn module(input: &Input<'_>) -> String {
                 }
             }
         });
-    let constant_bytes =
-        Literal::u64_unsuffixed(crate::pipeline::ConstantLayout::new(input.program).bytes());
+    let constant_bytes = Literal::u64_unsuffixed(input.constants.bytes());
     let tokens = quote! {
         /// The target this plan is for.
         pub const TARGET: &str = #target;

@@ -535,15 +535,6 @@ impl Program {
         });
     }
 
-    /// Applies `f` to every delegate call with its flat index, in execution order.
-    pub fn for_each_delegate_call_mut(&mut self, mut f: impl FnMut(usize, &mut DelegateCall)) {
-        self.for_each_instruction_mut(|index, instruction| {
-            if let Instruction::Delegate(call) = instruction {
-                f(index, call);
-            }
-        });
-    }
-
     /// Applies `f` to every instruction with its flat index, in execution order (a branch
     /// before its arms' instructions, as in [`Program::flat_instructions`]).
     pub fn for_each_instruction_mut(&mut self, mut f: impl FnMut(usize, &mut Instruction)) {

@@ -94,6 +94,18 @@ pub struct Declarations {
     pub kernels: Vec<KernelScratch>,
 }
 
+impl Declarations {
+    /// The handle a delegate of `backend` gets: none when the firmware implements that
+    /// backend in Rust (`#[delegate] fn`), else its C backend's.
+    pub fn handle_storage(&self, backend: &str) -> crate::blobs::HandleStorage {
+        let rust = self
+            .backends
+            .iter()
+            .any(|b| b.backend == backend && b.rust);
+        crate::blobs::handle_storage(backend, rust)
+    }
+}
+
 /// The scratch every call gets, after binding: per delegate, and per kernel operator.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Bound {

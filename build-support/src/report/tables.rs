@@ -90,13 +90,7 @@ pub fn table_sizes(program: &Program, plan: &ModelPlan, declared: &Declarations)
     let handles = program
         .delegates
         .iter()
-        .map(|d| {
-            let rust = declared
-                .backends
-                .iter()
-                .any(|b| b.backend == d.backend && b.rust);
-            crate::blobs::handle_storage(&d.backend, rust).bytes_32
-        })
+        .map(|d| declared.handle_storage(&d.backend).bytes_32)
         .sum();
     TableSizes {
         flash,

@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use arenaplan_build::blobs::NeutronHeader;
+use arenaplan_build::blobs::{NeutronHeader, VelaBinStream};
 use arenaplan_build::import::{load_pte, load_tflite};
 use arenaplan_build::model::{Instruction, Origin, PoolChoice, Program, ScratchSpec};
 use arenaplan_build::pipeline::{BufferKind, CallKind, ModelPlan};
@@ -430,6 +430,115 @@ fn vela_models_recover_vela_scratch_sizes_exactly() {
     }
 }
 
+/// The region-1 addresses a Vela command stream (a driver payload: `COP1`, then driver actions)
+/// reads feature maps from (IFM, IFM2) and writes them to (OFM).
+fn region1_feature_maps(payload: &[u8]) -> (Vec<u32>, Vec<u32>) {
+    let words: Vec<u32> = payload
+        .chunks_exact(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect();
+    // Driver actions after the fourcc: 1 optimizer config (2 more words), 2 command stream
+    // (length in bits 8-31), 5 nop.
+    let mut at = 1;
+    let mut stream = &[][..];
+    while at < words.len() {
+        let action = words[at];
+        match action & 0xFF {
+            1 => at += 3,
+            2 => {
+                let len = (action >> 16 | (action >> 8 & 0xFF) << 16) as usize;
+                stream = &words[at + 1..at + 1 + len];
+                at += 1 + len;
+            }
+            _ => at += 1,
+        }
+    }
+    let (mut reads, mut writes) = (Vec::new(), Vec::new());
+    // The region each base address is relative to: set by IFM_REGION (271), OFM_REGION (287)
+    // and IFM2_REGION (399) commands; IFM_BASE0 (0), OFM_BASE0 (0x10) and IFM2_BASE0 (0x80)
+    // carry a 32-bit payload.
+    let (mut ifm, mut ofm, mut ifm2) = (None, None, None);
+    let mut k = 0;
+    while k < stream.len() {
+        let (w, op) = (stream[k], stream[k] & 0x3FF);
+        if (w >> 14) & 3 == 1 {
+            let value = stream[k + 1];
+            match op {
+                0x00 if ifm == Some(1) => reads.push(value),
+                0x80 if ifm2 == Some(1) => reads.push(value),
+                0x10 if ofm == Some(1) => writes.push(value),
+                _ => {}
+            }
+            k += 2;
+            continue;
+        }
+        let region = Some((w >> 16) & 7);
+        match op {
+            271 => ifm = region,
+            287 => ofm = region,
+            399 => ifm2 = region,
+            _ => {}
+        }
+        k += 1;
+    }
+    (reads, writes)
+}
+
+#[test]
+fn vela_operators_run_as_bin_streams_with_feature_maps_where_the_command_stream_has_them() {
+    let Some(corpus) = corpus() else { return };
+    let mut checked = 0;
+    for config in ["u55-128-shared-sram", "u85-256-dedicated-sram"] {
+        for path in common::files(&corpus.join("vela").join(config), "tflite") {
+            let program = load_tflite(&path).unwrap();
+            let runs_alone = program
+                .body
+                .iter()
+                .all(|i| matches!(i, Instruction::Delegate(_)));
+            for delegate in &program.delegates {
+                let blob = delegate.blob.as_deref().expect("Vela wrote its offsets");
+                let stream = VelaBinStream::parse(blob).unwrap();
+                // The command stream is the bin stream's second block, after a 32-byte header.
+                let cmd = &blob[64..64 + stream.cmd_size];
+                let (reads, writes) = region1_feature_maps(cmd);
+                // Where a partition's inputs come from the graph alone (no CPU operator
+                // between), each copy is where the command stream reads a feature map, and
+                // each output is where it writes one.
+                if runs_alone {
+                    assert!(
+                        !reads.is_empty() && !writes.is_empty(),
+                        "{}",
+                        path.display()
+                    );
+                    for r in &stream.inputs {
+                        assert!(
+                            reads.contains(&r.offset),
+                            "{}: input at {}",
+                            path.display(),
+                            r.offset
+                        );
+                    }
+                    for r in &stream.outputs {
+                        assert!(
+                            writes.contains(&r.offset),
+                            "{}: output at {}",
+                            path.display(),
+                            r.offset
+                        );
+                    }
+                    checked += 1;
+                }
+                assert!(stream
+                    .inputs
+                    .iter()
+                    .chain(&stream.outputs)
+                    .all(|r| r.region == 1));
+            }
+        }
+    }
+    assert!(checked >= 20, "only {checked} partitions checked");
+}
+
 #[test]
 fn cpu_programs_plan_no_larger_than_executorch() {
     let Some(corpus) = corpus() else { return };
@@ -505,4 +614,28 @@ fn pte_constants_carry_their_bytes_and_kernels_their_out_arguments() {
             .len(),
         4
     );
+}
+
+#[test]
+fn firmware_is_not_generated_for_a_model_whose_calls_take_state() {
+    let Some(corpus) = corpus() else { return };
+    // The keyword model's SVDF operators keep their state in variable tensors, which nothing
+    // places yet: the generated tables would hand the calls no memory.
+    let model = corpus.join("vela/u55-128-shared-sram/tflm__keyword_scrambled_vela.tflite");
+    let Err(e) = arenaplan_build::Build::new()
+        .model(&model)
+        .target("corstone-300")
+        .sources(Vec::<std::path::PathBuf>::new())
+        .try_render()
+    else {
+        panic!("firmware generated for a model whose calls take state")
+    };
+    assert!(
+        matches!(
+            e,
+            arenaplan_build::BuildError::Emit(arenaplan_build::EmitError::UnplacedArgument { .. })
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("TFLite variable tensor"), "{e}");
 }

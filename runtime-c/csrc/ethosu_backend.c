@@ -254,25 +254,29 @@ static ap_status_t execute(ap_context_t *ctx, ap_handle_t *handle, ap_buffer_t *
         (fast_size > 0 && !npu_buffer_ok(fast, fast_size, fast_size))) {
         return AP_ERR_SCRATCH_MISALIGNED;
     }
-    io_copy_t io[2 * AP_ETHOSU_MAX_IO];
-    size_t rows[AP_ETHOSU_MAX_IO];
+    /* Every argument is checked before anything is copied; records are re-read from the blob
+     * rather than kept, so a call's stack does not grow with its inputs and outputs (a Vela
+     * LSTM partition has a hundred outputs). */
+    io_copy_t io;
+    size_t row = 0;
     for (uint32_t i = 0; i < b.ninputs + b.noutputs; i++) {
         int in = i < b.ninputs;
         ap_buffer_t *t = in ? &a.inputs[i] : &a.outputs[i - b.ninputs];
-        (void)io_record(in ? b.inputs_block : b.outputs_block, in ? i : i - b.ninputs, b.scratch_size, &io[i]);
+        (void)io_record(in ? b.inputs_block : b.outputs_block, in ? i : i - b.ninputs, b.scratch_size, &io);
         if (t->data == NULL && t->size > 0) {
             return AP_ERR_BAD_ARGUMENTS;
         }
-        if (in && t->size != io[i].bytes) {
+        if (in && t->size != io.bytes) {
             return AP_ERR_BAD_ARGUMENTS;
         }
-        if (!in && (s = output_rows(&io[i], t->size, &rows[i - b.ninputs])) != AP_OK) {
+        if (!in && (s = output_rows(&io, t->size, &row)) != AP_OK) {
             return s;
         }
     }
     for (uint32_t i = 0; i < b.ninputs; i++) {
-        if (io[i].bytes > 0) {
-            memcpy(scratch + io[i].offset, a.inputs[i].data, io[i].bytes);
+        (void)io_record(b.inputs_block, i, b.scratch_size, &io);
+        if (io.bytes > 0) {
+            memcpy(scratch + io.offset, a.inputs[i].data, io.bytes);
         }
     }
     struct ethosu_driver *drv = ethosu_reserve_driver();
@@ -313,17 +317,18 @@ static ap_status_t execute(ap_context_t *ctx, ap_handle_t *handle, ap_buffer_t *
         return AP_ERR_DRIVER;
     }
     for (uint32_t k = 0; k < b.noutputs; k++) {
-        const io_copy_t *o = &io[b.ninputs + k];
+        (void)io_record(b.outputs_block, k, b.scratch_size, &io);
+        (void)output_rows(&io, a.outputs[k].size, &row); /* checked above */
         uint8_t *dst = a.outputs[k].data;
-        const uint8_t *src = scratch + o->offset;
-        if (rows[k] == 0) {
-            if (o->bytes > 0) {
-                memcpy(dst, src, o->bytes);
+        const uint8_t *src = scratch + io.offset;
+        if (row == 0) {
+            if (io.bytes > 0) {
+                memcpy(dst, src, io.bytes);
             }
             continue;
         }
-        for (uint32_t r = 0; r < o->chunks; r++) {
-            memcpy(dst + (size_t)r * rows[k], src + (size_t)r * o->stride, rows[k]);
+        for (uint32_t r = 0; r < io.chunks; r++) {
+            memcpy(dst + (size_t)r * row, src + (size_t)r * io.stride, row);
         }
     }
     return AP_OK;

@@ -173,6 +173,70 @@ impl VelaBinStream {
     }
 }
 
+/// What a bin stream carries, for [`write_bin_stream`].
+#[derive(Clone, Copy, Debug)]
+pub struct BinStreamParts<'a> {
+    /// The driver payload: `COP1` or `COP2`, then the command stream.
+    pub cmd: &'a [u8],
+    /// Weights and scales, region 0.
+    pub weights: &'a [u8],
+    /// Bytes of region 1, which holds the inputs' and outputs' copies.
+    pub scratch_size: u32,
+    /// Where each input sits in the scratch.
+    pub inputs: &'a [IoRecord],
+    /// Where each output sits in the scratch.
+    pub outputs: &'a [IoRecord],
+}
+
+/// Lays out a bin stream from its parts, in the block order [`VelaBinStream::parse`] reads:
+/// how a Vela operator of a TFLite model becomes the blob the runtime's Ethos-U backend runs.
+///
+/// ```
+/// use arenaplan_build::blobs::{write_bin_stream, BinStreamParts, IoRecord, VelaBinStream};
+/// let io = IoRecord { shape: [1, 1, 1, 1, 1, 8], elem_size: 1, offset: 16, region: 1 };
+/// let blob = write_bin_stream(&BinStreamParts {
+///     cmd: b"COP1\0\0\0\0",
+///     weights: &[7; 20],
+///     scratch_size: 32,
+///     inputs: &[io.clone()],
+///     outputs: &[IoRecord { offset: 0, ..io }],
+/// });
+/// let parsed = VelaBinStream::parse(&blob).unwrap();
+/// assert_eq!((parsed.weight_size, parsed.scratch_size, parsed.inputs.len()), (20, 32, 1));
+/// ```
+pub fn write_bin_stream(parts: &BinStreamParts<'_>) -> Vec<u8> {
+    let io = |records: &[IoRecord]| {
+        let mut data = Vec::with_capacity(4 + 36 * records.len());
+        data.extend_from_slice(&(records.len() as u32).to_le_bytes());
+        for r in records {
+            for word in r.shape.iter().chain([&r.elem_size, &r.offset, &r.region]) {
+                data.extend_from_slice(&word.to_le_bytes());
+            }
+        }
+        data
+    };
+    let blocks: [(&str, Vec<u8>); 7] = [
+        (ORDER[0], Vec::new()),
+        (ORDER[1], parts.cmd.to_vec()),
+        (ORDER[2], parts.weights.to_vec()),
+        (ORDER[3], parts.scratch_size.to_le_bytes().to_vec()),
+        (ORDER[4], io(parts.inputs)),
+        (ORDER[5], io(parts.outputs)),
+        (ORDER[6], Vec::new()),
+    ];
+    let mut out = Vec::new();
+    for (name, data) in blocks {
+        let mut header = [0u8; HEADER];
+        header[..name.len()].copy_from_slice(name.as_bytes());
+        header[16..20].copy_from_slice(&(data.len() as u32).to_le_bytes());
+        out.extend_from_slice(&header);
+        out.extend_from_slice(&data);
+        // Each block's data is padded to 16 bytes, so the weights stay aligned for the NPU.
+        out.resize(out.len().next_multiple_of(16), 0);
+    }
+    out
+}
+
 fn io_records(data: &[u8], base: usize) -> Result<Vec<IoRecord>, BlobError> {
     let count =
         u32_at(BACKEND, data, 0, "I/O count").map_err(|e| error(base + e.offset, e.problem))?;

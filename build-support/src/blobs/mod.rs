@@ -18,7 +18,7 @@ use thiserror::Error;
 use crate::model::{Delegate, Origin, PoolChoice, ScratchSpec};
 use crate::targets::Target;
 
-pub use ethos_u::{EthosU, IoRecord, VelaBinStream};
+pub use ethos_u::{write_bin_stream, BinStreamParts, EthosU, IoRecord, VelaBinStream};
 pub use neutron::{Neutron, NeutronHeader};
 pub use slots::ScratchRole;
 

@@ -118,6 +118,14 @@ pub enum EmitError {
         /// Its arena size.
         size: u64,
     },
+    /// A call argument without memory: the generated tables would pass the call nothing.
+    #[error("instruction {instruction} takes `{tensor}`, which the model leaves without memory ({}); arenaplan does not place such values yet, so no firmware is generated for this model", crate::model::UNPLACED)]
+    UnplacedArgument {
+        /// The instruction's flat index.
+        instruction: usize,
+        /// The value's name.
+        tensor: String,
+    },
 }
 
 /// One scratch buffer of one delegate call, as the generated code names it.
@@ -236,6 +244,14 @@ pub fn emit(input: &Input<'_>, what: Emit) -> Result<Vec<(String, String)>, Emit
             return Err(EmitError::TableOverflow {
                 pool: p.name.clone(),
                 size: p.size,
+            });
+        }
+    }
+    if what.rust || what.c {
+        if let Some((instruction, value)) = input.program.unplaced_argument() {
+            return Err(EmitError::UnplacedArgument {
+                instruction,
+                tensor: input.program.values[value].name.clone(),
             });
         }
     }

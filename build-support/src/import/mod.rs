@@ -7,6 +7,7 @@ pub(crate) mod flatbuf;
 mod pte;
 mod tflite;
 mod toml;
+mod vela_op;
 
 use std::path::Path;
 

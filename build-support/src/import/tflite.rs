@@ -3,24 +3,16 @@
 //! The main subgraph becomes the program: tensors become values (with data in a buffer:
 //! constant, its bytes from the buffer, inline or at the offset a large model gives; variable:
 //! persistent, not planned; otherwise planned, as TFLite Micro does),
-//! operators become kernel calls, and Vela's `ethos-u` custom operator becomes a delegate call.
-//! Its inputs are (command stream, weights, scratch, fast scratch, feature maps…): the feature
-//! maps are the call's inputs, and the two scratch tensors become the delegate's Ethos-U
-//! scratch and fast-scratch roles (argument slots 0 and 1) in the target's `npu_scratch` and
-//! `fast_scratch` pools — one buffer when both name the same tensor (Shared_Sram). The `OfflineMemoryAllocation` metadata, when present, is
-//! kept as the file's own plan.
+//! operators become kernel calls, and Vela's `ethos-u` custom operator becomes a delegate call
+//! with a bin stream built from its constants ([`super::vela_op`]). The
+//! `OfflineMemoryAllocation` metadata, when present, is kept as the file's own plan.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
 use super::flatbuf::{root, Table, Vector};
 use super::ImportError;
-use crate::blobs::ScratchRole;
-use crate::model::{
-    ConstantData, DType, Delegate, DelegateCall, Instruction, KernelCall, Origin, PoolChoice, Program,
-    ScratchSpec, SourcePlan, Value, ValueKind,
-};
+use crate::model::{ConstantData, DType, Instruction, KernelCall, Program, SourcePlan, Value, ValueKind};
 
 /// Builtin operator code of custom operators.
 const CUSTOM: i32 = 32;
@@ -90,6 +82,8 @@ fn read_shared(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> 
         .into_iter()
         .map(|t| index(t, "a subgraph output"))
         .collect::<Result<_, _>>()?;
+    // Read first: Vela's operators need it to know where their feature maps sit.
+    let plan = offline_plan(&model, &buffers, count)?;
     for o in 0..operators.len() {
         let op = operators.table(o)?;
         let code_index = op.u32(0, 0)? as usize;
@@ -117,7 +111,9 @@ fn read_shared(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> 
             None
         };
         let instruction = match custom {
-            Some("ethos-u") => ethos_u_call(&mut program, o, &inputs, outputs)?,
+            Some("ethos-u") => {
+                super::vela_op::ethos_u_call(&mut program, o, &inputs, outputs, plan.as_ref())?
+            }
             Some(other) => {
                 Instruction::Kernel(KernelCall::new(format!("custom:{other}"), inputs, outputs))
             }
@@ -127,7 +123,7 @@ fn read_shared(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> 
         };
         program.body.push(instruction);
     }
-    program.source_plan = offline_plan(&model, &buffers, count)?;
+    program.source_plan = plan;
     Ok(program)
 }
 
@@ -263,67 +259,6 @@ fn tensor_type(code: i8) -> Result<(DType, u64), ImportError> {
             )))
         }
     })
-}
-
-/// Vela's custom operator: (command stream, weights, scratch, fast scratch, feature maps…).
-fn ethos_u_call(
-    program: &mut Program,
-    op: usize,
-    inputs: &[usize],
-    outputs: Vec<usize>,
-) -> Result<Instruction, ImportError> {
-    if inputs.len() < 4 {
-        return Err(ImportError::Invalid(format!(
-            "operator {op} (ethos-u) has {} inputs; Vela's operator takes command stream, weights, scratch and fast scratch first",
-            inputs.len()
-        )));
-    }
-    let (scratch, fast) = (inputs[2], inputs[3]);
-    let mut declared = Vec::new();
-    for (tensor, role) in [
-        (scratch, ScratchRole::EthosUScratch),
-        (fast, ScratchRole::EthosUFastScratch),
-    ] {
-        if role == ScratchRole::EthosUFastScratch && tensor == scratch {
-            continue; // Shared_Sram: one tensor serves both
-        }
-        let value = &mut program.values[tensor];
-        // The scratch tensors are the call's scratch, not tensors of the graph.
-        value.kind = ValueKind::Unmanaged;
-        // A role of zero bytes keeps its slot when a later role needs memory (binding makes
-        // it an empty argument); trailing ones are dropped below.
-        declared.push(ScratchSpec {
-            size: i64::try_from(value.bytes).unwrap_or(i64::MAX),
-            pool: PoolChoice::Spec(role.spec().into()),
-            label: Some(role.label().into()),
-            origin: Origin::ModelTensor {
-                tensor: value.name.clone(),
-            },
-            role: Some(role),
-        });
-    }
-    while declared.last().is_some_and(|s| s.size == 0) {
-        declared.pop();
-    }
-    for &t in &inputs[..2] {
-        program.values[t].kind = ValueKind::Constant;
-    }
-    let delegate = program.delegates.len();
-    program.delegates.push(Delegate {
-        name: format!("ethos-u{op}"),
-        backend: "EthosUBackend".into(),
-        // The command stream is a tensor here, not a bin stream: scratch comes from the
-        // scratch tensors above.
-        blob: None,
-        compile_specs: BTreeMap::new(),
-        scratch: declared,
-    });
-    Ok(Instruction::Delegate(DelegateCall {
-        delegate,
-        inputs: inputs[4..].to_vec(),
-        outputs,
-        scratch: Vec::new(),
-    }))
 }
 
 /// The `OfflineMemoryAllocation` metadata: `[version, subgraphs, tensors, offset…]` as `i32`,

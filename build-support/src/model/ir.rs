@@ -60,6 +60,10 @@ pub struct SourcePlan {
     pub offsets: Vec<Option<(i64, u64)>>,
 }
 
+/// What a value a model leaves without memory ([`ValueKind::Unmanaged`]) can be, for messages
+/// that refuse it as a call argument.
+pub const UNPLACED: &str = "a TFLite variable tensor, state kept between invocations such as an LSTM's or an SVDF's, or an ExecuTorch list value";
+
 /// A tensor.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Value {
@@ -485,6 +489,21 @@ impl Program {
         let mut out = Vec::new();
         walk(&self.body, &mut out);
         out
+    }
+
+    /// The first call argument with no memory (see [`UNPLACED`]) the runtime could pass (a value the file leaves
+    /// unplanned, such as a TFLite variable tensor): its instruction's flat index and its id.
+    /// A branch's predicate counts too.
+    pub fn unplaced_argument(&self) -> Option<(usize, ValueId)> {
+        self.flat_instructions()
+            .into_iter()
+            .find_map(|(at, instruction)| {
+                instruction
+                    .touched()
+                    .into_iter()
+                    .find(|&v| self.values[v].kind == ValueKind::Unmanaged)
+                    .map(|v| (at, v))
+            })
     }
 
     /// Removes the values `remove` marks (indexed by value id) and renumbers every reference

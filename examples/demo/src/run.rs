@@ -16,7 +16,14 @@ pub fn run(program: &Program, plan: &ModelPlan) -> Result<String, String> {
         return Err("the model has CPU kernels; the runtime runs them through functions the integrator registers, and this demo registers none".into());
     }
     if program.delegates.iter().any(|d| d.blob.is_none()) {
-        return Err("a delegate carries no compiled blob (a TFLite model's Vela operator keeps its command stream as tensors)".into());
+        return Err("a delegate carries no compiled blob (a Vela operator in a TFLite model without Vela's OfflineMemoryAllocation metadata: where its feature maps sit in the scratch is not known)".into());
+    }
+    if let Some((at, value)) = program.unplaced_argument() {
+        return Err(format!(
+            "instruction {at} takes `{}`, which the model leaves without memory ({}); arenaplan does not place such values yet",
+            program.values[value].name,
+            arenaplan_build::model::UNPLACED
+        ));
     }
     let tables =
         Tables::new(program, plan).ok_or("the tables do not fit the runtime's 32-bit fields")?;

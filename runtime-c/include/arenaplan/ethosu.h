@@ -33,7 +33,8 @@
 extern "C" {
 #endif
 
-#define AP_ETHOSU_MAX_IO 16
+/* Most inputs, and most outputs, one partition may have (a Vela LSTM has a hundred outputs). */
+#define AP_ETHOSU_MAX_IO 1024
 
 /* A parsed bin stream (points into the blob). */
 typedef struct ap_ethosu_blob {

@@ -217,48 +217,28 @@ def bin_stream(npz_path):
 def pte_program(tensors, calls, delegates, use_segments, output=None):
     """tensors: list of (sizes, mem_id, offset); calls: list of (delegate index, args);
     delegates: list of (backend id, blob bytes, compile specs dict); output: the output tensor
-    (default: the last)."""
+    (default: the last). One method, `forward`, taking tensor 0."""
     output = len(tensors) - 1 if output is None else output
-    b = flatbuffers.Builder(4096)
-    values = []
-    for sizes, mem_id, offset in tensors:
-        alloc = table(b, [(0, "u32", mem_id), (1, "u32", offset), (2, "u32", 0)])
-        dim_order = vec_bytes(b, bytes(range(len(sizes))), alignment=1)
-        tensor = table(b, [(0, "i8", 1), (2, "off", vec_i32(b, sizes)), (3, "off", dim_order),
-                           (6, "off", alloc)])
-        values.append(table(b, [(0, "u8", 5), (1, "off", tensor)]))
-    instructions = []
-    for delegate, args in calls:
-        call = table(b, [(0, "i32", delegate), (1, "off", vec_i32(b, args))])
-        instructions.append(table(b, [(0, "u8", 2), (1, "off", call)]))
-    chain = table(b, [(0, "off", vec_i32(b, [0])), (1, "off", vec_i32(b, [output])),
-                      (2, "off", vec_tables(b, instructions))])
-    delegate_offsets, inline, segments = [], [], []
-    for backend, blob, specs in delegates:
-        spec_offsets = [table(b, [(0, "off", b.CreateString(k)),
-                                  (1, "off", vec_bytes(b, v.encode(), alignment=1))])
-                        for k, v in sorted(specs.items())]
-        if use_segments:
-            reference = table(b, [(0, "i8", 1), (1, "u32", len(segments))])
-            segments.append(blob)
-        else:
-            reference = table(b, [(0, "i8", 0), (1, "u32", len(inline))])
-            inline.append(blob)
-        delegate_offsets.append(table(b, [(0, "off", b.CreateString(backend)), (1, "off", reference),
-                                          (2, "off", vec_tables(b, spec_offsets))]))
     arena = max(offset + int(np.prod(sizes)) for sizes, _, offset in tensors)
-    plan = table(b, [(0, "off", b.CreateString("forward")),
-                     (2, "off", vec_tables(b, values)),
-                     (3, "off", vec_i32(b, [0])), (4, "off", vec_i32(b, [output])),
-                     (5, "off", vec_tables(b, [chain])),
-                     (7, "off", vec_tables(b, delegate_offsets)),
-                     (8, "off", vec_i64(b, [0, (arena + 15) // 16 * 16]))])
+    method = dict(name="forward", tensors=tensors, calls=calls, delegates=delegates,
+                  inputs=[0], outputs=[output], buffer_sizes=[0, (arena + 15) // 16 * 16])
+    return pte_methods([method], use_segments)
+
+
+def pte_methods(methods, use_segments):
+    """methods: dicts with name, tensors, calls, delegates (as pte_program's), inputs, outputs
+    (tensor indices) and buffer_sizes (non_const_buffer_sizes)."""
+    b = flatbuffers.Builder(4096)
+    inline, segments, plans = [], [], []
+    for m in methods:
+        plans.append(execution_plan(b, m, use_segments, inline, segments))
+
     inline_offsets = [table(b, [(0, "off", vec_bytes(b, blob))]) for blob in inline]
     segment_table, cursor = [], 0
     for blob in segments:
         segment_table.append(table(b, [(0, "u64", cursor), (1, "u64", len(blob))]))
         cursor += (len(blob) + 15) // 16 * 16
-    program = table(b, [(1, "off", vec_tables(b, [plan])),
+    program = table(b, [(1, "off", vec_tables(b, plans)),
                         (3, "off", vec_tables(b, inline_offsets)),
                         (4, "off", vec_tables(b, segment_table))])
     b.Finish(program, file_identifier=b"ET12")
@@ -277,6 +257,43 @@ def pte_program(tensors, calls, delegates, use_segments, output=None):
     for blob in segments:
         out += blob + b"\0" * (-len(blob) % 16)
     return out
+
+
+def execution_plan(b, m, use_segments, inline, segments):
+    """One method's execution plan; its delegates' blobs go to `inline` or `segments`. A tensor
+    is (sizes, mem_id, offset)."""
+    values = []
+    for sizes, mem_id, offset in m["tensors"]:
+        alloc = table(b, [(0, "u32", mem_id), (1, "u32", offset), (2, "u32", 0)])
+        dim_order = vec_bytes(b, bytes(range(len(sizes))), alignment=1)
+        tensor = table(b, [(0, "i8", 1), (2, "off", vec_i32(b, sizes)), (3, "off", dim_order),
+                           (6, "off", alloc)])
+        values.append(table(b, [(0, "u8", 5), (1, "off", tensor)]))
+    instructions = []
+    for delegate, args in m["calls"]:
+        call = table(b, [(0, "i32", delegate), (1, "off", vec_i32(b, args))])
+        instructions.append(table(b, [(0, "u8", 2), (1, "off", call)]))
+    chain = table(b, [(0, "off", vec_i32(b, m["inputs"])), (1, "off", vec_i32(b, m["outputs"])),
+                      (2, "off", vec_tables(b, instructions))])
+    delegate_offsets = []
+    for backend, blob, specs in m["delegates"]:
+        spec_offsets = [table(b, [(0, "off", b.CreateString(k)),
+                                  (1, "off", vec_bytes(b, v.encode(), alignment=1))])
+                        for k, v in sorted(specs.items())]
+        if use_segments:
+            reference = table(b, [(0, "i8", 1), (1, "u32", len(segments))])
+            segments.append(blob)
+        else:
+            reference = table(b, [(0, "i8", 0), (1, "u32", len(inline))])
+            inline.append(blob)
+        delegate_offsets.append(table(b, [(0, "off", b.CreateString(backend)), (1, "off", reference),
+                                          (2, "off", vec_tables(b, spec_offsets))]))
+    return table(b, [(0, "off", b.CreateString(m["name"])),
+                     (2, "off", vec_tables(b, values)),
+                     (3, "off", vec_i32(b, m["inputs"])), (4, "off", vec_i32(b, m["outputs"])),
+                     (5, "off", vec_tables(b, [chain])),
+                     (7, "off", vec_tables(b, delegate_offsets)),
+                     (8, "off", vec_i64(b, m["buffer_sizes"]))])
 
 
 def neutron_payload(scratch, sram_scratch):
@@ -357,6 +374,26 @@ def generate(out):
                       dict(non_const_buffer_sizes=[0, 896 + max(s_conv, s_pool)],
                            delegate_calls=[call(conv55_facts), call(pool55_facts)]),
                       output=2)
+        # Two methods sharing state, as ExecuTorch's share_mutable_buffers lays them out: the
+        # state (512 B) at mem_id 2, offset 0 in both, the buffer every method's
+        # non_const_buffer_sizes lists third; everything else on mem_id 1. `update` writes the
+        # state from its input (conv); `forward` runs a conv of its own input first, then reads
+        # the state (pool) into its output, so the state is not used by the first call of the
+        # timeline: only keeping it for the whole program keeps that call off it.
+        state = ([1, 8, 8, 8], 2, 0)
+        with open(os.path.join(out, "ethosu_u55_two_methods_shared_state.pte"), "wb") as f:
+            f.write(pte_methods([
+                dict(name="forward",
+                     tensors=[state, ([1, 4, 4, 8], 1, 0), ([1, 8, 8, 4], 1, 128),
+                              ([1, 8, 8, 8], 1, 384)],
+                     calls=[(0, [2, 3]), (1, [0, 1])],
+                     delegates=[("EthosUBackend", conv55, ethos_specs(U55)),
+                                ("EthosUBackend", pool55, ethos_specs(U55))],
+                     inputs=[2], outputs=[1, 3], buffer_sizes=[0, 896, 512]),
+                dict(name="update", tensors=[([1, 8, 8, 4], 1, 0), state], calls=[(0, [0, 1])],
+                     delegates=[("EthosUBackend", conv55, ethos_specs(U55))],
+                     inputs=[0], outputs=[], buffer_sizes=[0, 256, 512]),
+            ], True))
         # Dedicated_Sram: the fast scratch size is Vela's, but not in the blob.
         write_program("ethosu_u85_one_call.pte", [([1, 8, 8, 4], 1, 0), ([1, 8, 8, 8], 1, 256)],
                       [(0, [0, 1])], [("EthosUBackend", conv85, ethos_specs(U85))], True,

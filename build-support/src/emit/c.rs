@@ -193,13 +193,16 @@ pub(super) fn source(input: &Input<'_>) -> String {
     w.finish()
 }
 
-/// The model's API, defined in `NAME_program.c` over the runtime: five calls run it.
+/// The model's API, defined in `NAME_program.c` over the runtime: five calls run it; a
+/// program with several methods has input, run, output and failed_call per further method,
+/// named `NAME_<method>_*`.
 fn api(w: &mut CWriter, input: &Input<'_>) {
     let name = input.name;
     let up = upper_ident(name);
+    let methods = input.methods();
     w.blank()
-        .define_unsigned(&format!("{up}_INPUT_COUNT"), input.program.inputs.len())
-        .define_unsigned(&format!("{up}_OUTPUT_COUNT"), input.program.outputs.len())
+        .define_unsigned(&format!("{up}_INPUT_COUNT"), methods[0].inputs.len())
+        .define_unsigned(&format!("{up}_OUTPUT_COUNT"), methods[0].outputs.len())
         .comment(&format!(
             "Runs the model (NAME_program.c with the runtime): {name}_init once (binds nothing at run \
              time: every table is const; initializes the delegates), then fill {name}_input, \
@@ -215,4 +218,26 @@ fn api(w: &mut CWriter, input: &Input<'_>) {
         .line(format!("void {name}_deinit(void);"))
         .comment("The flat instruction index of the call a failed init or run stopped at.")
         .line(format!("uint32_t {name}_failed_call(void);"));
+    if let Some(first) = methods[0].name.as_deref() {
+        w.comment(&format!(
+            "The functions above run method `{}`; {name}_init and {name}_deinit set up and tear down every method. State shared between methods keeps its contents from one run to the next.",
+            crate::names::comment(first)
+        ));
+    }
+    for m in &methods[1..] {
+        let (prefix, up) = (&m.prefix, upper_ident(&m.prefix));
+        w.blank()
+            .comment(&format!(
+                "Method `{}`.",
+                crate::names::comment(m.name.as_deref().unwrap_or(""))
+            ))
+            .define_unsigned(&format!("{up}_INPUT_COUNT"), m.inputs.len())
+            .define_unsigned(&format!("{up}_OUTPUT_COUNT"), m.outputs.len())
+            .line(format!("uint8_t *{prefix}_input(uint32_t index, uint32_t *size);"))
+            .line(format!("ap_status_t {prefix}_run(void);"))
+            .line(format!(
+                "const uint8_t *{prefix}_output(uint32_t index, uint32_t *size);"
+            ))
+            .line(format!("uint32_t {prefix}_failed_call(void);"));
+    }
 }

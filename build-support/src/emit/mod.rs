@@ -128,6 +128,23 @@ pub enum EmitError {
     },
 }
 
+/// One method as the generated tables run it: its run of the instruction table, its
+/// delegates (contiguous: each method has its own) and its inputs and outputs.
+pub(crate) struct MethodTables {
+    /// Its name in the file (`forward`), or `None` for a program with one method.
+    pub name: Option<String>,
+    /// The prefix of its C symbols: `NAME` for the first method, `NAME_<method>` for others.
+    pub prefix: String,
+    /// Its steps: positions in the program's instruction table.
+    pub steps: std::ops::Range<usize>,
+    /// Its delegates.
+    pub delegates: std::ops::Range<usize>,
+    /// Its inputs and outputs.
+    pub inputs: Vec<usize>,
+    /// Its outputs.
+    pub outputs: Vec<usize>,
+}
+
 /// One scratch buffer of one delegate call, as the generated code names it.
 pub(crate) struct Region {
     /// `CALL<index>_<LABEL>`.
@@ -142,6 +159,45 @@ pub(crate) struct Region {
 }
 
 impl Input<'_> {
+    /// Each method's tables (one for a program with one method). The first method's symbols
+    /// are `NAME_*`, so a program's default method (`forward`) keeps the single-method API.
+    pub(crate) fn methods(&self) -> Vec<MethodTables> {
+        let program = self.program;
+        if program.methods.is_empty() {
+            return vec![MethodTables {
+                name: None,
+                prefix: self.name.to_owned(),
+                steps: 0..self.steps.steps.len(),
+                delegates: 0..program.delegates.len(),
+                inputs: program.inputs.clone(),
+                outputs: program.outputs.clone(),
+            }];
+        }
+        program
+            .methods
+            .iter()
+            .enumerate()
+            .map(|(k, m)| {
+                let flat = program.method_flat_range(k);
+                let first = self.steps.flat.partition_point(|&f| f < flat.start);
+                let end = self.steps.flat.partition_point(|&f| f < flat.end);
+                let delegates = m.delegates.clone();
+                MethodTables {
+                    name: Some(m.name.clone()),
+                    prefix: if k == 0 {
+                        self.name.to_owned()
+                    } else {
+                        format!("{}_{}", self.name, crate::names::ident(&m.name))
+                    },
+                    steps: first..end,
+                    delegates,
+                    inputs: m.inputs.clone(),
+                    outputs: m.outputs.clone(),
+                }
+            })
+            .collect()
+    }
+
     /// The pools that hold something, with their plans.
     pub(crate) fn pools(&self) -> Vec<(&Pool, &crate::pipeline::PoolPlan)> {
         self.plan

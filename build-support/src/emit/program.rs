@@ -2,7 +2,7 @@
 //! delegates with their blobs, kernel names — an `ap_program_t` from `arenaplan/runtime.h`.
 
 use crate::c_writer::CWriter;
-use super::{banner, upper_ident, Input};
+use super::{banner, upper_ident, Input, MethodTables};
 use crate::blobs::{backend_symbol, kernel_symbol, HandleStorage};
 use crate::model::{Instruction, Value, ValueKind};
 use crate::pipeline::{ConstantLayout, Step};
@@ -19,8 +19,11 @@ pub(super) fn header(input: &Input<'_>) -> String {
     w.guarded(&guard, |w| {
         w.blank().include("arenaplan/runtime.h").blank();
         w.extern_c(|w| {
-            w.comment("The planned program, for ap_method_init.")
-                .line(format!("extern const ap_program_t {name}_program;"))
+            w.comment("The planned program (each method's), for ap_method_init.");
+            for m in input.methods() {
+                w.line(format!("extern const ap_program_t {}_program;", m.prefix));
+            }
+            w
                 .comment("Its pools' arenas, for ap_method_init (defined with the arenas).")
                 .define_unsigned(
                     &format!("{}_POOL_COUNT", upper_ident(name)),
@@ -159,23 +162,59 @@ pub(super) fn source(input: &Input<'_>) -> String {
             ));
         }
     }
+    let methods = input.methods();
+    for m in &methods {
+        method_program(&mut w, input, m, &kernels, &delegate_of, methods.len() > 1);
+    }
+    bound(&mut w, input, &kernels, constants, &methods);
+    for m in &methods {
+        api(&mut w, input, m, table.has_jumps() || methods.len() > 1);
+    }
+    w.finish()
+}
+
+/// Method `m`'s instruction table (its run of the program's, jumps and delegates counted from
+/// its first), inputs, outputs and `ap_program_t`; the values, kernels and argument lists are
+/// the program's.
+fn method_program(
+    w: &mut CWriter,
+    input: &Input<'_>,
+    m: &MethodTables,
+    kernels: &[&str],
+    delegate_of: &[Option<usize>],
+    several: bool,
+) {
+    let (name, program, plan) = (input.name, input.program, input.plan);
+    let prefix = &m.prefix;
+    let table = &input.steps;
+    let first = m.steps.start;
+    if several {
+        w.blank().comment(&format!(
+            "Method `{}`.",
+            crate::names::comment(m.name.as_deref().unwrap_or(""))
+        ));
+    }
     w.blank().array(
         format!(
-            "static const ap_instruction_t {name}_instructions[{}]",
-            table.steps.len().max(1)
+            "static const ap_instruction_t {prefix}_instructions[{}]",
+            m.steps.len().max(1)
         ),
-        table.steps.iter().enumerate().map(|(position, step)| {
+        table.steps[m.steps.clone()].iter().enumerate().map(|(k, step)| {
+            let position = first + k;
             let c = match *step {
                 Step::Call(i) => &plan.calls[i],
                 Step::JumpFalse { to, .. } => {
                     return format!(
-                        "{{AP_INSTR_JUMP_FALSE, {to}u, {name}_predicate{position}, 1u, 1u, 0u}}"
+                        "{{AP_INSTR_JUMP_FALSE, {}u, {name}_predicate{position}, 1u, 1u, 0u}}",
+                        to - first
                     )
                 }
-                Step::Jump { to } => return format!("{{AP_INSTR_JUMP, {to}u, 0, 0u, 0u, 0u}}"),
+                Step::Jump { to } => {
+                    return format!("{{AP_INSTR_JUMP, {}u, 0, 0u, 0u, 0u}}", to - first)
+                }
             };
             let (kind, index) = match delegate_of.get(c.index).copied().flatten() {
-                Some(d) => ("AP_INSTR_DELEGATE", d),
+                Some(d) => ("AP_INSTR_DELEGATE", d - m.delegates.start),
                 None => {
                     let op = program
                         .flat_instructions()
@@ -200,47 +239,56 @@ pub(super) fn source(input: &Input<'_>) -> String {
             )
         }),
     );
-    if table.has_jumps() {
+    if table.has_jumps() || several {
         w.comment("The flat instruction index of each entry (a jump: its branch's), for failed_call.")
             .inline_array(
                 format!(
-                    "static const uint32_t {name}_flat_index[{}]",
-                    table.flat.len()
+                    "static const uint32_t {prefix}_flat_index[{}]",
+                    m.steps.len().max(1)
                 ),
-                table.flat.iter().map(|f| format!("{f}u")),
+                table.flat[m.steps.clone()].iter().map(|f| format!("{f}u")),
                 "0u",
             );
     }
     w.blank();
     let list = |ids: &[usize]| ids.iter().map(|i| format!("{i}u")).collect::<Vec<_>>();
-    let inputs = list(&program.inputs);
-    let outputs = list(&program.outputs);
+    let inputs = list(&m.inputs);
+    let outputs = list(&m.outputs);
     w.inline_array(
-        format!("static const uint32_t {name}_inputs[{}]", inputs.len().max(1)),
+        format!("static const uint32_t {prefix}_inputs[{}]", inputs.len().max(1)),
         inputs.iter().cloned(),
         "0u",
     )
     .inline_array(
         format!(
-            "static const uint32_t {name}_outputs[{}]",
+            "static const uint32_t {prefix}_outputs[{}]",
             outputs.len().max(1)
         ),
         outputs.iter().cloned(),
         "0u",
     )
     .blank();
-    w.block(format!("const ap_program_t {name}_program ="), ";", |w| {
+    w.block(format!("const ap_program_t {prefix}_program ="), ";", |w| {
         w.line(format!("{name}_tensors, {}u,", program.values.len()))
-            .line(format!("{name}_instructions, {}u,", table.steps.len()))
-            .line(format!("{name}_delegates, {}u,", program.delegates.len()))
+            .line(format!("{prefix}_instructions, {}u,", m.steps.len()))
+            .line(format!(
+                "{name}_delegates{}, {}u,",
+                offset(m.delegates.start),
+                m.delegates.len()
+            ))
             .line(format!("{name}_kernels, {}u,", kernels.len()))
-            .line(format!("{name}_inputs, {}u,", inputs.len()))
-            .line(format!("{name}_outputs, {}u,", outputs.len()));
+            .line(format!("{prefix}_inputs, {}u,", inputs.len()))
+            .line(format!("{prefix}_outputs, {}u,", outputs.len()));
     });
-    w.blank();
-    bound(&mut w, input, &kernels, constants);
-    api(&mut w, input, table.has_jumps());
-    w.finish()
+}
+
+/// ` + k` after an array naming its element k, nothing for 0.
+fn offset(k: usize) -> String {
+    if k == 0 {
+        String::new()
+    } else {
+        format!(" + {k}")
+    }
 }
 
 /// The handle each delegate gets: its backend's (none for a backend written in Rust).
@@ -288,7 +336,13 @@ fn constant_arrays(w: &mut CWriter, input: &Input<'_>, constants: &ConstantLayou
 /// The program bound at build time: each value's memory as a link-time constant, each
 /// delegate's backend and each kernel as a symbol, all const; RAM only for the handles, one
 /// argument list and the method.
-fn bound(w: &mut CWriter, input: &Input<'_>, kernels: &[&str], constants: &ConstantLayout) {
+fn bound(
+    w: &mut CWriter,
+    input: &Input<'_>,
+    kernels: &[&str],
+    constants: &ConstantLayout,
+    methods: &[MethodTables],
+) {
     let name = input.name;
     let (program, plan) = (input.program, input.plan);
     w.comment("Bound at build time (flash): where each value lives, each delegate's backend and each kernel.");
@@ -401,44 +455,45 @@ fn bound(w: &mut CWriter, input: &Input<'_>, kernels: &[&str], constants: &Const
         }),
         "0u",
     );
-    w.line(format!("static ap_buffer_t {name}_arg_list[{}];", nargs.max(1)))
-        .line(format!("static ap_method_t {name}_method;"));
-    w.block(
-        format!("static const ap_bound_program_t {name}_bound ="),
-        ";",
-        |w| {
-            w.line(format!("&{name}_program, {name}_values, {name}_backends, {name}_kernel_fns,"))
+    w.line(format!("static ap_buffer_t {name}_arg_list[{}];", nargs.max(1)));
+    // Each method its own method state and bound program over the same values and argument
+    // list (one method runs at a time), with its own delegates' backends and handles.
+    for m in methods {
+        let (prefix, d) = (&m.prefix, offset(m.delegates.start));
+        w.line(format!("static ap_method_t {prefix}_method;"));
+        w.block(
+            format!("static const ap_bound_program_t {prefix}_bound ="),
+            ";",
+            |w| {
+                w.line(format!(
+                    "&{prefix}_program, {name}_values, {name}_backends{d}, {name}_kernel_fns,"
+                ))
                 .line(format!(
-                    "{name}_handles, {name}_handle_sizes, {name}_arg_list, {nargs}u,"
+                    "{name}_handles{d}, {name}_handle_sizes{d}, {name}_arg_list, {nargs}u,"
                 ));
-        },
-    );
+            },
+        );
+    }
 }
 
-/// The model's C API (declared in `NAME.h`): init, input, run, output, deinit, and the call a
-/// run failed at.
-fn api(w: &mut CWriter, input: &Input<'_>, jumps: bool) {
+/// Method `m`'s C API (declared in `NAME.h`): input, run, output, and the call a run failed
+/// at, named by its prefix; the first method's also init and deinit, which set up and tear down
+/// every method.
+fn api(w: &mut CWriter, input: &Input<'_>, m: &MethodTables, flat_table: bool) {
     let name = input.name;
-    let up = upper_ident(name);
-    w.blank()
-        .line(format!(
-            "ap_status_t {name}_init(void) {{ return ap_method_init_bound(&{name}_method, &{name}_bound); }}"
-        ))
-        .blank();
+    let prefix = &m.prefix;
+    let up = upper_ident(prefix);
+    if prefix == name {
+        init_and_deinit(w, input);
+    }
     for (kind, list, count, ret, n) in [
-        (
-            "input",
-            "inputs",
-            "INPUT_COUNT",
-            "uint8_t *",
-            input.program.inputs.len(),
-        ),
+        ("input", "inputs", "INPUT_COUNT", "uint8_t *", m.inputs.len()),
         (
             "output",
             "outputs",
             "OUTPUT_COUNT",
             "const uint8_t *",
-            input.program.outputs.len(),
+            m.outputs.len(),
         ),
     ] {
         w.comment(&format!(
@@ -452,7 +507,7 @@ fn api(w: &mut CWriter, input: &Input<'_>, jumps: bool) {
             .line("return 0;");
         };
         w.block(
-            format!("{ret}{name}_{kind}(uint32_t index, uint32_t *size)"),
+            format!("{ret}{prefix}_{kind}(uint32_t index, uint32_t *size)"),
             "",
             |w| {
                 if n == 0 {
@@ -463,7 +518,7 @@ fn api(w: &mut CWriter, input: &Input<'_>, jumps: bool) {
                 }
                 w.block(format!("if (index >= {up}_{count})"), "", none)
                     .line(format!(
-                        "const ap_buffer_t *b = &{name}_values[{name}_{list}[index]];"
+                        "const ap_buffer_t *b = &{name}_values[{prefix}_{list}[index]];"
                     ));
                 w.block("if (size != 0)", "", |w| {
                     w.line("*size = (uint32_t)b->size;");
@@ -474,25 +529,73 @@ fn api(w: &mut CWriter, input: &Input<'_>, jumps: bool) {
         w.blank();
     }
     w.line(format!(
-        "ap_status_t {name}_run(void) {{ return ap_method_execute(&{name}_method); }}"
-    ))
-    .blank()
-    .line(format!(
-        "void {name}_deinit(void) {{ ap_method_destroy(&{name}_method); }}"
+        "ap_status_t {prefix}_run(void) {{ return ap_method_execute(&{prefix}_method); }}"
     ))
     .blank();
-    if jumps {
-        // Table positions differ from flat indices where branches add jumps.
-        w.block(format!("uint32_t {name}_failed_call(void)"), "", |w| {
-            w.line(format!("uint32_t at = {name}_method.failed_instruction;"))
+    if flat_table {
+        // Table positions differ from flat indices where branches add jumps or methods follow
+        // one another.
+        w.block(format!("uint32_t {prefix}_failed_call(void)"), "", |w| {
+            w.line(format!("uint32_t at = {prefix}_method.failed_instruction;"))
                 .line(format!(
-                    "return at < sizeof {name}_flat_index / sizeof {name}_flat_index[0] ? {name}_flat_index[at] : at;"
+                    "return at < sizeof {prefix}_flat_index / sizeof {prefix}_flat_index[0] ? {prefix}_flat_index[at] : at;"
                 ));
         });
     } else {
         // Without branches, a call's table position is its flat index.
         w.line(format!(
-            "uint32_t {name}_failed_call(void) {{ return {name}_method.failed_instruction; }}"
+            "uint32_t {prefix}_failed_call(void) {{ return {prefix}_method.failed_instruction; }}"
         ));
     }
+    w.blank();
+}
+
+/// `NAME_init`, which initializes every method (destroying those it initialized when one
+/// fails), and `NAME_deinit`, which destroys them all.
+fn init_and_deinit(w: &mut CWriter, input: &Input<'_>) {
+    let name = input.name;
+    let methods = input.methods();
+    w.blank();
+    if methods.len() == 1 {
+        w.line(format!(
+            "ap_status_t {name}_init(void) {{ return ap_method_init_bound(&{name}_method, &{name}_bound); }}"
+        ))
+        .blank()
+        .line(format!(
+            "void {name}_deinit(void) {{ ap_method_destroy(&{name}_method); }}"
+        ))
+        .blank();
+        return;
+    }
+    w.block(format!("ap_status_t {name}_init(void)"), "", |w| {
+        w.line("ap_status_t s = AP_OK;");
+        for (k, m) in methods.iter().enumerate() {
+            let undo: Vec<String> = methods[..k]
+                .iter()
+                .rev()
+                .map(|done| format!("ap_method_destroy(&{}_method);", done.prefix))
+                .collect();
+            w.block(
+                format!(
+                    "if ((s = ap_method_init_bound(&{0}_method, &{0}_bound)) != AP_OK)",
+                    m.prefix
+                ),
+                "",
+                |w| {
+                    for line in &undo {
+                        w.line(line.clone());
+                    }
+                    w.line("return s;");
+                },
+            );
+        }
+        w.line("return s;");
+    })
+    .blank();
+    w.block(format!("void {name}_deinit(void)"), "", |w| {
+        for m in &methods {
+            w.line(format!("ap_method_destroy(&{}_method);", m.prefix));
+        }
+    })
+    .blank();
 }

@@ -384,6 +384,17 @@ fn api(input: &Input<'_>) -> TokenStream {
     };
     let named_inputs = named(&input.program.inputs, "input");
     let named_outputs = named(&input.program.outputs, "output");
+    let methods = method_apis(input);
+    let (method_externs, method_zeroing, method_fns): (Vec<_>, Vec<_>, Vec<_>) =
+        methods.into_iter().map(|m| (m.externs, m.zeroing, m.functions)).fold(
+            (Vec::new(), Vec::new(), Vec::new()),
+            |(mut a, mut b, mut c), (x, y, z)| {
+                a.push(x);
+                b.push(y);
+                c.push(z);
+                (a, b, c)
+            },
+        );
     quote! {
         unsafe extern "C" {
             #[link_name = #init]
@@ -398,6 +409,7 @@ fn api(input: &Input<'_>) -> TokenStream {
             fn model_deinit();
             #[link_name = #failed_call]
             fn model_failed_call() -> u32;
+            #(#method_externs)*
         }
 
         /// Number of inputs.
@@ -460,6 +472,7 @@ fn api(input: &Input<'_>) -> TokenStream {
                         }
                     }
                 }
+                #(#method_zeroing)*
                 Some(Model { initialized: false, _not_send: ::core::marker::PhantomData })
             }
 
@@ -524,6 +537,7 @@ fn api(input: &Input<'_>) -> TokenStream {
 
             #(#named_inputs)*
             #(#named_outputs)*
+            #(#method_fns)*
         }
 
         impl Drop for Model {
@@ -536,4 +550,130 @@ fn api(input: &Input<'_>) -> TokenStream {
             }
         }
     }
+}
+
+/// A further method's part of the Rust API: its C functions, the zeroing of its inputs and
+/// outputs when the `Model` is taken, and `run_method_<m>`, `method_<m>_input` and
+/// `method_<m>_output` on `Model`.
+struct MethodApi {
+    externs: TokenStream,
+    zeroing: TokenStream,
+    functions: TokenStream,
+}
+
+fn method_apis(input: &Input<'_>) -> Vec<MethodApi> {
+    input
+        .methods()
+        .into_iter()
+        .skip(1)
+        .map(|m| {
+            let method = crate::names::ident(m.name.as_deref().unwrap_or(""));
+            let prefix = &m.prefix;
+            let c = |f: &str| format!("{prefix}_{f}");
+            let (c_input, c_run, c_output, c_failed) =
+                (c("input"), c("run"), c("output"), c("failed_call"));
+            let f = |s: String| ident(&s);
+            let (x_input, x_run, x_output, x_failed) = (
+                f(format!("method_{method}_c_input")),
+                f(format!("method_{method}_c_run")),
+                f(format!("method_{method}_c_output")),
+                f(format!("method_{method}_c_failed_call")),
+            );
+            let (run, input_fn, output_fn) = (
+                f(format!("run_method_{method}")),
+                f(format!("method_{method}_input")),
+                f(format!("method_{method}_output")),
+            );
+            let (ninputs, noutputs) = (
+                Literal::usize_unsuffixed(m.inputs.len()),
+                Literal::usize_unsuffixed(m.outputs.len()),
+            );
+            let shown = comment(m.name.as_deref().unwrap_or(""));
+            let run_doc = format!(
+                " Runs method `{shown}`; the first run of any method initializes every method's delegates. State shared between methods keeps its contents from one run to the next."
+            );
+            let input_doc = format!(
+                " Input `index` of method `{shown}` (of {}), to fill before [`Model::{run}`]. Panics when `index` is out of range.",
+                m.inputs.len()
+            );
+            let output_doc = format!(
+                " Output `index` of method `{shown}` (of {}), as its last run left it. Panics when `index` is out of range.",
+                m.outputs.len()
+            );
+            MethodApi {
+                externs: quote! {
+                    #[link_name = #c_input]
+                    fn #x_input(index: u32, size: *mut u32) -> *mut u8;
+                    #[link_name = #c_run]
+                    fn #x_run() -> ::arenaplan::sys::ap_status;
+                    #[link_name = #c_output]
+                    fn #x_output(index: u32, size: *mut u32) -> *const u8;
+                    #[link_name = #c_failed]
+                    fn #x_failed() -> u32;
+                },
+                zeroing: quote! {
+                    for i in 0..#ninputs + #noutputs {
+                        let mut size = 0u32;
+                        // SAFETY: as for the first method's inputs and outputs.
+                        unsafe {
+                            let data = if i < #ninputs {
+                                #x_input(i as u32, &mut size)
+                            } else {
+                                #x_output((i - #ninputs) as u32, &mut size).cast_mut()
+                            };
+                            if !data.is_null() {
+                                ::core::ptr::write_bytes(data, 0, size as usize);
+                            }
+                        }
+                    }
+                },
+                functions: quote! {
+                    #[doc = #input_doc]
+                    pub fn #input_fn(&mut self, index: usize) -> &mut [u8] {
+                        assert!(index < #ninputs, "the method has {} inputs", #ninputs);
+                        let mut size = 0u32;
+                        // SAFETY: as for `input`.
+                        unsafe {
+                            let data = #x_input(index as u32, &mut size);
+                            if data.is_null() {
+                                return &mut [];
+                            }
+                            ::core::slice::from_raw_parts_mut(data, size as usize)
+                        }
+                    }
+
+                    #[doc = #output_doc]
+                    pub fn #output_fn(&self, index: usize) -> &[u8] {
+                        assert!(index < #noutputs, "the method has {} outputs", #noutputs);
+                        let mut size = 0u32;
+                        // SAFETY: as for `output`.
+                        unsafe {
+                            let data = #x_output(index as u32, &mut size);
+                            if data.is_null() {
+                                return &[];
+                            }
+                            ::core::slice::from_raw_parts(data, size as usize)
+                        }
+                    }
+
+                    #[doc = #run_doc]
+                    pub fn #run(&mut self) -> Result<(), Error> {
+                        if !self.initialized {
+                            // SAFETY: the generated C functions over the static methods.
+                            self.check(unsafe { model_init() })?;
+                            self.initialized = true;
+                        }
+                        // SAFETY: as above.
+                        let status = unsafe { #x_run() };
+                        ::arenaplan::check(status).map_err(|status| {
+                            // SAFETY: reads the flat index of the call the method failed at.
+                            let call = unsafe { #x_failed() };
+                            let backend = CALLS.iter().find(|c| c.index == call).map_or("", |c| c.backend);
+                            Error { call, backend, status }
+                        })
+                    }
+                },
+            }
+        })
+        .collect()
 }

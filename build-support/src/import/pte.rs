@@ -1,8 +1,12 @@
 //! ExecuTorch programs (`.pte`, file identifier `ET12`).
 //!
 //! An optional extended header (`eh00` at byte 8: header length, program size, segment base
-//! offset) locates the segments that may hold delegate blobs and constants. The first
-//! execution plan (`forward` if there is one) becomes the program: every value keeps its index
+//! offset) locates the segments that may hold delegate blobs and constants. Every execution
+//! plan is a method; several become one program ([`Program::join_methods`]), `forward` first,
+//! with the buffers they share as state: those with the same fully qualified name, and, in a
+//! program laid out by ExecuTorch's `share_mutable_buffers` (every method's planned buffers are
+//! 1 and a third of one size, the shared buffers at `mem_id` 2), those at the same offset
+//! there. Each plan becomes a program thus: every value keeps its index
 //! (tensors with allocation info are planned in their `mem_id`; tensors with data are
 //! constants, their bytes from the constant segment or the inline constant buffers; ints,
 //! doubles and bools are constants of 8, 8 and 1 bytes, or planned when a kernel writes them;
@@ -199,15 +203,108 @@ fn read_shared(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> 
             "the program has no execution plan".into(),
         ));
     }
-    let mut chosen = plans.table(0)?;
+    // ExecuTorch's default method first: `forward` if there is one.
+    let mut order: Vec<usize> = (0..plans.len()).collect();
     for i in 0..plans.len() {
-        let p = plans.table(i)?;
-        if p.string(0)? == Some("forward") {
-            chosen = p;
+        if plans.table(i)?.string(0)? == Some("forward") {
+            order.retain(|&k| k != i);
+            order.insert(0, i);
             break;
         }
     }
-    let plan = chosen;
+    if order.len() == 1 {
+        return Ok(read_plan(file, &program_table, &plans.table(0)?, header, name)?.0);
+    }
+    let mut methods: Vec<(String, Program)> = Vec::with_capacity(order.len());
+    let mut names = Vec::with_capacity(order.len());
+    for &i in &order {
+        let plan = plans.table(i)?;
+        let method = plan.string(0)?.unwrap_or("").to_owned();
+        // Generated C names each method's functions by it (`NAME_<method>_run`).
+        let ident = crate::names::ident(&method);
+        if method.is_empty() || methods.iter().any(|(m, _)| crate::names::ident(m.as_str()) == ident) {
+            return Err(ImportError::Invalid(format!(
+                "execution plan {i} is named `{method}`: each method needs a name of its own, also as a C identifier (`{ident}`)"
+            )));
+        }
+        let (program, fqns) = read_plan(file, &program_table, &plan, header, name)?;
+        names.push(fqns);
+        methods.push((method, program));
+    }
+    let shared = shares_state(&methods);
+    let keys: Vec<Vec<Option<String>>> = methods
+        .iter()
+        .zip(&names)
+        .map(|((_, program), fqns)| {
+            (0..program.values.len())
+                .map(|v| state_key(program, v, fqns[v].as_deref(), shared))
+                .collect()
+        })
+        .collect();
+    // Each state must be one tensor in every method that uses it.
+    let mut seen: BTreeMap<&str, (&str, &Value)> = BTreeMap::new();
+    for (m, (method, program)) in methods.iter().enumerate() {
+        for (v, key) in keys[m].iter().enumerate() {
+            let Some(key) = key.as_deref() else { continue };
+            let value = &program.values[v];
+            match seen.get(key) {
+                Some((first, other))
+                    if (other.dtype, &other.shape) != (value.dtype, &value.shape) =>
+                {
+                    return Err(ImportError::Invalid(format!(
+                        "methods `{first}` and `{method}` share state `{key}` but disagree on it: {} {:?} and {} {:?}",
+                        other.dtype.name(),
+                        other.shape,
+                        value.dtype.name(),
+                        value.shape
+                    )))
+                }
+                Some(_) => {}
+                None => {
+                    seen.insert(key, (method, value));
+                }
+            }
+        }
+    }
+    Ok(Program::join_methods(name, methods, |m, _, v| keys[m][v].clone()))
+}
+
+/// Whether the methods share state as ExecuTorch's `share_mutable_buffers` lays it out: every
+/// method's planned buffers are the default one (1) and a third, of the same size in all,
+/// holding the shared buffers (`mem_id` 2).
+fn shares_state(methods: &[(String, Program)]) -> bool {
+    let sizes: Vec<&[u64]> = methods
+        .iter()
+        .filter_map(|(_, p)| p.source_plan.as_ref().map(|s| s.buffer_sizes.as_slice()))
+        .collect();
+    sizes.len() == methods.len()
+        && sizes.iter().all(|s| s.len() == 3 && s[2] > 0 && s[2] == sizes[0][2])
+}
+
+/// The name under which value `v` of a method is state shared between methods: its fully
+/// qualified name when the file gives one to a planned tensor, else, in a program laid out by
+/// `share_mutable_buffers`, its place in the shared buffer.
+fn state_key(program: &Program, v: usize, fqn: Option<&str>, shared: bool) -> Option<String> {
+    let place = program.source_plan.as_ref()?.offsets.get(v).copied().flatten();
+    match (fqn, place) {
+        (Some(name), Some(_)) => Some(name.to_owned()),
+        (None, Some((2, offset))) if shared => Some(format!("state@{offset}")),
+        _ => None,
+    }
+}
+
+/// One execution plan as a program, with each value's fully qualified name if the file gives
+/// one.
+fn read_plan(
+    file: &Arc<Vec<u8>>,
+    program_table: &Table<'_>,
+    plan: &Table<'_>,
+    header: Option<ExtendedHeader>,
+    name: &str,
+) -> Result<(Program, Vec<Option<String>>), ImportError> {
+    let data: &[u8] = file;
+    let program_table = *program_table;
+    let plan = *plan;
     let values = plan.vector_or_empty(2)?;
     if values.len() > MAX_ITEMS {
         return Err(ImportError::Invalid(format!(
@@ -229,6 +326,7 @@ fn read_shared(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> 
         offsets: Vec::with_capacity(values.len()),
     };
     let constants = Constants::new(file, &program_table, header)?;
+    let mut fqns = Vec::with_capacity(values.len());
     // Tensor lists' items (a multi-output op returns its outputs as one).
     let mut lists: BTreeMap<usize, Vec<i64>> = BTreeMap::new();
     for i in 0..values.len() {
@@ -239,6 +337,7 @@ fn read_shared(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> 
             }
         }
         let (value, offset) = evalue(&table, i, &constants)?;
+        fqns.push(fully_qualified_name(&table)?);
         program.add_value(value);
         source.offsets.push(offset);
     }
@@ -406,8 +505,22 @@ fn read_shared(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> 
     let count = raw.len();
     program.body = structure(&mut raw, 0, count, &program.values, 0)?;
     program.source_plan = Some(source);
-    drop_carried_scratch(&mut program, &carried)?;
-    Ok(program)
+    drop_carried_scratch(&mut program, &carried, &mut fqns)?;
+    Ok((program, fqns))
+}
+
+/// A tensor's fully qualified name (`ExtraTensorInfo`), if the file gives one.
+fn fully_qualified_name(e: &Table<'_>) -> Result<Option<String>, ImportError> {
+    if e.u8(0, 0)? != 5 {
+        return Ok(None);
+    }
+    let Some(tensor) = e.table(1)? else {
+        return Ok(None);
+    };
+    Ok(match tensor.table(9)? {
+        Some(extra) => extra.string(1)?.filter(|n| !n.is_empty()).map(str::to_owned),
+        None => None,
+    })
 }
 
 /// A 1-D tensor of bytes: the shape of delegate scratch in an ExecuTorch program.
@@ -419,7 +532,11 @@ fn is_byte_buffer(value: &Value) -> bool {
 
 /// Takes the scratch values a program carried out of it (each used by its call only), so the
 /// program is the one without them and the plan the same.
-fn drop_carried_scratch(program: &mut Program, carried: &[usize]) -> Result<(), ImportError> {
+fn drop_carried_scratch(
+    program: &mut Program,
+    carried: &[usize],
+    fqns: &mut Vec<Option<String>>,
+) -> Result<(), ImportError> {
     if carried.is_empty() {
         return Ok(());
     }
@@ -451,6 +568,11 @@ fn drop_carried_scratch(program: &mut Program, carried: &[usize]) -> Result<(), 
             !remove[i - 1]
         });
     }
+    let mut i = 0;
+    fqns.retain(|_| {
+        i += 1;
+        !remove[i - 1]
+    });
     Ok(())
 }
 

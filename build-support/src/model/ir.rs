@@ -49,6 +49,13 @@ pub struct Program {
     pub outputs: Vec<ValueId>,
     /// The memory plan the file itself carries, kept for comparison (ours replaces it).
     pub source_plan: Option<SourcePlan>,
+    /// The entry points of a program with several (an ExecuTorch program's methods), each a
+    /// run of top-level instructions of `body`; empty for a program with one, which `body`,
+    /// `inputs` and `outputs` describe. With methods, `inputs` and `outputs` are the first's.
+    pub methods: Vec<super::Method>,
+    /// Values kept between runs (state shared between methods): placed for the whole program,
+    /// so nothing else ever shares their memory.
+    pub state: Vec<ValueId>,
 }
 
 /// A plan found in an imported file: ExecuTorch's own memory plan, or TFLite's offline plan.
@@ -464,6 +471,8 @@ impl Program {
             inputs: Vec::new(),
             outputs: Vec::new(),
             source_plan: None,
+            methods: Vec::new(),
+            state: Vec::new(),
         }
     }
 
@@ -533,6 +542,11 @@ impl Program {
         };
         map(&mut self.inputs);
         map(&mut self.outputs);
+        map(&mut self.state);
+        for method in &mut self.methods {
+            map(&mut method.inputs);
+            map(&mut method.outputs);
+        }
         self.for_each_instruction_mut(|_, instruction| match instruction {
             Instruction::Kernel(k) => {
                 map(&mut k.inputs);

@@ -2,5 +2,7 @@
 //! depends on nothing else of arenaplan's.
 
 mod ir;
+mod methods;
 
 pub use ir::*;
+pub use methods::Method;

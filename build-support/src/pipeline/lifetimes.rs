@@ -17,7 +17,9 @@ pub struct Lifetime {
 /// Instructions are numbered in execution order, an arm's instructions right after the branch
 /// that runs them and the arms one after another. A value used only inside an arm is alive only
 /// there, so arms share memory with each other and with what the parent no longer needs. Program
-/// inputs are alive from the start, outputs to the end.
+/// inputs are alive from the start, outputs to the end. With several methods, laid end to end,
+/// "start" and "end" are the method's; state shared between methods is alive from the first
+/// method's start to the last one's end (it keeps its contents between runs).
 pub fn lifetimes(program: &Program) -> Vec<Option<Lifetime>> {
     let mut life: Vec<Option<Lifetime>> = vec![None; program.values.len()];
     let flat = program.flat_instructions();
@@ -35,11 +37,31 @@ pub fn lifetimes(program: &Program) -> Vec<Option<Lifetime>> {
             touch(id, *index);
         }
     }
-    for &id in &program.inputs {
-        touch(id, 0);
+    if program.methods.is_empty() {
+        for &id in &program.inputs {
+            touch(id, 0);
+        }
+        for &id in &program.outputs {
+            touch(id, end);
+        }
+    } else {
+        // Each method's top-level instructions, as a range of flat indices.
+        for k in 0..program.methods.len() {
+            let method = &program.methods[k];
+            let range = program.method_flat_range(k);
+            let (first, last) = (range.start, range.end.saturating_sub(1).max(range.start));
+            for &id in &method.inputs {
+                touch(id, first.min(end));
+            }
+            for &id in &method.outputs {
+                touch(id, last.min(end));
+            }
+        }
     }
-    for &id in &program.outputs {
-        touch(id, end);
+    for &id in &program.state {
+        if let Some(l) = &mut life[id] {
+            *l = Lifetime { first: 0, last: end };
+        }
     }
     life
 }

@@ -47,6 +47,22 @@ pub enum PoolAssignmentError {
         /// Its flat index.
         instruction: usize,
     },
+    /// State shared between methods outside the default pool.
+    #[error("method `{method}`: buffer `{tensor}` is state shared between methods, but it is in pool `{pool}` (mem_id {mem_id}); shared state lives in the default pool `{default}` (mem_id {default_mem_id}), which every method's tables bind and no backend claims between runs: remove the buffer's pool override")]
+    SharedStatePool {
+        /// The first method that uses it.
+        method: String,
+        /// The buffer.
+        tensor: String,
+        /// Its pool.
+        pool: String,
+        /// The pool's id.
+        mem_id: u32,
+        /// The target's default pool.
+        default: String,
+        /// Its id.
+        default_mem_id: u32,
+    },
 }
 
 /// A pool whose buffers do not fit, with the largest buffers alive at the peak.
@@ -114,6 +130,17 @@ pub(super) fn assign(
             tensor: value.name.clone(),
             source,
         })?;
+        if program.state.contains(&v) && pool.mem_id != target.default_mem_id {
+            let default = target.pool(target.default_mem_id);
+            return Err(PoolAssignmentError::SharedStatePool {
+                method: first_method_using(program, v),
+                tensor: value.name.clone(),
+                pool: pool.name.clone(),
+                mem_id: pool.mem_id,
+                default: default.map_or_else(String::new, |p| p.name.clone()),
+                default_mem_id: target.default_mem_id,
+            });
+        }
         mem_ids[v] = Some(pool.mem_id);
     }
     for (index, instruction) in program.flat_instructions() {
@@ -137,6 +164,23 @@ pub(super) fn assign(
         }
     }
     Ok(mem_ids)
+}
+
+/// The name of the first method whose instructions or inputs and outputs use value `v`.
+fn first_method_using(program: &Program, v: usize) -> String {
+    for (k, m) in program.methods.iter().enumerate() {
+        let flat = program.method_flat_range(k);
+        let used = m.inputs.contains(&v)
+            || m.outputs.contains(&v)
+            || program
+                .flat_instructions()
+                .into_iter()
+                .any(|(i, ins)| flat.contains(&i) && ins.touched().contains(&v));
+        if used {
+            return m.name.clone();
+        }
+    }
+    program.methods.first().map_or_else(|| program.name.clone(), |m| m.name.clone())
 }
 
 /// Which values the NPU itself reads or writes: the scratch of every call of a backend that

@@ -10,8 +10,24 @@ pub fn describe(program: &Program) -> String {
     let name = |id: usize| program.values.get(id).map_or("?", |v| v.name.as_str());
     let names = |ids: &[usize]| ids.iter().map(|&i| name(i)).collect::<Vec<_>>().join(", ");
     let _ = writeln!(out, "model `{}`", program.name);
-    let _ = writeln!(out, "  inputs: [{}]", names(&program.inputs));
-    let _ = writeln!(out, "  outputs: [{}]", names(&program.outputs));
+    if program.methods.is_empty() {
+        let _ = writeln!(out, "  inputs: [{}]", names(&program.inputs));
+        let _ = writeln!(out, "  outputs: [{}]", names(&program.outputs));
+    }
+    for m in &program.methods {
+        let _ = writeln!(
+            out,
+            "  method `{}`: inputs [{}], outputs [{}], instructions {}..{}",
+            m.name,
+            names(&m.inputs),
+            names(&m.outputs),
+            m.body.start,
+            m.body.end
+        );
+    }
+    if !program.state.is_empty() {
+        let _ = writeln!(out, "  state kept between runs: [{}]", names(&program.state));
+    }
     let _ = writeln!(out, "\ntensors ({})", program.values.len());
     for (id, v) in program.values.iter().enumerate() {
         let kind = match &v.kind {

@@ -25,8 +25,23 @@ pub fn run(program: &Program, plan: &ModelPlan) -> Result<String, String> {
             arenaplan_build::model::UNPLACED
         ));
     }
-    let tables =
-        Tables::new(program, plan).ok_or("the tables do not fit the runtime's 32-bit fields")?;
+    // One table per method (a program with several runs them in turn, over the same arenas).
+    let tables: Vec<(String, Tables)> = if program.methods.is_empty() {
+        vec![(String::new(), Tables::new(program, plan))]
+    } else {
+        (0..program.methods.len())
+            .map(|k| {
+                (
+                    program.methods[k].name.clone(),
+                    Tables::method(program, plan, k),
+                )
+            })
+            .collect()
+    }
+    .into_iter()
+    .map(|(name, t)| t.map(|t| (name, t)))
+    .collect::<Option<_>>()
+    .ok_or("the tables do not fit the runtime's 32-bit fields")?;
     let mut arenas: Vec<Vec<Block>> = plan
         .pools
         .iter()
@@ -55,25 +70,36 @@ pub fn run(program: &Program, plan: &ModelPlan) -> Result<String, String> {
     };
     arenaplan::sim::ethos_u(npu).map_err(text)?;
     arenaplan::sim::neutron().map_err(text)?;
-    // SAFETY: the tables, arenas and backends outlive the runner, which alone uses the arenas.
-    let mut runner = unsafe { Runner::new(&tables, &pools, &backends) }.map_err(text)?;
-    for i in 0..program.inputs.len() {
-        for (j, byte) in runner.input(i).map_err(text)?.iter_mut().enumerate() {
-            *byte = (j % 251) as u8;
+    let mut lines = Vec::new();
+    for (name, t) in &tables {
+        // SAFETY: the tables, arenas and backends outlive the runner, which alone uses the
+        // arenas while it runs (the methods run one after another).
+        let mut runner = unsafe { Runner::new(t, &pools, &backends) }.map_err(text)?;
+        let (ninputs, noutputs) = t.io_counts();
+        for i in 0..ninputs {
+            for (j, byte) in runner.input(i).map_err(text)?.iter_mut().enumerate() {
+                *byte = (j % 251) as u8;
+            }
         }
+        runner
+            .execute()
+            .map_err(|(e, at)| format!("{e} at instruction {at}"))?;
+        let out: &[u8] = if noutputs == 0 {
+            &[]
+        } else {
+            runner.output(0).map_err(text)?
+        };
+        let method = if name.is_empty() {
+            String::new()
+        } else {
+            format!("method `{name}`: ")
+        };
+        lines.push(format!(
+            "{method}{} delegate call(s) ran on their planned scratch; output 0: {} bytes, starting {:02x?}",
+            t.call_count(),
+            out.len(),
+            &out[..out.len().min(8)]
+        ));
     }
-    runner
-        .execute()
-        .map_err(|(e, at)| format!("{e} at instruction {at}"))?;
-    let out: &[u8] = if program.outputs.is_empty() {
-        &[]
-    } else {
-        runner.output(0).map_err(text)?
-    };
-    Ok(format!(
-        "{} delegate call(s) ran on their planned scratch; output 0: {} bytes, starting {:02x?}",
-        plan.calls.len(),
-        out.len(),
-        &out[..out.len().min(8)]
-    ))
+    Ok(lines.join("\n  "))
 }

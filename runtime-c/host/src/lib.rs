@@ -66,11 +66,50 @@ pub struct Tables {
 }
 
 impl Tables {
-    /// Tables for `program` as `plan` placed it. `None` when the program has kernel calls (the
+    /// Tables for `program` as `plan` placed it. `None` for a program with several methods
+    /// ([`Tables::method`] gives each its own), and when the program has kernel calls (the
     /// runtime runs them through functions an integrator registers), branches (the generated
     /// program lays them out as jumps; these tables list calls only), or sizes beyond 32 bits.
     /// Delegate blobs are copied onto 16-byte boundaries, as the NPU needs them.
     pub fn new(program: &Program, plan: &ModelPlan) -> Option<Tables> {
+        if !program.methods.is_empty() {
+            return None; // one table per method: `Tables::method`
+        }
+        Self::build(
+            program,
+            plan,
+            0..usize::MAX,
+            0..program.delegates.len(),
+            &program.inputs,
+            &program.outputs,
+        )
+    }
+
+    /// Tables for method `method` of a program with several (`None` past the last, and as for
+    /// [`Tables::new`]): its calls, its delegates, its inputs and outputs, over every value of
+    /// the program, so that the methods' tables run over the same arenas — the state they
+    /// share among them.
+    pub fn method(program: &Program, plan: &ModelPlan, method: usize) -> Option<Tables> {
+        let m = program.methods.get(method)?;
+        let calls = program.method_flat_range(method);
+        Self::build(
+            program,
+            plan,
+            calls,
+            m.delegates.clone(),
+            &m.inputs,
+            &m.outputs,
+        )
+    }
+
+    fn build(
+        program: &Program,
+        plan: &ModelPlan,
+        calls: core::ops::Range<usize>,
+        delegate_range: core::ops::Range<usize>,
+        inputs: &[usize],
+        outputs: &[usize],
+    ) -> Option<Tables> {
         let branches = program
             .flat_instructions()
             .iter()
@@ -99,18 +138,22 @@ impl Tables {
         let delegate_of: Vec<u32> = program
             .flat_instructions()
             .into_iter()
+            .filter(|(at, _)| calls.contains(at))
             .filter_map(|(_, i)| match i {
-                Instruction::Delegate(d) => u32::try_from(d.delegate).ok(),
+                Instruction::Delegate(d) => u32::try_from(d.delegate - delegate_range.start).ok(),
                 _ => None,
             })
             .collect();
-        let args: Vec<Vec<u32>> = plan
+        let method_calls: Vec<_> = plan
             .calls
+            .iter()
+            .filter(|c| calls.contains(&c.index))
+            .collect();
+        let args: Vec<Vec<u32>> = method_calls
             .iter()
             .map(|c| c.args.iter().map(|&a| a as u32).collect())
             .collect();
-        let instructions = plan
-            .calls
+        let instructions = method_calls
             .iter()
             .zip(&args)
             .zip(&delegate_of)
@@ -123,13 +166,12 @@ impl Tables {
                 noutputs: c.outputs as u32,
             })
             .collect();
-        let names: Vec<CString> = program
-            .delegates
+        let own = &program.delegates[delegate_range];
+        let names: Vec<CString> = own
             .iter()
             .map(|d| CString::new(d.backend.clone()).unwrap_or_default())
             .collect();
-        let blobs: Vec<Vec<u128>> = program
-            .delegates
+        let blobs: Vec<Vec<u128>> = own
             .iter()
             .map(|d| {
                 let bytes = d.blob.as_deref().unwrap_or(&[]);
@@ -142,8 +184,7 @@ impl Tables {
                 words
             })
             .collect();
-        let delegates = program
-            .delegates
+        let delegates = own
             .iter()
             .zip(&names)
             .zip(&blobs)
@@ -165,8 +206,8 @@ impl Tables {
             _names: names,
             _blobs: blobs,
             delegates,
-            inputs: program.inputs.iter().map(|&v| v as u32).collect(),
-            outputs: program.outputs.iter().map(|&v| v as u32).collect(),
+            inputs: inputs.iter().map(|&v| v as u32).collect(),
+            outputs: outputs.iter().map(|&v| v as u32).collect(),
         })
     }
 
@@ -191,6 +232,16 @@ impl Tables {
     /// The longest argument list (storage `ap_method_init` needs).
     pub fn longest_call(&self) -> usize {
         self.args.iter().map(Vec::len).max().unwrap_or(0)
+    }
+
+    /// Number of calls (instructions).
+    pub fn call_count(&self) -> usize {
+        self.instructions.len()
+    }
+
+    /// Number of inputs and of outputs.
+    pub fn io_counts(&self) -> (usize, usize) {
+        (self.inputs.len(), self.outputs.len())
     }
 
     /// Number of values and of delegates.

@@ -1,0 +1,125 @@
+//! Programs with several methods (ExecuTorch's, sharing state as `share_mutable_buffers` lays it
+//! out): every method is imported and planned on one timeline, the state is placed once and
+//! apart from everything else, the methods' other buffers share memory, and the generated APIs
+//! expose each method. (Running both methods through the generated C and Arm's driver:
+//! `examples/c-integrator/methods.c`, `make -C examples/c-integrator methods` in CI.)
+
+mod common;
+
+use std::path::Path;
+
+use arenaplan_build::import::load_pte;
+use arenaplan_build::model::{PoolChoice, Program};
+use arenaplan_build::pipeline::ModelPlan;
+use arenaplan_build::targets::Catalogue;
+use arenaplan_build::{Emit, Symbols};
+
+fn fixture() -> Program {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/fixtures/ethosu_u55_two_methods_shared_state.pte");
+    load_pte(&path).unwrap()
+}
+
+fn plan(program: Program) -> Result<(Program, ModelPlan), String> {
+    let catalogue = Catalogue::builtin();
+    common::planned(catalogue.target("corstone-300").unwrap(), program).map_err(|e| e.to_string())
+}
+
+#[test]
+fn every_method_is_imported_and_the_state_they_share_is_one_value() {
+    let program = fixture();
+    let names: Vec<&str> = program.methods.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["forward", "update"]);
+    assert_eq!(program.state.len(), 1);
+    let state = program.state[0];
+    // `update` writes it, `forward` reads it: one value in both.
+    assert_eq!(program.methods[1].outputs, Vec::<usize>::new());
+    assert!(program.methods[1].body.len() == 1 && program.methods[0].body.len() == 2);
+    assert_eq!(program.values[state].bytes, 512);
+    // The file's mem_id 2 is ExecuTorch's buffer for shared state, not a memory.
+    assert_eq!(program.values[state].pool, None);
+    assert_eq!(program.methods[0].delegates, 0..2);
+    assert_eq!(program.methods[1].delegates, 2..3);
+}
+
+#[test]
+fn the_state_is_placed_for_the_whole_timeline_and_the_methods_share_the_rest() {
+    let program = fixture();
+    let state = program.state[0];
+    let (planned, plan) = plan(program).unwrap();
+    let last = planned.flat_instructions().len() - 1;
+    let s = plan.buffers.iter().find(|b| b.id == state).unwrap();
+    assert_eq!((s.first, s.last), (0, last));
+    // Nothing else ever touches the state's bytes.
+    for b in plan.buffers.iter().filter(|b| b.id != state) {
+        assert!(
+            b.offset + b.size <= s.offset || s.offset + s.size <= b.offset,
+            "buffer {} overlaps the state",
+            b.id
+        );
+    }
+    // A buffer of `forward` and one of `update` share memory (one method runs at a time).
+    let range = |k: usize| planned.method_flat_range(k);
+    let shared = plan.buffers.iter().any(|a| {
+        range(0).contains(&a.first)
+            && plan.buffers.iter().any(|b| {
+                range(1).contains(&b.first)
+                    && b.id != state
+                    && a.id != state
+                    && a.offset < b.offset + b.size
+                    && b.offset < a.offset + a.size
+            })
+    });
+    assert!(shared, "the methods' buffers share no memory");
+    // The arena: the largest method's buffers and scratch, plus the state once.
+    assert_eq!(plan.pools[0].size, 2048);
+}
+
+#[test]
+fn the_generated_apis_expose_each_method() {
+    let catalogue = Catalogue::builtin();
+    let target = catalogue.target("corstone-300").unwrap();
+    let (program, plan) = plan(fixture()).unwrap();
+    let files = common::emit_files(&program, &plan, target, "mm", Symbols::Rust, Emit::ALL);
+    let text = |name: &str| &files.iter().find(|(n, _)| n == name).unwrap().1;
+    let header = text("mm.h");
+    for f in [
+        "mm_update_input",
+        "mm_update_run",
+        "mm_update_output",
+        "mm_update_failed_call",
+    ] {
+        assert!(header.contains(f), "{f} missing from mm.h");
+    }
+    assert!(
+        header.contains("#define MM_UPDATE_INPUT_COUNT 1u"),
+        "{header}"
+    );
+    let program_c = text("mm_program.c");
+    // Each method its own tables over the program's values; delegates from its own.
+    assert!(program_c.contains("const ap_program_t mm_update_program"));
+    assert!(program_c.contains("mm_delegates + 2, 1u,"), "{program_c}");
+    assert!(program_c.contains("ap_method_init_bound(&mm_update_method, &mm_update_bound)"));
+    let rust = text("mm.rs");
+    for f in [
+        "run_method_update",
+        "method_update_input",
+        "method_update_output",
+    ] {
+        assert!(rust.contains(f), "{f} missing from mm.rs");
+    }
+}
+
+#[test]
+fn state_shared_between_methods_outside_the_default_pool_is_refused() {
+    let mut program = fixture();
+    let state = program.state[0];
+    // As if the program asked for the state in the DDR pool (mem_id 2 on corstone-300).
+    program.values[state].pool = Some(PoolChoice::MemId(2));
+    let e = plan(program).unwrap_err();
+    assert!(
+        e.contains("method `forward`: buffer `state@0` is state shared between methods, but it is in pool `ddr` (mem_id 2)"),
+        "{e}"
+    );
+    assert!(e.contains("default pool `sram` (mem_id 1)"), "{e}");
+}

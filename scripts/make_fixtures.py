@@ -225,22 +225,40 @@ def pte_program(tensors, calls, delegates, use_segments, output=None):
     return pte_methods([method], use_segments)
 
 
-def pte_methods(methods, use_segments):
+def pte_methods(methods, use_segments, mutable=None):
     """methods: dicts with name, tensors, calls, delegates (as pte_program's), inputs, outputs
-    (tensor indices) and buffer_sizes (non_const_buffer_sizes)."""
+    (tensor indices) and buffer_sizes (non_const_buffer_sizes); a tensor may have a fourth
+    element, its index into `mutable`: the initial states of mutable tensors, kept in one
+    segment (index 0 is ExecuTorch's "none")."""
     b = flatbuffers.Builder(4096)
     inline, segments, plans = [], [], []
     for m in methods:
         plans.append(execution_plan(b, m, use_segments, inline, segments))
+    mutable_lists = None
+    if mutable:
+        offsets, cursor = [0], 0
+        for data in mutable[1:]:
+            offsets.append(cursor)
+            cursor += (len(data) + 15) // 16 * 16
+        offsets_vec = b.StartVector(8, len(offsets), 8)
+        for o in reversed(offsets):
+            b.PrependUint64(o)
+        offsets_vec = b.EndVector()
+        sub = table(b, [(0, "u32", len(segments)), (1, "off", offsets_vec)])
+        mutable_lists = vec_tables(b, [sub])
+        segments.append(b"".join(d + b"\0" * (-len(d) % 16) for d in mutable[1:]))
 
     inline_offsets = [table(b, [(0, "off", vec_bytes(b, blob))]) for blob in inline]
     segment_table, cursor = [], 0
     for blob in segments:
         segment_table.append(table(b, [(0, "u64", cursor), (1, "u64", len(blob))]))
         cursor += (len(blob) + 15) // 16 * 16
-    program = table(b, [(1, "off", vec_tables(b, plans)),
-                        (3, "off", vec_tables(b, inline_offsets)),
-                        (4, "off", vec_tables(b, segment_table))])
+    program_fields = [(1, "off", vec_tables(b, plans)),
+                      (3, "off", vec_tables(b, inline_offsets)),
+                      (4, "off", vec_tables(b, segment_table))]
+    if mutable_lists is not None:
+        program_fields.append((6, "off", mutable_lists))
+    program = table(b, program_fields)
     b.Finish(program, file_identifier=b"ET12")
     data = bytes(b.Output())
     if not use_segments:
@@ -263,11 +281,13 @@ def execution_plan(b, m, use_segments, inline, segments):
     """One method's execution plan; its delegates' blobs go to `inline` or `segments`. A tensor
     is (sizes, mem_id, offset)."""
     values = []
-    for sizes, mem_id, offset in m["tensors"]:
+    for sizes, mem_id, offset, *initial in m["tensors"]:
         alloc = table(b, [(0, "u32", mem_id), (1, "u32", offset), (2, "u32", 0)])
         dim_order = vec_bytes(b, bytes(range(len(sizes))), alignment=1)
-        tensor = table(b, [(0, "i8", 1), (2, "off", vec_i32(b, sizes)), (3, "off", dim_order),
-                           (6, "off", alloc)])
+        # A fourth element: the index of the tensor's initial state in the mutable data.
+        fields = [(0, "i8", 1), (2, "off", vec_i32(b, sizes)), (3, "off", dim_order)]
+        fields += [(5, "u32", initial[0])] if initial else []
+        tensor = table(b, fields + [(6, "off", alloc)])
         values.append(table(b, [(0, "u8", 5), (1, "off", tensor)]))
     instructions = []
     for delegate, args in m["calls"]:
@@ -380,7 +400,9 @@ def generate(out):
         # state from its input (conv); `forward` runs a conv of its own input first, then reads
         # the state (pool) into its output, so the state is not used by the first call of the
         # timeline: only keeping it for the whole program keeps that call off it.
-        state = ([1, 8, 8, 8], 2, 0)
+        # The state starts from initial contents (ExecuTorch's mutable data segment).
+        state = ([1, 8, 8, 8], 2, 0, 1)
+        initial = bytes((7 * i + 1) % 256 for i in range(512))
         with open(os.path.join(out, "ethosu_u55_two_methods_shared_state.pte"), "wb") as f:
             f.write(pte_methods([
                 dict(name="forward",
@@ -393,7 +415,7 @@ def generate(out):
                 dict(name="update", tensors=[([1, 8, 8, 4], 1, 0), state], calls=[(0, [0, 1])],
                      delegates=[("EthosUBackend", conv55, ethos_specs(U55))],
                      inputs=[0], outputs=[], buffer_sizes=[0, 256, 512]),
-            ], True))
+            ], True, mutable=[b"", initial]))
         # Dedicated_Sram: the fast scratch size is Vela's, but not in the blob.
         write_program("ethosu_u85_one_call.pte", [([1, 8, 8, 4], 1, 0), ([1, 8, 8, 8], 1, 256)],
                       [(0, [0, 1])], [("EthosUBackend", conv85, ethos_specs(U85))], True,

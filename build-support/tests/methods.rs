@@ -36,6 +36,13 @@ fn every_method_is_imported_and_the_state_they_share_is_one_value() {
     assert_eq!(program.methods[1].outputs, Vec::<usize>::new());
     assert!(program.methods[1].body.len() == 1 && program.methods[0].body.len() == 2);
     assert_eq!(program.values[state].bytes, 512);
+    // Its initial contents, from the program's mutable data segment.
+    let initial = program.values[state].data.as_ref().expect("initial state");
+    assert!(initial
+        .bytes()
+        .iter()
+        .enumerate()
+        .all(|(i, &b)| b == (7 * i + 1) as u8));
     // The file's mem_id 2 is ExecuTorch's buffer for shared state, not a memory.
     assert_eq!(program.values[state].pool, None);
     assert_eq!(program.methods[0].delegates, 0..2);
@@ -100,6 +107,11 @@ fn the_generated_apis_expose_each_method() {
     assert!(program_c.contains("const ap_program_t mm_update_program"));
     assert!(program_c.contains("mm_delegates + 2, 1u,"), "{program_c}");
     assert!(program_c.contains("ap_method_init_bound(&mm_update_method, &mm_update_bound)"));
+    // Init gives the state its initial contents, before the methods.
+    assert!(
+        program_c.contains("memcpy(mm_arena_sram + 768u, mm_initial0, sizeof mm_initial0);"),
+        "{program_c}"
+    );
     let rust = text("mm.rs");
     for f in [
         "run_method_update",

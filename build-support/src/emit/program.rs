@@ -42,6 +42,13 @@ pub(super) fn source(input: &Input<'_>) -> String {
     let mut w = CWriter::new(&banner(input));
     w.include(&format!("{name}.h"))
         .include(&format!("{name}_program.h"));
+    if program
+        .state
+        .iter()
+        .any(|&v| program.values[v].data.is_some() && plan.buffer(v).is_some())
+    {
+        w.line("#include <string.h>"); // NAME_init copies state's initial contents
+    }
     // The headers sizing the delegates' handles.
     let mut headers: Vec<&str> = handles(input).iter().filter_map(|h| h.header).collect();
     headers.sort_unstable();
@@ -550,13 +557,14 @@ fn api(w: &mut CWriter, input: &Input<'_>, m: &MethodTables, flat_table: bool) {
     w.blank();
 }
 
-/// `NAME_init`, which initializes every method (destroying those it initialized when one
-/// fails), and `NAME_deinit`, which destroys them all.
+/// `NAME_init`, which gives state its initial contents, then initializes every method
+/// (destroying those it initialized when one fails), and `NAME_deinit`, which destroys them all.
 fn init_and_deinit(w: &mut CWriter, input: &Input<'_>) {
     let name = input.name;
     let methods = input.methods();
+    let initial = initial_state(w, input);
     w.blank();
-    if methods.len() == 1 {
+    if methods.len() == 1 && initial.is_empty() {
         w.line(format!(
             "ap_status_t {name}_init(void) {{ return ap_method_init_bound(&{name}_method, &{name}_bound); }}"
         ))
@@ -568,6 +576,12 @@ fn init_and_deinit(w: &mut CWriter, input: &Input<'_>) {
         return;
     }
     w.block(format!("ap_status_t {name}_init(void)"), "", |w| {
+        if !initial.is_empty() {
+            w.comment("State starts from the program's initial contents, as at method load.");
+        }
+        for line in &initial {
+            w.line(line.clone());
+        }
         w.line("ap_status_t s = AP_OK;");
         for (k, m) in methods.iter().enumerate() {
             let undo: Vec<String> = methods[..k]
@@ -598,4 +612,43 @@ fn init_and_deinit(w: &mut CWriter, input: &Input<'_>) {
         }
     })
     .blank();
+}
+
+/// The initial contents of every state value that has some, as flash arrays, and the copies
+/// into its arena that `NAME_init` makes.
+fn initial_state(w: &mut CWriter, input: &Input<'_>) -> Vec<String> {
+    let (name, program, plan) = (input.name, input.program, input.plan);
+    let mut copies = Vec::new();
+    for &v in &program.state {
+        let (Some(data), Some(b)) = (&program.values[v].data, plan.buffer(v)) else {
+            continue;
+        };
+        let Some(pool) = input.target.pool(b.mem_id) else {
+            continue;
+        };
+        let bytes = data.bytes();
+        if bytes.is_empty() {
+            continue;
+        }
+        w.comment(&format!(
+            "Initial contents of state `{}`.",
+            crate::names::comment(&program.values[v].name)
+        ));
+        w.block(
+            format!("static const uint8_t {name}_initial{v}[{}] =", bytes.len()),
+            ";",
+            |w| {
+                for chunk in bytes.chunks(16) {
+                    let text: Vec<String> = chunk.iter().map(|b| format!("{b:#04x}")).collect();
+                    w.line(format!("{},", text.join(", ")));
+                }
+            },
+        );
+        copies.push(format!(
+            "memcpy({name}_arena_{} + {}u, {name}_initial{v}, sizeof {name}_initial{v});",
+            crate::names::ident(&pool.name),
+            b.offset
+        ));
+    }
+    copies
 }

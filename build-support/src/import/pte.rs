@@ -114,6 +114,51 @@ impl<'a> Constants<'a> {
         })
     }
 
+    /// The initial contents of a mutable tensor (value `value`, `bytes` bytes): buffer `index`
+    /// of mutable data segment list `which` (`Program.mutable_data_segments`).
+    fn mutable_data(
+        &self,
+        which: usize,
+        index: u32,
+        bytes: u64,
+        value: usize,
+    ) -> Result<ConstantData, ImportError> {
+        let missing = |what: String| {
+            ImportError::Invalid(format!(
+                "value {value}: initial state {index} of mutable data {which} {what}"
+            ))
+        };
+        let lists = self.program.vector_or_empty(6)?;
+        if which >= lists.len() {
+            return Err(missing(format!("does not exist: the program has {} lists", lists.len())));
+        }
+        let list = lists.table(which)?;
+        let offsets = list.vector_or_empty(1)?;
+        let index_usize = index as usize;
+        if index_usize >= offsets.len() {
+            return Err(missing(format!("is past its {} offsets", offsets.len())));
+        }
+        let offset = offsets.u64(index_usize)?;
+        let segment = segment_range(
+            &self.program,
+            list.u32(0, 0)? as usize,
+            self.header,
+            self.file.len(),
+            "a mutable tensor's initial state",
+        )?;
+        let start = segment.start.checked_add(offset);
+        let range = match start.zip(start.and_then(|s| s.checked_add(bytes))) {
+            Some((s, e)) if e <= segment.end => s as usize..e as usize,
+            _ => {
+                return Err(missing(format!(
+                    "({bytes} bytes at {offset}) runs past its segment ({} bytes)",
+                    segment.end - segment.start
+                )))
+            }
+        };
+        ConstantData::range(self.file, range).ok_or_else(|| missing("is outside the file".into()))
+    }
+
     /// The `bytes` bytes of constant buffer `index`, for value `value`.
     fn data(&self, index: u32, bytes: u64, value: usize) -> Result<ConstantData, ImportError> {
         let index = index as usize;
@@ -506,6 +551,13 @@ fn read_plan(
     program.body = structure(&mut raw, 0, count, &program.values, 0)?;
     program.source_plan = Some(source);
     drop_carried_scratch(&mut program, &carried, &mut fqns)?;
+    // Mutable tensors are state: those with initial contents, and those the file names.
+    program.state = (0..program.values.len())
+        .filter(|&v| {
+            let value = &program.values[v];
+            value.kind == ValueKind::Planned && (value.data.is_some() || fqns[v].is_some())
+        })
+        .collect();
     Ok((program, fqns))
 }
 
@@ -793,11 +845,22 @@ fn evalue(
         Some(a) => {
             let mem_id = i64::from(a.u32(0, 0)?);
             let offset = u64::from(a.u32(1, 0)?) | (u64::from(a.u32(2, 0)?) << 32);
+            // Planned with a buffer index: a mutable tensor (state) and its initial contents.
+            let initial = match data_buffer {
+                0 => None,
+                index => {
+                    let which = match t.table(9)? {
+                        Some(extra) => usize::try_from(extra.u64(0, 0)?).unwrap_or(usize::MAX),
+                        None => 0,
+                    };
+                    Some(constants.mutable_data(which, index, bytes, i)?)
+                }
+            };
             (
                 ValueKind::Planned,
                 Some(PoolChoice::MemId(mem_id)),
                 Some((mem_id, offset)),
-                None,
+                initial,
             )
         }
         None if data_buffer > 0 => (

@@ -27,7 +27,8 @@ pub struct Method {
 }
 
 impl Program {
-    /// One program running `methods`, each a program of its own. `state(m, method, v)` names
+    /// One program running `methods`, each a program of its own (each method's own `state`
+    /// stays state). `state(m, method, v)` names
     /// method `m`'s values that are state shared between methods (the same name in two methods is one
     /// value); every other value, delegate and instruction is the method's own. Value and
     /// delegate names get their method's name in front (`forward.v3`); a state value is named
@@ -81,6 +82,12 @@ impl Program {
                     }
                 };
                 remap.push(id);
+            }
+            // The method's own state stays state (kept between its runs).
+            for &v in &program.state {
+                if !joined.state.contains(&remap[v]) {
+                    joined.state.push(remap[v]);
+                }
             }
             let first_delegate = joined.delegates.len();
             for delegate in &program.delegates {

@@ -130,10 +130,12 @@ pub(super) fn assign(
             tensor: value.name.clone(),
             source,
         })?;
-        if program.state.contains(&v) && pool.mem_id != target.default_mem_id {
+        let shared = pool.mem_id != target.default_mem_id && program.state.contains(&v);
+        let users = if shared { methods_using(program, v) } else { Vec::new() };
+        if users.len() > 1 {
             let default = target.pool(target.default_mem_id);
             return Err(PoolAssignmentError::SharedStatePool {
-                method: first_method_using(program, v),
+                method: users[0].to_owned(),
                 tensor: value.name.clone(),
                 pool: pool.name.clone(),
                 mem_id: pool.mem_id,
@@ -166,21 +168,21 @@ pub(super) fn assign(
     Ok(mem_ids)
 }
 
-/// The name of the first method whose instructions or inputs and outputs use value `v`.
-fn first_method_using(program: &Program, v: usize) -> String {
-    for (k, m) in program.methods.iter().enumerate() {
-        let flat = program.method_flat_range(k);
-        let used = m.inputs.contains(&v)
-            || m.outputs.contains(&v)
-            || program
-                .flat_instructions()
-                .into_iter()
-                .any(|(i, ins)| flat.contains(&i) && ins.touched().contains(&v));
-        if used {
-            return m.name.clone();
-        }
-    }
-    program.methods.first().map_or_else(|| program.name.clone(), |m| m.name.clone())
+/// The methods whose instructions, inputs or outputs use value `v`.
+fn methods_using(program: &Program, v: usize) -> Vec<&str> {
+    let flat = program.flat_instructions();
+    program
+        .methods
+        .iter()
+        .enumerate()
+        .filter(|(k, m)| {
+            let range = program.method_flat_range(*k);
+            m.inputs.contains(&v)
+                || m.outputs.contains(&v)
+                || flat[range].iter().any(|(_, ins)| ins.touched().contains(&v))
+        })
+        .map(|(_, m)| m.name.as_str())
+        .collect()
 }
 
 /// Which values the NPU itself reads or writes: the scratch of every call of a backend that

@@ -31,6 +31,10 @@ use crate::model::{
 /// Most values, instructions or delegates accepted in one plan.
 const MAX_ITEMS: usize = 1 << 20;
 
+/// Most methods (execution plans) accepted in one program: bounds what a count in the file can
+/// make the importer allocate before it reads the plans.
+const MAX_METHODS: usize = 1 << 10;
+
 /// Deepest nesting of branches accepted (as the TOML importer's), so a forged file of nested
 /// jumps cannot exhaust the stack.
 const MAX_BRANCH_DEPTH: usize = 64;
@@ -247,6 +251,12 @@ fn read_shared(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> 
         return Err(ImportError::Invalid(
             "the program has no execution plan".into(),
         ));
+    }
+    if plans.len() > MAX_METHODS {
+        return Err(ImportError::Invalid(format!(
+            "{} execution plans; at most {MAX_METHODS} methods are accepted",
+            plans.len()
+        )));
     }
     // ExecuTorch's default method first: `forward` if there is one.
     let mut order: Vec<usize> = (0..plans.len()).collect();

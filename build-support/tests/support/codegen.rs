@@ -59,6 +59,11 @@ pub fn check(data: &[u8], dir: &Path, runtime_include: &Path) -> bool {
     let Ok((program, plan)) = Pipeline::new(target).planner(planner).run(program) else {
         return false;
     };
+    // A program whose calls take values without memory gets no firmware (a refusal, not a
+    // bug).
+    if program.unplaced_argument().is_some() {
+        return false;
+    }
     // A plan that fails the verify stage is a bug, as a panic is.
     let verified = verify(&program, &plan, target).unwrap_or_else(|e| panic!("{e}"));
     let files = |symbols, what| {

@@ -3,6 +3,8 @@
 //! (shared, noisy) machine, arenas are exact and deterministic.
 //!
 //! `cargo bench -- NAME` runs only the instances whose name contains NAME.
+//! `ARENAPLAN_EXTRA_MINIMALLOC=DIR` adds the MiniMalloc-format CSVs in DIR (e.g. a MiniMalloc
+//! checkout's `benchmarks/challenging/`, which the corpus does not hold), asked to fit 1 MiB.
 
 #[path = "support/synthetic.rs"]
 mod synthetic;
@@ -70,15 +72,24 @@ fn corpus_table(corpus: &Path, wanted: &dyn Fn(&str) -> bool) {
         "| instance | buffers | lower bound | bump | ExecuTorch greedy | TFLM greedy | arenaplan | gap | vs TFLM | time |"
     );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for (folder, alignment) in [("models", 16), ("minimalloc", 1), ("idealloc", 1)] {
-        for path in csvs(&corpus.join(folder)) {
+    let mut folders: Vec<(String, PathBuf, u64)> =
+        [("models", 16), ("minimalloc", 1), ("idealloc", 1)]
+            .into_iter()
+            .map(|(f, a)| (f.to_owned(), corpus.join(f), a))
+            .collect();
+    if let Some(extra) = std::env::var_os("ARENAPLAN_EXTRA_MINIMALLOC") {
+        folders.push(("minimalloc-extra".into(), PathBuf::from(extra), 1));
+    }
+    for (folder, dir, alignment) in &folders {
+        let (folder, alignment) = (folder.as_str(), *alignment);
+        for path in csvs(dir) {
             let name = path.file_stem().unwrap().to_string_lossy().into_owned();
             if !wanted(&name) {
                 continue;
             }
             let table = LifetimeTable::parse(std::fs::File::open(&path).unwrap()).unwrap();
             let mut problem = table.to_problem(alignment);
-            let goal = if folder == "minimalloc" {
+            let goal = if folder.starts_with("minimalloc") {
                 problem.capacity = Some(MINIMALLOC_CAPACITY);
                 Goal::FitCapacity
             } else {

@@ -17,9 +17,18 @@
 //! the placement would be dominated). A buffer with no unplaced buffer alive alongside it
 //! affects nobody: when the rest fails after it, its siblings are not tried.
 //!
+//! **Decomposition.** When placements leave the unplaced buffers in parts that share no
+//! section, each part is solved on its own, its canonical order starting over. A part's
+//! buffers are ranked afresh by what is left: the busiest-section key counts the bytes still
+//! to place, not those at the start, so the part's most loaded section is filled first. (Ranks
+//! fixed at the root miss this: MiniMalloc's challenging instances H and I, which need it,
+//! did not fit within ten times the default budget; with it they fit in seconds.)
+//!
 //! **Restarts.** Depth-first search commits early. Several buffer orders (by lifetime, area and
 //! the busiest section a buffer lives in) take turns with node limits that double each round,
-//! until one succeeds, one proves that nothing fits, or the step budget runs out.
+//! until one succeeds, one proves that nothing fits, or the step budget runs out. In the first
+//! few rounds each order is also tried with the parts ranked as at the root, which some
+//! instances need (cheap while the node limits are small).
 //!
 //! **Budget.** Every unit of work (a buffer or section looked at) costs one step. Step counts,
 //! not time, make the search deterministic.
@@ -77,9 +86,14 @@ pub(crate) fn search(items: &[Item], capacity: u64, budget: &mut u64) -> Outcome
         return Outcome::Exhausted;
     }
     let mut node_limit = 2 * state.free.len() as u64 + 2;
-    loop {
-        for order in &ORDERS {
+    for round in 0u32.. {
+        // Parts ranked afresh in every round; as at the root for the first few (cheap, and
+        // some instances fall to it at once).
+        let static_too = round < STATIC_ROUNDS;
+        let runs = ORDERS.iter().flat_map(|o| [(o, true), (o, false)]);
+        for (order, rerank) in runs.filter(|&(_, rerank)| rerank || static_too) {
             state.set_order(order);
+            state.rerank_parts = rerank;
             match state.run(budget, node_limit) {
                 Run::Found => return Outcome::Found(state.result()),
                 Run::Exhausted => return Outcome::Exhausted,
@@ -89,7 +103,11 @@ pub(crate) fn search(items: &[Item], capacity: u64, budget: &mut u64) -> Outcome
         }
         node_limit = node_limit.saturating_mul(2);
     }
+    Outcome::OutOfBudget
 }
+
+/// Rounds in which every order is also tried with parts ranked as at the root.
+const STATIC_ROUNDS: u32 = 4;
 
 enum Run {
     Found,
@@ -165,6 +183,10 @@ struct State<'a> {
     covers: Vec<Vec<u32>>,
     /// Working memory of `feasible`: lowest offset each unplaced item can still take.
     lowest: Vec<u64>,
+    /// The buffer order of the current run.
+    order: [Key; 3],
+    /// Whether independent parts found below the root are ranked afresh.
+    rerank_parts: bool,
 }
 
 impl<'a> State<'a> {
@@ -241,11 +263,14 @@ impl<'a> State<'a> {
             undo: Vec::new(),
             covers,
             lowest: vec![0; n],
+            order: ORDERS[0],
+            rerank_parts: false,
         })
     }
 
     /// Ranks the free items by `order` (descending keys, ties by index).
     fn set_order(&mut self, order: &[Key; 3]) {
+        self.order = *order;
         let key = |k: usize, which: Key| -> u128 {
             let (w, a, t) = self.keys[k];
             match which {
@@ -287,9 +312,17 @@ impl<'a> State<'a> {
         depth: usize,
     ) -> Run {
         let saved = (self.last_offset, self.last_rank, self.placed_any);
-        // Canonical order is per independent part: its offsets start over.
+        // Canonical order is per independent part: its offsets start over, and its buffers
+        // are ranked afresh by what is left (the busiest section now, not at the start).
         self.last_offset = 0;
         self.placed_any = false;
+        let saved_ranks: Vec<u32> = if depth > 0 && self.rerank_parts {
+            let ranks = part.iter().map(|&k| self.rank[k as usize]).collect();
+            self.rerank(part, budget);
+            ranks
+        } else {
+            Vec::new()
+        };
         let base = self.undo.len();
         let range = self.section_range(part);
         let mut stack = vec![self.expand(part, budget)];
@@ -351,12 +384,44 @@ impl<'a> State<'a> {
             stack.push(self.expand(part, budget));
         };
         (self.last_offset, self.last_rank, self.placed_any) = saved;
+        for (&k, &r) in part.iter().zip(&saved_ranks) {
+            self.rank[k as usize] = r;
+        }
         debug_assert!(
             matches!(outcome, Run::Found)
                 || !matches!(outcome, Run::Exhausted)
                 || self.undo.len() == base
         );
         outcome
+    }
+
+    /// Ranks the unplaced items of `part` by the current order, the busiest-section key taken
+    /// from the bytes still to place (ties by index), after the ranks of everything else.
+    fn rerank(&mut self, part: &[u32], budget: &mut u64) {
+        *budget = budget.saturating_sub(part.len() as u64);
+        let mut by: Vec<(Reverse<[u128; 3]>, u32)> = part
+            .iter()
+            .filter(|&&k| !self.placed[k as usize])
+            .map(|&k| {
+                let (w, a, _) = self.keys[k as usize];
+                let (lo, hi) = self.span[k as usize];
+                let t = self.demand[lo as usize..hi as usize]
+                    .iter()
+                    .copied()
+                    .max()
+                    .unwrap_or(0);
+                let key = self.order.map(|which| match which {
+                    Key::Width => u128::from(w),
+                    Key::Area => a,
+                    Key::Total => u128::from(t),
+                });
+                (Reverse(key), k)
+            })
+            .collect();
+        by.sort_unstable();
+        for (r, &(_, k)) in by.iter().enumerate() {
+            self.rank[k as usize] = r as u32;
+        }
     }
 
     /// Solves independent pieces one after the other; if one fails, takes back what the

@@ -30,6 +30,39 @@ fn main() {
     }
     scaling_table(&wanted);
     transformer_table(&wanted);
+    minimalloc_like_table(&wanted);
+}
+
+/// Generated instances of MiniMalloc's shape (`synthetic::minimalloc_like`: no slack, a known
+/// placement at exactly the capacity), asked to fit it.
+fn minimalloc_like_table(wanted: &dyn Fn(&str) -> bool) {
+    if !wanted("minimalloc-like") {
+        return;
+    }
+    println!("## Generated MiniMalloc-like instances (capacity 1 MiB, no slack; default budget)\n");
+    println!("| buffers | seed | TFLM greedy | ExecuTorch greedy | arenaplan | fits | time |");
+    println!("|---:|---:|---:|---:|---:|---|---:|");
+    for n in [150, 300, 450] {
+        for seed in 1..=3 {
+            let (problem, hidden) = synthetic::minimalloc_like(n, MINIMALLOC_CAPACITY, seed);
+            verify(&problem, &hidden).expect("the generator's placement is valid");
+            let et = baseline::arena(&problem, &baseline::executorch_greedy(&problem));
+            let tflm = baseline::arena(&problem, &baseline::tflm_greedy(&problem));
+            let (first, _) = timed(1, || plan(&problem, Goal::FitCapacity));
+            let (time, result) = timed(runs_for(first), || plan(&problem, Goal::FitCapacity));
+            let (ours, fits) = match &result {
+                Ok(p) => (p.arena.to_string(), "yes"),
+                Err(PlanError::DoesNotFit { arena, .. }) => (arena.to_string(), "**no**"),
+                Err(e) => panic!("{e}"),
+            };
+            println!(
+                "| {} | {seed} | {tflm} | {et} | {ours} | {fits} | {} |",
+                problem.buffers.len(),
+                ms(time)
+            );
+        }
+    }
+    println!();
 }
 
 fn csvs(dir: &Path) -> Vec<PathBuf> {

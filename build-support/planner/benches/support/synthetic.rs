@@ -81,3 +81,46 @@ pub fn transformer_like(n: usize, seed: u64) -> Problem {
     }
     Problem::new(buffers).with_alignment(16)
 }
+
+/// A MiniMalloc-like instance of `n` buffers that fits `capacity` exactly, with the offsets of a
+/// placement that does: the time × memory rectangle `[0, horizon) × [0, capacity)` cut again
+/// and again (guillotine cuts) at random times or offsets, each piece a buffer (its lifetime and
+/// size) at its offset. Every moment is covered from 0 to `capacity`, so the lower bound is the
+/// capacity and there is no slack anywhere: the shape of MiniMalloc's challenging instances,
+/// with a known answer. Alignment 1, as theirs.
+pub fn minimalloc_like(n: usize, capacity: u64, seed: u64) -> (Problem, Vec<u64>) {
+    let mut rng = SplitMix(seed);
+    let horizon = 4 * n as u64;
+    // (lower, upper, offset, size)
+    let mut pieces = vec![(0u64, horizon, 0u64, capacity)];
+    while pieces.len() < n {
+        // Cut one of the larger pieces (by area), so sizes and lifetimes stay varied.
+        let largest = (0..pieces.len())
+            .max_by_key(|&i| {
+                let (lo, hi, _, size) = pieces[i];
+                (u128::from(hi - lo) * u128::from(size)) / u128::from(1 + rng.below(4))
+            })
+            .unwrap_or(0);
+        let (lo, hi, at, size) = pieces[largest];
+        let by_time = hi - lo >= 2 && (size < 2 || rng.below(2) == 0);
+        if by_time {
+            let cut = lo + 1 + rng.below(hi - lo - 1);
+            pieces[largest] = (lo, cut, at, size);
+            pieces.push((cut, hi, at, size));
+        } else if size >= 2 {
+            let cut = 1 + rng.below(size - 1);
+            pieces[largest] = (lo, hi, at, cut);
+            pieces.push((lo, hi, at + cut, size - cut));
+        } else {
+            break; // nothing left to cut
+        }
+    }
+    let buffers = pieces
+        .iter()
+        .map(|&(lo, hi, _, size)| Buffer::new(size, lo, hi))
+        .collect();
+    let offsets = pieces.iter().map(|&(_, _, at, _)| at).collect();
+    let mut problem = Problem::new(buffers);
+    problem.capacity = Some(capacity);
+    (problem, offsets)
+}

@@ -3,12 +3,7 @@
 use arenaplan::sys;
 use arenaplan_build::model::Program;
 use arenaplan_build::{CallKind, ModelPlan};
-use arenaplan_host::{Runner, Tables};
-
-/// Storage for arenas, aligned to a 32-byte data-cache line (the NPU's buffers own whole lines).
-#[derive(Clone, Copy)]
-#[repr(C, align(32))]
-struct Block([u8; 32]);
+use arenaplan_host::{Arenas, Runner, Tables};
 
 /// Runs `program` as planned; a line saying what happened, or why it could not run.
 pub fn run(program: &Program, plan: &ModelPlan) -> Result<String, String> {
@@ -42,21 +37,8 @@ pub fn run(program: &Program, plan: &ModelPlan) -> Result<String, String> {
     .map(|(name, t)| t.map(|t| (name, t)))
     .collect::<Option<_>>()
     .ok_or("the tables do not fit the runtime's 32-bit fields")?;
-    let mut arenas: Vec<Vec<Block>> = plan
-        .pools
-        .iter()
-        .map(|pool| vec![Block([0; 32]); (pool.size as usize).div_ceil(32).max(1)])
-        .collect();
-    let pools: Vec<sys::ap_pool> = plan
-        .pools
-        .iter()
-        .zip(arenas.iter_mut())
-        .map(|(pool, a)| sys::ap_pool {
-            mem_id: pool.mem_id,
-            base: a.as_mut_ptr().cast(),
-            size: a.len() * 32,
-        })
-        .collect();
+    let arenas = Arenas::new(program, plan);
+    let pools = arenas.pools();
     let backends = [
         &raw const sys::ap_ethosu_backend,
         &raw const sys::ap_neutron_backend,
@@ -74,7 +56,7 @@ pub fn run(program: &Program, plan: &ModelPlan) -> Result<String, String> {
     for (name, t) in &tables {
         // SAFETY: the tables, arenas and backends outlive the runner, which alone uses the
         // arenas while it runs (the methods run one after another).
-        let mut runner = unsafe { Runner::new(t, &pools, &backends) }.map_err(text)?;
+        let mut runner = unsafe { Runner::new(t, pools, &backends) }.map_err(text)?;
         let (ninputs, noutputs) = t.io_counts();
         for i in 0..ninputs {
             for (j, byte) in runner.input(i).map_err(text)?.iter_mut().enumerate() {

@@ -14,12 +14,7 @@ use std::path::{Path, PathBuf};
 
 use arenaplan::sys;
 use arenaplan_build::{Build, BuildError, CallKind, EmitError};
-use arenaplan_host::{Runner, Tables};
-
-/// Arena storage on a 32-byte data-cache line, as generated arenas are.
-#[derive(Clone, Copy)]
-#[repr(C, align(32))]
-struct Line([u8; 32]);
+use arenaplan_host::{Arenas, Runner, Tables};
 
 /// Runs `model` once, input byte `j` of input `i` being `7j + i`, byte 0 `seed`, and checks its outputs
 /// against the emulated NPU's rule; its outputs, or why the runtime cannot run it (the model
@@ -43,21 +38,7 @@ fn run(model: &Path, target: &str, seed: u8) -> Result<Vec<Vec<u8>>, &'static st
         return Err("CPU kernels");
     }
     let tables = Tables::new(&program, &plan).expect("32-bit tables");
-    let mut arenas: Vec<Vec<Line>> = plan
-        .pools
-        .iter()
-        .map(|p| vec![Line([0; 32]); (p.size as usize).div_ceil(32).max(1)])
-        .collect();
-    let pools: Vec<sys::ap_pool> = plan
-        .pools
-        .iter()
-        .zip(arenas.iter_mut())
-        .map(|(p, a)| sys::ap_pool {
-            mem_id: p.mem_id,
-            base: a.as_mut_ptr().cast(),
-            size: a.len() * 32,
-        })
-        .collect();
+    let arenas = Arenas::new(&program, &plan);
     let npu = if target == "corstone-320" {
         arenaplan::sim::EthosU::U85_256
     } else {
@@ -66,7 +47,7 @@ fn run(model: &Path, target: &str, seed: u8) -> Result<Vec<Vec<u8>>, &'static st
     arenaplan::sim::ethos_u(npu).unwrap();
     let backends = [&raw const sys::ap_ethosu_backend];
     // SAFETY: the tables, arenas and backend outlive the runner, which alone uses the arenas.
-    let mut runner = unsafe { Runner::new(&tables, &pools, &backends) }.unwrap();
+    let mut runner = unsafe { Runner::new(&tables, arenas.pools(), &backends) }.unwrap();
     let mut sum = 0u32;
     for i in 0..program.inputs.len() {
         for (j, b) in runner.input(i).unwrap().iter_mut().enumerate() {

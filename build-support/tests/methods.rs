@@ -78,8 +78,20 @@ fn the_state_is_placed_for_the_whole_timeline_and_the_methods_share_the_rest() {
             })
     });
     assert!(shared, "the methods' buffers share no memory");
-    // The arena: the largest method's buffers and scratch, plus the state once.
-    assert_eq!(plan.pools[0].size, 2048);
+    // Every method's inputs and outputs stay valid while the other runs: alive throughout,
+    // apart from everything else.
+    let io: Vec<usize> = planned
+        .methods
+        .iter()
+        .flat_map(|m| m.inputs.iter().chain(&m.outputs).copied())
+        .collect();
+    for &v in &io {
+        let a = plan.buffers.iter().find(|b| b.id == v).unwrap();
+        assert_eq!((a.first, a.last), (0, last));
+    }
+    // The arena: the inputs, outputs and state (256 + 128 + 512 + 256 + 512 B), and the NPU
+    // scratch the two methods' calls share (768 B).
+    assert_eq!(plan.pools[0].size, 1664 + 768);
 }
 
 #[test]

@@ -1,9 +1,9 @@
 /* A program with two methods sharing state (build-support/testdata/fixtures/
  * ethosu_u55_two_methods_shared_state.pte): `update` writes the state from its input; `forward`
  * (the default method: model_*) runs a call on its own input, then reads the state into its
- * output. Both methods' tables bind the same
- * arena, the state is placed apart from everything else, so it keeps its contents between runs,
- * while the two methods' other buffers and NPU scratch share memory.
+ * output. Both methods' tables bind the same arena; the state, and each method's inputs and
+ * outputs, are placed apart from everything else, so they keep their contents between runs,
+ * while the two methods' NPU scratch shares memory.
  *
  * The state starts from the program's initial contents (byte i: 7 i + 1), which model_init
  * copies in. The emulated NPU writes output byte j as (sum of the input bytes + 31 j) mod 256,

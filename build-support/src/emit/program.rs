@@ -539,10 +539,16 @@ fn api(w: &mut CWriter, input: &Input<'_>, m: &MethodTables, flat_table: bool) {
         "ap_status_t {prefix}_run(void) {{ return ap_method_execute(&{prefix}_method); }}"
     ))
     .blank();
+    let several = input.methods().len() > 1;
     if flat_table {
         // Table positions differ from flat indices where branches add jumps or methods follow
         // one another.
         w.block(format!("uint32_t {prefix}_failed_call(void)"), "", |w| {
+            if several && prefix == name {
+                w.block(format!("if ({name}_init_failed_at != 0u)"), "", |w| {
+                    w.line(format!("return {name}_init_failed_at - 1u;"));
+                });
+            }
             w.line(format!("uint32_t at = {prefix}_method.failed_instruction;"))
                 .line(format!(
                     "return at < sizeof {prefix}_flat_index / sizeof {prefix}_flat_index[0] ? {prefix}_flat_index[at] : at;"
@@ -575,7 +581,14 @@ fn init_and_deinit(w: &mut CWriter, input: &Input<'_>) {
         .blank();
         return;
     }
+    if methods.len() > 1 {
+        w.comment("The call a failed init stopped at, plus one (0: none), whichever method it was in: init destroys the methods before it, which forget theirs.")
+            .line(format!("static uint32_t {name}_init_failed_at;"));
+    }
     w.block(format!("ap_status_t {name}_init(void)"), "", |w| {
+        if methods.len() > 1 {
+            w.line(format!("{name}_init_failed_at = 0u;"));
+        }
         if !initial.is_empty() {
             w.comment("State starts from the program's initial contents, as at method load.");
         }
@@ -596,6 +609,12 @@ fn init_and_deinit(w: &mut CWriter, input: &Input<'_>) {
                 ),
                 "",
                 |w| {
+                    if methods.len() > 1 {
+                        w.line(format!(
+                            "{name}_init_failed_at = {}_failed_call() + 1u;",
+                            m.prefix
+                        ));
+                    }
                     for line in &undo {
                         w.line(line.clone());
                     }

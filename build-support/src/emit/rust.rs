@@ -612,25 +612,32 @@ fn method_apis(input: &Input<'_>) -> Vec<MethodApi> {
                     fn #x_failed() -> u32;
                 },
                 zeroing: quote! {
-                    for i in 0..#ninputs + #noutputs {
+                    {
+                    // Named, so that a method without inputs compares with a constant, not
+                    // a literal 0 (`unused_comparisons`).
+                    const N_IN: usize = #ninputs;
+                    const N_OUT: usize = #noutputs;
+                    for i in 0..N_IN + N_OUT {
                         let mut size = 0u32;
                         // SAFETY: as for the first method's inputs and outputs.
                         unsafe {
-                            let data = if i < #ninputs {
+                            let data = if i < N_IN {
                                 #x_input(i as u32, &mut size)
                             } else {
-                                #x_output((i - #ninputs) as u32, &mut size).cast_mut()
+                                #x_output((i - N_IN) as u32, &mut size).cast_mut()
                             };
                             if !data.is_null() {
                                 ::core::ptr::write_bytes(data, 0, size as usize);
                             }
                         }
                     }
+                    }
                 },
                 functions: quote! {
                     #[doc = #input_doc]
                     pub fn #input_fn(&mut self, index: usize) -> &mut [u8] {
-                        assert!(index < #ninputs, "the method has {} inputs", #ninputs);
+                        const N: usize = #ninputs;
+                        assert!(index < N, "the method has {} inputs", N);
                         let mut size = 0u32;
                         // SAFETY: as for `input`.
                         unsafe {
@@ -644,7 +651,8 @@ fn method_apis(input: &Input<'_>) -> Vec<MethodApi> {
 
                     #[doc = #output_doc]
                     pub fn #output_fn(&self, index: usize) -> &[u8] {
-                        assert!(index < #noutputs, "the method has {} outputs", #noutputs);
+                        const N: usize = #noutputs;
+                        assert!(index < N, "the method has {} outputs", N);
                         let mut size = 0u32;
                         // SAFETY: as for `output`.
                         unsafe {

@@ -3,10 +3,10 @@
 //! An optional extended header (`eh00` at byte 8: header length, program size, segment base
 //! offset) locates the segments that may hold delegate blobs and constants. Every execution
 //! plan is a method; several become one program ([`Program::join_methods`]), `forward` first,
-//! with the buffers they share as state: those with the same fully qualified name, and, in a
-//! program laid out by ExecuTorch's `share_mutable_buffers` (every method's planned buffers are
-//! 1 and a third of one size, the shared buffers at `mem_id` 2), those at the same offset
-//! there. Each plan becomes a program thus: every value keeps its index
+//! with the buffers they share as state: in a program laid out by ExecuTorch's
+//! `share_mutable_buffers` (every method's planned buffers are 1 and a third of one size, the
+//! shared buffers at `mem_id` 2), those with the same fully qualified name, else at the same
+//! offset there. Each plan becomes a program thus: every value keeps its index
 //! (tensors with allocation info are planned in their `mem_id`; tensors with data are
 //! constants, their bytes from the constant segment or the inline constant buffers; ints,
 //! doubles and bools are constants of 8, 8 and 1 bytes, or planned when a kernel writes them;
@@ -272,8 +272,18 @@ fn read_shared(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> 
     }
     let mut methods: Vec<(String, Program)> = Vec::with_capacity(order.len());
     let mut names = Vec::with_capacity(order.len());
+    let mut total = 0usize;
     for &i in &order {
         let plan = plans.table(i)?;
+        // All methods together within one plan's limits: plans may share their tables.
+        total = total
+            .saturating_add(plan.vector_or_empty(2)?.len())
+            .saturating_add(plan.vector_or_empty(6)?.len());
+        if total > MAX_ITEMS {
+            return Err(ImportError::Invalid(format!(
+                "the methods hold more than {MAX_ITEMS} values and operators in all"
+            )));
+        }
         let method = plan.string(0)?.unwrap_or("").to_owned();
         // Generated C names each method's functions by it (`NAME_<method>_run`).
         let ident = crate::names::ident(&method);
@@ -304,10 +314,11 @@ fn read_shared(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> 
             let value = &program.values[v];
             match seen.get(key) {
                 Some((first, other))
-                    if (other.dtype, &other.shape) != (value.dtype, &value.shape) =>
+                    if (other.dtype, &other.shape) != (value.dtype, &value.shape)
+                        || matches!((&other.data, &value.data), (Some(a), Some(b)) if a.bytes() != b.bytes()) =>
                 {
                     return Err(ImportError::Invalid(format!(
-                        "methods `{first}` and `{method}` share state `{key}` but disagree on it: {} {:?} and {} {:?}",
+                        "methods `{first}` and `{method}` share state `{key}` but disagree on it: {} {:?} and {} {:?}, or on its initial contents",
                         other.dtype.name(),
                         other.shape,
                         value.dtype.name(),
@@ -336,13 +347,14 @@ fn shares_state(methods: &[(String, Program)]) -> bool {
         && sizes.iter().all(|s| s.len() == 3 && s[2] > 0 && s[2] == sizes[0][2])
 }
 
-/// The name under which value `v` of a method is state shared between methods: its fully
-/// qualified name when the file gives one to a planned tensor, else, in a program laid out by
-/// `share_mutable_buffers`, its place in the shared buffer.
+/// The name under which value `v` of a method is state shared between methods, in a program
+/// laid out by `share_mutable_buffers` (without it, ExecuTorch gives each method its own copy
+/// of a buffer): a tensor in the shared buffer, named by its fully qualified name when the file
+/// gives one, else by its place there.
 fn state_key(program: &Program, v: usize, fqn: Option<&str>, shared: bool) -> Option<String> {
     let place = program.source_plan.as_ref()?.offsets.get(v).copied().flatten();
     match (fqn, place) {
-        (Some(name), Some(_)) => Some(name.to_owned()),
+        (Some(name), Some((2, _))) if shared => Some(name.to_owned()),
         (None, Some((2, offset))) if shared => Some(format!("state@{offset}")),
         _ => None,
     }

@@ -65,6 +65,14 @@ impl Program {
             let mut remap = Vec::with_capacity(program.values.len());
             for (v, value) in program.values.iter().enumerate() {
                 let id = match state(m, &program, v) {
+                    Some(key) if keys.contains_key(&key) => {
+                        let id = keys[&key];
+                        // Initial contents from whichever method gives them.
+                        if joined.values[id].data.is_none() {
+                            joined.values[id].data = value.data.clone();
+                        }
+                        id
+                    }
                     Some(key) => *keys.entry(key.clone()).or_insert_with(|| {
                         let mut shared = value.clone();
                         shared.name = key;

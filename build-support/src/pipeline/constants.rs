@@ -55,13 +55,16 @@ impl ConstantLayout {
                 }
             }
         }
-        for &v in &program.outputs {
+        // Every method's outputs and inputs (a program with one: its own).
+        let outputs = program.outputs.iter().chain(program.methods.iter().flat_map(|m| &m.outputs));
+        let inputs = program.inputs.iter().chain(program.methods.iter().flat_map(|m| &m.inputs));
+        for &v in outputs {
             if let Some(u) = used.get_mut(v) {
                 *u = true;
             }
         }
         // The caller writes an input: never flash (it gets no memory instead).
-        for &v in &program.inputs {
+        for &v in inputs {
             if let Some(u) = used.get_mut(v) {
                 *u = false;
             }

@@ -18,8 +18,9 @@ pub struct Lifetime {
 /// that runs them and the arms one after another. A value used only inside an arm is alive only
 /// there, so arms share memory with each other and with what the parent no longer needs. Program
 /// inputs are alive from the start, outputs to the end. With several methods, laid end to end,
-/// "start" and "end" are the method's; state shared between methods is alive from the first
-/// method's start to the last one's end (it keeps its contents between runs).
+/// every method's inputs and outputs, and state, are alive from the first method's start to
+/// the last one's end: running one method leaves the others' inputs, outputs and state as they
+/// were.
 pub fn lifetimes(program: &Program) -> Vec<Option<Lifetime>> {
     let mut life: Vec<Option<Lifetime>> = vec![None; program.values.len()];
     let flat = program.flat_instructions();
@@ -45,16 +46,13 @@ pub fn lifetimes(program: &Program) -> Vec<Option<Lifetime>> {
             touch(id, end);
         }
     } else {
-        // Each method's top-level instructions, as a range of flat indices.
-        for k in 0..program.methods.len() {
-            let method = &program.methods[k];
-            let range = program.method_flat_range(k);
-            let (first, last) = (range.start, range.end.saturating_sub(1).max(range.start));
-            for &id in &method.inputs {
-                touch(id, first.min(end));
-            }
-            for &id in &method.outputs {
-                touch(id, last.min(end));
+        // A method's inputs and outputs stay valid while other methods run (the caller may
+        // fill one method's inputs, or read its outputs, around another's run): they are
+        // alive over the whole timeline, like state.
+        for method in &program.methods {
+            for &id in method.inputs.iter().chain(&method.outputs) {
+                touch(id, 0);
+                touch(id, end);
             }
         }
     }

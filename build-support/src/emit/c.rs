@@ -199,7 +199,7 @@ pub(super) fn source(input: &Input<'_>) -> String {
 fn api(w: &mut CWriter, input: &Input<'_>) {
     let name = input.name;
     let up = upper_ident(name);
-    let methods = input.methods();
+    let methods = &input.methods;
     w.blank()
         .define_unsigned(&format!("{up}_INPUT_COUNT"), methods[0].inputs.len())
         .define_unsigned(&format!("{up}_OUTPUT_COUNT"), methods[0].outputs.len())

@@ -80,6 +80,8 @@ pub struct Input<'a> {
     pub(crate) constants: ConstantLayout,
     /// The runtime's instruction table: calls, and branches as jumps.
     pub(crate) steps: Steps,
+    /// Each method's part of the tables (one for a program with one method).
+    pub(crate) methods: Vec<MethodTables>,
 }
 
 impl<'a> Input<'a> {
@@ -92,6 +94,9 @@ impl<'a> Input<'a> {
         symbols: Symbols,
     ) -> Self {
         let (program, plan) = (verified.program(), verified.plan());
+        // The verify stage checked every branch: the table always exists.
+        let steps = steps(program, plan).unwrap_or_default();
+        let methods = method_tables(program, name, &steps);
         Input {
             name,
             program,
@@ -100,8 +105,8 @@ impl<'a> Input<'a> {
             declared,
             symbols,
             constants: ConstantLayout::new(program),
-            // The verify stage checked every branch: the table always exists.
-            steps: steps(program, plan).unwrap_or_default(),
+            steps,
+            methods,
         }
     }
 }
@@ -145,6 +150,42 @@ pub(crate) struct MethodTables {
     pub outputs: Vec<usize>,
 }
 
+/// Each method's tables (one for a program with one method). The first method's symbols are
+/// `NAME_*`, so a program's default method (`forward`) keeps the single-method API.
+fn method_tables(program: &Program, name: &str, steps: &Steps) -> Vec<MethodTables> {
+    if program.methods.is_empty() {
+        return vec![MethodTables {
+            name: None,
+            prefix: name.to_owned(),
+            steps: 0..steps.steps.len(),
+            delegates: 0..program.delegates.len(),
+            inputs: program.inputs.clone(),
+            outputs: program.outputs.clone(),
+        }];
+    }
+    program
+        .methods
+        .iter()
+        .enumerate()
+        .map(|(k, m)| {
+            let flat = program.method_flat_range(k);
+            MethodTables {
+                name: Some(m.name.clone()),
+                prefix: if k == 0 {
+                    name.to_owned()
+                } else {
+                    format!("{name}_{}", crate::names::ident(&m.name))
+                },
+                steps: steps.flat.partition_point(|&f| f < flat.start)
+                    ..steps.flat.partition_point(|&f| f < flat.end),
+                delegates: m.delegates.clone(),
+                inputs: m.inputs.clone(),
+                outputs: m.outputs.clone(),
+            }
+        })
+        .collect()
+}
+
 /// One scratch buffer of one delegate call, as the generated code names it.
 pub(crate) struct Region {
     /// `CALL<index>_<LABEL>`.
@@ -159,45 +200,6 @@ pub(crate) struct Region {
 }
 
 impl Input<'_> {
-    /// Each method's tables (one for a program with one method). The first method's symbols
-    /// are `NAME_*`, so a program's default method (`forward`) keeps the single-method API.
-    pub(crate) fn methods(&self) -> Vec<MethodTables> {
-        let program = self.program;
-        if program.methods.is_empty() {
-            return vec![MethodTables {
-                name: None,
-                prefix: self.name.to_owned(),
-                steps: 0..self.steps.steps.len(),
-                delegates: 0..program.delegates.len(),
-                inputs: program.inputs.clone(),
-                outputs: program.outputs.clone(),
-            }];
-        }
-        program
-            .methods
-            .iter()
-            .enumerate()
-            .map(|(k, m)| {
-                let flat = program.method_flat_range(k);
-                let first = self.steps.flat.partition_point(|&f| f < flat.start);
-                let end = self.steps.flat.partition_point(|&f| f < flat.end);
-                let delegates = m.delegates.clone();
-                MethodTables {
-                    name: Some(m.name.clone()),
-                    prefix: if k == 0 {
-                        self.name.to_owned()
-                    } else {
-                        format!("{}_{}", self.name, crate::names::ident(&m.name))
-                    },
-                    steps: first..end,
-                    delegates,
-                    inputs: m.inputs.clone(),
-                    outputs: m.outputs.clone(),
-                }
-            })
-            .collect()
-    }
-
     /// The pools that hold something, with their plans.
     pub(crate) fn pools(&self) -> Vec<(&Pool, &crate::pipeline::PoolPlan)> {
         self.plan

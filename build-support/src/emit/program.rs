@@ -20,7 +20,7 @@ pub(super) fn header(input: &Input<'_>) -> String {
         w.blank().include("arenaplan/runtime.h").blank();
         w.extern_c(|w| {
             w.comment("The planned program (each method's), for ap_method_init.");
-            for m in input.methods() {
+            for m in &input.methods {
                 w.line(format!("extern const ap_program_t {}_program;", m.prefix));
             }
             w
@@ -169,12 +169,12 @@ pub(super) fn source(input: &Input<'_>) -> String {
             ));
         }
     }
-    let methods = input.methods();
-    for m in &methods {
+    let methods = &input.methods;
+    for m in methods {
         method_program(&mut w, input, m, &kernels, &delegate_of, methods.len() > 1);
     }
-    bound(&mut w, input, &kernels, constants, &methods);
-    for m in &methods {
+    bound(&mut w, input, &kernels, constants, methods);
+    for m in methods {
         api(&mut w, input, m, table.has_jumps() || methods.len() > 1);
     }
     w.finish()
@@ -539,7 +539,7 @@ fn api(w: &mut CWriter, input: &Input<'_>, m: &MethodTables, flat_table: bool) {
         "ap_status_t {prefix}_run(void) {{ return ap_method_execute(&{prefix}_method); }}"
     ))
     .blank();
-    let several = input.methods().len() > 1;
+    let several = input.methods.len() > 1;
     if flat_table {
         // Table positions differ from flat indices where branches add jumps or methods follow
         // one another.
@@ -567,7 +567,7 @@ fn api(w: &mut CWriter, input: &Input<'_>, m: &MethodTables, flat_table: bool) {
 /// (destroying those it initialized when one fails), and `NAME_deinit`, which destroys them all.
 fn init_and_deinit(w: &mut CWriter, input: &Input<'_>) {
     let name = input.name;
-    let methods = input.methods();
+    let methods = &input.methods;
     let initial = initial_state(w, input);
     w.blank();
     if methods.len() == 1 && initial.is_empty() {
@@ -626,7 +626,7 @@ fn init_and_deinit(w: &mut CWriter, input: &Input<'_>) {
     })
     .blank();
     w.block(format!("void {name}_deinit(void)"), "", |w| {
-        for m in &methods {
+        for m in methods {
             w.line(format!("ap_method_destroy(&{}_method);", m.prefix));
         }
     })

@@ -385,16 +385,9 @@ fn api(input: &Input<'_>) -> TokenStream {
     let named_inputs = named(&input.program.inputs, "input");
     let named_outputs = named(&input.program.outputs, "output");
     let methods = method_apis(input);
-    let (method_externs, method_zeroing, method_fns): (Vec<_>, Vec<_>, Vec<_>) =
-        methods.into_iter().map(|m| (m.externs, m.zeroing, m.functions)).fold(
-            (Vec::new(), Vec::new(), Vec::new()),
-            |(mut a, mut b, mut c), (x, y, z)| {
-                a.push(x);
-                b.push(y);
-                c.push(z);
-                (a, b, c)
-            },
-        );
+    let method_externs = methods.iter().map(|m| &m.externs);
+    let method_zeroing = methods.iter().map(|m| &m.zeroing);
+    let method_fns = methods.iter().map(|m| &m.functions);
     quote! {
         unsafe extern "C" {
             #[link_name = #init]
@@ -563,8 +556,8 @@ struct MethodApi {
 
 fn method_apis(input: &Input<'_>) -> Vec<MethodApi> {
     input
-        .methods()
-        .into_iter()
+        .methods
+        .iter()
         .skip(1)
         .map(|m| {
             let method = crate::names::ident(m.name.as_deref().unwrap_or(""));

@@ -145,7 +145,7 @@ impl Tables {
         Self::build(
             program,
             plan,
-            0..usize::MAX,
+            0..program.flat_instructions().len(),
             0..program.delegates.len(),
             &program.inputs,
             &program.outputs,

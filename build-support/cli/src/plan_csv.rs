@@ -25,6 +25,10 @@ pub(crate) struct Args {
     /// Search budget in steps (deterministic: the same budget gives the same plan anywhere).
     #[arg(long, default_value_t = DEFAULT_STEP_BUDGET)]
     budget: u64,
+    /// Threads to plan with (default: the machine's, at most 4). The plan is the same at any
+    /// count; only the time changes.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..1025))]
+    threads: Option<u64>,
 }
 
 pub(crate) fn run(args: &Args) -> Result<(), Failure> {
@@ -38,22 +42,21 @@ pub(crate) fn run(args: &Args) -> Result<(), Failure> {
         LifetimeTable::parse(&bytes[..]).map_err(|e| Failure::bad_input(format!("{name}: {e}")))?;
     let mut problem = table.to_problem(args.alignment);
     problem.capacity = args.capacity;
-    let plan = Planner::new()
-        .step_budget(args.budget)
-        .goal(Goal::FitCapacity)
-        .plan(&problem)
-        .map_err(|e| match e {
-            PlanError::DoesNotFit { .. } => {
-                Failure::new(Status::DoesNotFit, format!("{name}: {e}"))
+    let mut planner = Planner::new();
+    planner.step_budget(args.budget).goal(Goal::FitCapacity);
+    if let Some(threads) = args.threads {
+        planner.threads(threads as usize);
+    }
+    let plan = planner.plan(&problem).map_err(|e| match e {
+        PlanError::DoesNotFit { .. } => Failure::new(Status::DoesNotFit, format!("{name}: {e}")),
+        PlanError::Invalid(ref invalid) => {
+            match invalid.buffer_index().and_then(|i| table.rows.get(i)) {
+                Some(row) => Failure::bad_input(format!("{name}: line {}: {e}", row.line)),
+                None => Failure::bad_input(format!("{name}: {e}")),
             }
-            PlanError::Invalid(ref invalid) => {
-                match invalid.buffer_index().and_then(|i| table.rows.get(i)) {
-                    Some(row) => Failure::bad_input(format!("{name}: line {}: {e}", row.line)),
-                    None => Failure::bad_input(format!("{name}: {e}")),
-                }
-            }
-            _ => Failure::new(Status::Internal, format!("{name}: {e}")),
-        })?;
+        }
+        _ => Failure::new(Status::Internal, format!("{name}: {e}")),
+    })?;
     let mut bytes = Vec::new();
     table
         .write_with_offsets(&plan.offsets, &mut bytes)

@@ -95,6 +95,7 @@ pub enum PlanError {
 pub struct Planner {
     step_budget: u64,
     goal: Goal,
+    threads: usize,
 }
 
 impl Default for Planner {
@@ -102,8 +103,20 @@ impl Default for Planner {
         Planner {
             step_budget: DEFAULT_STEP_BUDGET,
             goal: Goal::Smallest,
+            threads: default_threads(),
         }
     }
+}
+
+/// Most threads the planner uses by default: its parallel work comes in a few pieces at a
+/// time (construction candidates, a round's search runs), so more rarely pays.
+const MAX_DEFAULT_THREADS: usize = 4;
+
+/// The machine's parallelism, at most [`MAX_DEFAULT_THREADS`].
+fn default_threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(MAX_DEFAULT_THREADS)
 }
 
 impl Planner {
@@ -121,6 +134,22 @@ impl Planner {
     /// Sets what the search aims for.
     pub fn goal(&mut self, goal: Goal) -> &mut Self {
         self.goal = goal;
+        self
+    }
+
+    /// Sets how many threads may work at once (0 counts as 1). The default is the machine's
+    /// parallelism, at most 4. The plan, and the steps it used, are the same at any thread
+    /// count: threads only change how soon it comes.
+    ///
+    /// ```
+    /// use arenaplan_planner::{Buffer, Planner, Problem};
+    /// let p = Problem::new((0..40).map(|i| Buffer::new(8 + i % 5, i % 7, i % 7 + 3)).collect());
+    /// let one = Planner::new().threads(1).plan(&p).unwrap();
+    /// let two = Planner::new().threads(2).plan(&p).unwrap();
+    /// assert_eq!(one, two);
+    /// ```
+    pub fn threads(&mut self, threads: usize) -> &mut Self {
+        self.threads = threads.max(1);
         self
     }
 
@@ -146,7 +175,7 @@ impl Planner {
         };
         let groups: Vec<Group> = independent_groups(&items)
             .into_iter()
-            .map(|members| Group::constructed(&items, members, &baselines))
+            .map(|members| Group::constructed(&items, members, &baselines, self.threads))
             .collect();
         let mut groups = groups;
         let mut budget = self.step_budget;
@@ -165,7 +194,7 @@ impl Planner {
         for (done, &g) in above.iter().enumerate() {
             let mut share = phase_one / (above.len() - done) as u64;
             phase_one -= share;
-            groups[g].attempt(&items, target, &mut share);
+            groups[g].attempt(&items, target, &mut share, self.threads);
             phase_one += share;
         }
         budget += phase_one;
@@ -175,7 +204,9 @@ impl Planner {
             else {
                 break;
             };
-            if groups[worst].arena <= target || !groups[worst].bisect(&items, target, &mut budget) {
+            if groups[worst].arena <= target
+                || !groups[worst].bisect(&items, target, &mut budget, self.threads)
+            {
                 break;
             }
         }
@@ -206,6 +237,36 @@ impl Planner {
     }
 }
 
+/// Each `(order, fit)` placement, in the same order, computed on up to `threads` threads.
+fn place_all(items: &[Item], candidates: &[(&[usize], Fit)], threads: usize) -> Vec<Vec<u64>> {
+    // Small groups are placed faster than a thread starts.
+    const PARALLEL_FROM: usize = 2_000;
+    if threads <= 1 || items.len() < PARALLEL_FROM {
+        return candidates
+            .iter()
+            .map(|&(order, fit)| place(items, order, fit))
+            .collect();
+    }
+    let per_thread = candidates.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = candidates
+            .chunks(per_thread)
+            .map(|chunk| {
+                scope.spawn(move || {
+                    chunk
+                        .iter()
+                        .map(|&(order, fit)| place(items, order, fit))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
+}
+
 /// One independent group and its current placement.
 struct Group {
     members: Vec<usize>,
@@ -219,7 +280,12 @@ impl Group {
     /// TFLM's, whose first fit is TFLM's greedy plan) and each whole-problem `baselines`
     /// placement restricted to it, and keeps the smallest (the first of equals). Stops at the
     /// first that reaches the group's lower bound: nothing beats it.
-    fn constructed(items: &[Item], members: Vec<usize>, baselines: &[Vec<u64>]) -> Self {
+    fn constructed(
+        items: &[Item],
+        members: Vec<usize>,
+        baselines: &[Vec<u64>],
+        threads: usize,
+    ) -> Self {
         // The group on its own (members are in index order, so local order keeps ties).
         let local: Vec<Item> = members.iter().map(|&i| items[i]).collect();
         let all: Vec<usize> = (0..local.len()).collect();
@@ -240,12 +306,15 @@ impl Group {
             }
             arena <= bound
         };
-        // In order, stopping at the first that reaches the bound. (Two threads placing two
-        // candidates at once measured slower on this shared 2-core machine: the first candidate
-        // usually reaches the bound, and the second then only competes with it.)
-        let reached = candidates
-            .iter()
-            .any(|&(order, fit)| consider(place(&local, order, fit)));
+        // The first candidate alone: it usually reaches the bound, and then nothing else is
+        // placed. The rest are placed together, on as many threads as allowed, and considered
+        // in order, so the choice is the one a single thread makes.
+        let (first, rest) = candidates.split_at(1);
+        let mut reached = consider(place(&local, first[0].0, first[0].1));
+        if !reached {
+            let placed = place_all(&local, rest, threads);
+            reached = placed.into_iter().any(&mut consider);
+        }
         if !reached {
             for whole in baselines {
                 if consider(members.iter().map(|&i| whole[i]).collect()) {
@@ -262,9 +331,9 @@ impl Group {
     }
 
     /// Searches for a placement within `capacity`; keeps it if found. Returns whether found.
-    fn attempt(&mut self, items: &[Item], capacity: u64, budget: &mut u64) -> bool {
+    fn attempt(&mut self, items: &[Item], capacity: u64, budget: &mut u64, threads: usize) -> bool {
         let local: Vec<Item> = self.members.iter().map(|&i| items[i]).collect();
-        match search(&local, capacity, budget) {
+        match search(&local, capacity, budget, threads) {
             Outcome::Found(offsets) => {
                 self.arena = arena_of(&local, &offsets);
                 self.offsets = offsets;
@@ -276,7 +345,7 @@ impl Group {
 
     /// Bisects between `target` (or the group's own bound) and the current arena, each
     /// attempt with half the budget left. Returns whether the arena went down.
-    fn bisect(&mut self, items: &[Item], target: u64, budget: &mut u64) -> bool {
+    fn bisect(&mut self, items: &[Item], target: u64, budget: &mut u64, threads: usize) -> bool {
         let local: Vec<Item> = self.members.iter().map(|&i| items[i]).collect();
         let before = self.arena;
         let mut low = target.max(items_lower_bound(&local)) + 1;
@@ -284,7 +353,7 @@ impl Group {
             let capacity = low + (self.arena - 1 - low) / 2;
             let mut slice = (*budget / 2).max(1);
             *budget -= slice;
-            let found = self.attempt(items, capacity, &mut slice);
+            let found = self.attempt(items, capacity, &mut slice, threads);
             *budget += slice;
             if !found {
                 low = capacity + 1;

@@ -32,8 +32,15 @@
 //!
 //! **Budget.** Every unit of work (a buffer or section looked at) costs one step. Step counts,
 //! not time, make the search deterministic.
+//!
+//! **Threads.** A round's runs are independent, so from moderate node limits on they go to
+//! several threads, each with its own search state. The round is still charged as if its runs
+//! went one after the other (see [`Round`]): the outcome and the steps used are the same at
+//! any thread count, and one thread searches as it did before threads existed.
 
 use std::cmp::Reverse;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use crate::item::Item;
 use crate::problem::round_up;
@@ -74,9 +81,10 @@ enum Key {
 }
 
 /// Searches for offsets of `items` (one independent group) with every end `<= capacity`.
-/// `budget` is decreased by the steps used.
-pub(crate) fn search(items: &[Item], capacity: u64, budget: &mut u64) -> Outcome {
-    let Some(mut state) = State::new(items, capacity) else {
+/// `budget` is decreased by the steps used. Up to `threads` runs of a round go at once; the
+/// outcome and the steps charged are the same at any thread count (see [`Round`]).
+pub(crate) fn search(items: &[Item], capacity: u64, budget: &mut u64, threads: usize) -> Outcome {
+    let Some(first) = State::new(items, capacity) else {
         return Outcome::TooLarge;
     };
     if items
@@ -85,25 +93,216 @@ pub(crate) fn search(items: &[Item], capacity: u64, budget: &mut u64) -> Outcome
     {
         return Outcome::Exhausted;
     }
-    let mut node_limit = 2 * state.free.len() as u64 + 2;
+    let mut states = vec![first];
+    let mut node_limit = 2 * states[0].free.len() as u64 + 2;
     for round in 0u32.. {
         // Parts ranked afresh in every round; as at the root for the first few (cheap, and
         // some instances fall to it at once).
         let static_too = round < STATIC_ROUNDS;
-        let runs = ORDERS.iter().flat_map(|o| [(o, true), (o, false)]);
-        for (order, rerank) in runs.filter(|&(_, rerank)| rerank || static_too) {
-            state.set_order(order);
-            state.rerank_parts = rerank;
-            match state.run(budget, node_limit) {
-                Run::Found => return Outcome::Found(state.result()),
-                Run::Exhausted => return Outcome::Exhausted,
-                Run::OutOfBudget => return Outcome::OutOfBudget,
-                Run::NodeLimit => {}
+        let runs: Vec<RunSpec> = ORDERS
+            .iter()
+            .flat_map(|o| [(o, true), (o, false)])
+            .filter(|&(_, rerank)| rerank || static_too)
+            .map(|(order, rerank)| RunSpec {
+                order,
+                rerank,
+                node_limit,
+            })
+            .collect();
+        // Spawning threads costs more than a round of small node limits.
+        let workers = if node_limit >= PARALLEL_NODE_LIMIT {
+            threads.clamp(1, runs.len())
+        } else {
+            1
+        };
+        while states.len() < workers {
+            match State::new(items, capacity) {
+                Some(state) => states.push(state),
+                None => return Outcome::TooLarge,
+            }
+        }
+        match Round::new(&runs, *budget).play(&mut states[..workers]) {
+            (RoundEnd::NextRound, left) => *budget = left,
+            (RoundEnd::Found(offsets), left) => {
+                *budget = left;
+                return Outcome::Found(offsets);
+            }
+            (RoundEnd::Exhausted, left) => {
+                *budget = left;
+                return Outcome::Exhausted;
+            }
+            (RoundEnd::OutOfBudget, _) => {
+                *budget = 0;
+                return Outcome::OutOfBudget;
             }
         }
         node_limit = node_limit.saturating_mul(2);
     }
     Outcome::OutOfBudget
+}
+
+/// Node limit from which a round's runs are spread over threads.
+const PARALLEL_NODE_LIMIT: u64 = 4_096;
+
+/// One depth-first run of a round: a buffer order, whether parts are ranked afresh, and how
+/// many nodes it may open.
+#[derive(Clone, Copy)]
+struct RunSpec {
+    order: &'static [Key; 3],
+    rerank: bool,
+    node_limit: u64,
+}
+
+/// How a round ended.
+enum RoundEnd {
+    Found(Vec<u64>),
+    Exhausted,
+    OutOfBudget,
+    /// Every run reached its node limit.
+    NextRound,
+}
+
+/// What one finished run reports: its outcome, the steps it used, its placement if found.
+struct RunReport {
+    run: Run,
+    steps: u64,
+    offsets: Option<Vec<u64>>,
+}
+
+/// One round of runs, played by any number of threads with a result that does not depend on
+/// how many.
+///
+/// The round is charged as if its runs went one after the other, each with the budget the
+/// earlier ones left: run `i` counts only if it used fewer steps than that, and the first run
+/// that does not, or that finds a placement or proves there is none, ends the round. A run
+/// behaves the same under any budget it does not use up, so a thread may start run `i` with
+/// more budget (before the earlier runs have reported) without changing what is charged or
+/// returned. Runs after the one that ends the round are cancelled; their reports are never read.
+struct Round<'r> {
+    runs: &'r [RunSpec],
+    start_budget: u64,
+    ledger: Mutex<Ledger>,
+    next: AtomicUsize,
+}
+
+/// The in-order charging of a round's runs.
+struct Ledger {
+    reports: Vec<Option<RunReport>>,
+    /// Set to stop a started run that the round no longer needs.
+    cancels: Vec<Option<Arc<AtomicBool>>>,
+    /// Runs charged so far (a prefix).
+    charged: usize,
+    /// Budget left after the charged runs.
+    left: u64,
+    end: Option<RoundEnd>,
+}
+
+impl<'r> Round<'r> {
+    fn new(runs: &'r [RunSpec], budget: u64) -> Self {
+        Round {
+            runs,
+            start_budget: budget,
+            ledger: Mutex::new(Ledger {
+                reports: runs.iter().map(|_| None).collect(),
+                cancels: runs.iter().map(|_| None).collect(),
+                charged: 0,
+                left: budget,
+                end: None,
+            }),
+            next: AtomicUsize::new(0),
+        }
+    }
+
+    /// Plays the round with one thread per state; returns how it ended and the budget left.
+    fn play(self, states: &mut [State<'_>]) -> (RoundEnd, u64) {
+        match states {
+            [] => {}
+            [only] => self.work(only),
+            [first, rest @ ..] => std::thread::scope(|scope| {
+                for state in rest {
+                    let round = &self;
+                    scope.spawn(move || round.work(state));
+                }
+                self.work(first);
+            }),
+        }
+        let ledger = self.ledger.into_inner().unwrap_or_else(|e| e.into_inner());
+        let end = ledger.end.unwrap_or(RoundEnd::NextRound);
+        (end, ledger.left)
+    }
+
+    /// Takes runs in index order until none is left or needed.
+    fn work(&self, state: &mut State<'_>) {
+        loop {
+            let i = self.next.fetch_add(1, Ordering::Relaxed);
+            if i >= self.runs.len() {
+                return;
+            }
+            let cancel = Arc::new(AtomicBool::new(false));
+            // At least what run `i` is charged against: the budget left by the runs charged
+            // so far (the others only lower it further).
+            let mut budget = {
+                let mut ledger = self.lock();
+                if ledger.end.is_some() && i >= ledger.charged {
+                    return; // the round ended before run `i`
+                }
+                ledger.cancels[i] = Some(Arc::clone(&cancel));
+                ledger.left
+            };
+            let before = budget;
+            let spec = self.runs[i];
+            state.set_order(spec.order);
+            state.rerank_parts = spec.rerank;
+            state.cancel = Some(cancel);
+            let (run, offsets) = state.run(&mut budget, spec.node_limit);
+            state.cancel = None;
+            self.report(
+                i,
+                RunReport {
+                    run,
+                    steps: before - budget,
+                    offsets,
+                },
+            );
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Ledger> {
+        self.ledger.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records run `i`'s report and charges every run now reported in order.
+    fn report(&self, i: usize, report: RunReport) {
+        let mut ledger = self.lock();
+        ledger.reports[i] = Some(report);
+        while ledger.end.is_none() && ledger.charged < self.runs.len() {
+            let at = ledger.charged;
+            let Some(report) = ledger.reports[at].take() else {
+                break;
+            };
+            ledger.charged += 1;
+            let end = if report.steps >= ledger.left || matches!(report.run, Run::OutOfBudget) {
+                ledger.left = 0;
+                Some(RoundEnd::OutOfBudget)
+            } else {
+                ledger.left -= report.steps;
+                match report.run {
+                    Run::Found => Some(RoundEnd::Found(report.offsets.unwrap_or_default())),
+                    Run::Exhausted => Some(RoundEnd::Exhausted),
+                    Run::NodeLimit => None,
+                    // Only runs after the end are cancelled, and the loop stops at the end.
+                    Run::OutOfBudget | Run::Cancelled => Some(RoundEnd::OutOfBudget),
+                }
+            };
+            if end.is_some() {
+                for cancel in ledger.cancels[at + 1..].iter().flatten() {
+                    cancel.store(true, Ordering::Relaxed);
+                }
+                ledger.end = end;
+            }
+        }
+        debug_assert!(ledger.left <= self.start_budget);
+    }
 }
 
 /// Rounds in which every order is also tried with parts ranked as at the root.
@@ -114,6 +313,8 @@ enum Run {
     Exhausted,
     OutOfBudget,
     NodeLimit,
+    /// The round ended at an earlier run: this one's result is not needed.
+    Cancelled,
 }
 
 /// A pinned buffer, as an obstacle the searched buffers must go around.
@@ -187,6 +388,8 @@ struct State<'a> {
     order: [Key; 3],
     /// Whether independent parts found below the root are ranked afresh.
     rerank_parts: bool,
+    /// Set by another thread when the current run is no longer needed.
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 impl<'a> State<'a> {
@@ -265,6 +468,7 @@ impl<'a> State<'a> {
             lowest: vec![0; n],
             order: ORDERS[0],
             rerank_parts: false,
+            cancel: None,
         })
     }
 
@@ -286,18 +490,17 @@ impl<'a> State<'a> {
         }
     }
 
-    /// Depth-first search from the empty placement, at most `node_limit` nodes. Leaves the
-    /// state empty again unless it finds a placement.
-    fn run(&mut self, budget: &mut u64, node_limit: u64) -> Run {
+    /// Depth-first search from the empty placement, at most `node_limit` nodes. Returns the
+    /// placement if it finds one, and leaves the state empty again either way.
+    fn run(&mut self, budget: &mut u64, node_limit: u64) -> (Run, Option<Vec<u64>>) {
         let all: Vec<u32> = (0..self.free.len() as u32).collect();
         let mut nodes = 0u64;
         let outcome = self.solve(&all, budget, &mut nodes, node_limit, 0);
-        if !matches!(outcome, Run::Found) {
-            while !self.undo.is_empty() {
-                self.retract();
-            }
+        let offsets = matches!(outcome, Run::Found).then(|| self.result());
+        while !self.undo.is_empty() {
+            self.retract();
         }
-        outcome
+        (outcome, offsets)
     }
 
     /// Places the unplaced items of `part` (a set of items whose sections no other unplaced
@@ -332,6 +535,13 @@ impl<'a> State<'a> {
             }
             if *nodes >= node_limit {
                 break Run::NodeLimit;
+            }
+            if self
+                .cancel
+                .as_ref()
+                .is_some_and(|c| c.load(Ordering::Relaxed))
+            {
+                break Run::Cancelled;
             }
             let Some(top) = stack.last_mut() else {
                 break Run::Exhausted;
@@ -779,7 +989,7 @@ mod tests {
             item(4, 0, 21),
         ];
         let mut budget = 1_000_000;
-        match search(&items, 12, &mut budget) {
+        match search(&items, 12, &mut budget, 1) {
             Outcome::Found(offsets) => {
                 assert!(offsets.iter().zip(&items).all(|(o, it)| o + it.size <= 12));
             }
@@ -792,7 +1002,7 @@ mod tests {
         // Three buffers pairwise alive together need 12 bytes.
         let items = [item(4, 0, 2), item(4, 1, 3), item(4, 0, 3)];
         let mut budget = 1_000_000;
-        assert_eq!(search(&items, 11, &mut budget), Outcome::Exhausted);
+        assert_eq!(search(&items, 11, &mut budget, 2), Outcome::Exhausted);
         // Bound 8, but the pair alive at instant 1 cannot also sit around the long buffer.
         let items = [
             item(4, 0, 2),
@@ -802,13 +1012,76 @@ mod tests {
             item(2, 3, 4),
         ];
         let mut budget = 1_000_000;
-        assert!(matches!(search(&items, 12, &mut budget), Outcome::Found(_)));
+        assert!(matches!(
+            search(&items, 12, &mut budget, 1),
+            Outcome::Found(_)
+        ));
+    }
+
+    fn spec() -> RunSpec {
+        RunSpec {
+            order: &ORDERS[0],
+            rerank: true,
+            node_limit: 1,
+        }
+    }
+
+    fn report(run: Run, steps: u64, found: bool) -> RunReport {
+        RunReport {
+            run,
+            steps,
+            offsets: found.then(|| vec![7]),
+        }
+    }
+
+    /// How the round ended (so far) and the budget it left.
+    fn ending(round: &Round<'_>) -> (&'static str, u64) {
+        let ledger = round.lock();
+        let end = match ledger.end {
+            None | Some(RoundEnd::NextRound) => "not yet",
+            Some(RoundEnd::Found(_)) => "found",
+            Some(RoundEnd::Exhausted) => "exhausted",
+            Some(RoundEnd::OutOfBudget) => "out of budget",
+        };
+        (end, ledger.left)
+    }
+
+    #[test]
+    fn a_round_is_charged_in_run_order_whatever_order_runs_report_in() {
+        let runs = [spec(), spec(), spec()];
+        // Run 1 finds a placement before run 0 reports: charged after run 0's 20 steps.
+        let round = Round::new(&runs, 100);
+        round.report(1, report(Run::Found, 10, true));
+        assert_eq!(ending(&round), ("not yet", 100));
+        round.report(0, report(Run::NodeLimit, 20, false));
+        assert_eq!(ending(&round), ("found", 70));
+        // Run 1 was given more than run 0 left it: with 95 spent first, its 10 steps are over
+        // budget, as they would have been on one thread.
+        let round = Round::new(&runs, 100);
+        round.report(1, report(Run::Found, 10, true));
+        round.report(0, report(Run::NodeLimit, 95, false));
+        assert_eq!(ending(&round), ("out of budget", 0));
+        // An earlier run's end wins over a later run's, and a later run still going is
+        // cancelled.
+        let round = Round::new(&runs, 100);
+        let cancel = Arc::new(AtomicBool::new(false));
+        round.lock().cancels[2] = Some(Arc::clone(&cancel));
+        round.report(1, report(Run::Exhausted, 5, false));
+        round.report(0, report(Run::Found, 5, true));
+        assert!(cancel.load(Ordering::Relaxed));
+        assert_eq!(ending(&round), ("found", 95));
+        // Every run at its node limit: on to the next round, charged for all three.
+        let round = Round::new(&runs, 100);
+        for i in [2, 0, 1] {
+            round.report(i, report(Run::NodeLimit, 30, false));
+        }
+        assert_eq!(ending(&round), ("not yet", 10));
     }
 
     #[test]
     fn stops_when_the_budget_is_spent() {
         let items: Vec<Item> = (0..30).map(|i| item(3 + i % 7, i % 5, i % 5 + 3)).collect();
         let mut budget = 10;
-        assert_eq!(search(&items, 1000, &mut budget), Outcome::OutOfBudget);
+        assert_eq!(search(&items, 1000, &mut budget, 2), Outcome::OutOfBudget);
     }
 }

@@ -31,6 +31,7 @@ mod bound;
 mod components;
 mod construct;
 mod item;
+mod placed;
 mod planner;
 mod problem;
 mod search;

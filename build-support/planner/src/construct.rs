@@ -46,6 +46,68 @@ pub(crate) fn tflm_order(items: &[Item], members: &[usize]) -> Vec<usize> {
     order
 }
 
+/// Busiest moment first: the buffers alive when the most bytes are (their total is the lower
+/// bound, so in a plan that reaches it they stack with no gap), longest-lived first, then the
+/// rest by size descending, earlier start first, then index. Pinned buffers come first.
+///
+/// Size order places small long-lived buffers last, when only the top of memory is free over
+/// their whole lifetime: on a 28,526-buffer training trace it ends 1.6-2.5 % over the bound,
+/// and this order reaches it.
+pub(crate) fn busiest_moment_first(items: &[Item], members: &[usize]) -> Vec<usize> {
+    let peak = alive_at_peak(items, members);
+    let mut order = members.to_vec();
+    order.sort_by_key(|&i| {
+        let it = &items[i];
+        // At the peak: lifetime descending; elsewhere: size descending.
+        let key = if peak[i] {
+            (false, std::cmp::Reverse(it.upper - it.lower))
+        } else {
+            (true, std::cmp::Reverse(it.size))
+        };
+        (it.fixed.is_none(), key, it.lower, i)
+    });
+    order
+}
+
+/// Whether each of `members` is alive at an instant where the bytes alive are the most
+/// (indexed by item; false outside `members`).
+fn alive_at_peak(items: &[Item], members: &[usize]) -> Vec<bool> {
+    let mut events: Vec<(u64, bool, u64)> = Vec::with_capacity(2 * members.len());
+    for &i in members {
+        events.push((items[i].lower, true, items[i].size));
+        events.push((items[i].upper, false, items[i].size));
+    }
+    // Ends before starts at the same instant: lifetimes are half-open.
+    events.sort_unstable();
+    let (mut live, mut most) = (0u128, 0u128);
+    // Instants (as event times) from which the most bytes are alive, until the next event.
+    let mut peaks: Vec<(u64, u64)> = Vec::new();
+    for (k, &(t, starts, size)) in events.iter().enumerate() {
+        if starts {
+            live += u128::from(size);
+        } else {
+            live -= u128::from(size);
+        }
+        let until = events.get(k + 1).map_or(t, |e| e.0);
+        if until > t && live >= most {
+            if live > most {
+                peaks.clear();
+                most = live;
+            }
+            peaks.push((t, until));
+        }
+    }
+    let mut peak = vec![false; items.len()];
+    for &i in members {
+        let (lower, upper) = (items[i].lower, items[i].upper);
+        // The first peak interval ending after `lower` is the only one that can start
+        // before `upper` without one that starts earlier also overlapping.
+        let k = peaks.partition_point(|&(_, until)| until <= lower);
+        peak[i] = peaks.get(k).is_some_and(|&(from, _)| from < upper);
+    }
+    peak
+}
+
 /// Places `order` (indices into `items`) one at a time and returns an offset for each item
 /// (items outside `order` get 0).
 pub(crate) fn place(items: &[Item], order: &[usize], fit: Fit) -> Vec<u64> {
@@ -95,6 +157,11 @@ fn choose_gap(occupied: &[(u64, u64)], size: u64, align: u64, fit: Fit) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::item::arena_of;
+
+    fn item(size: u64, lower: u64, upper: u64) -> Item {
+        Item::free(size, lower, upper)
+    }
 
     #[test]
     fn best_fit_prefers_the_tightest_gap() {
@@ -105,5 +172,51 @@ mod tests {
         assert_eq!(choose_gap(&occupied, 5, 1, Fit::First), 20);
         assert_eq!(choose_gap(&occupied, 30, 1, Fit::Best), 50);
         assert_eq!(choose_gap(&occupied, 4, 16, Fit::Best), 32);
+    }
+
+    #[test]
+    fn busiest_moment_first_reaches_the_bound_where_size_order_does_not() {
+        // Bound 16, at instant 3. Size order (ours or TFLM's, best or first fit) needs
+        // 17; placing the buffers alive then first stacks them with no gap.
+        let items = [
+            item(1, 3, 7),
+            item(4, 2, 7),
+            item(3, 2, 6),
+            item(6, 0, 2),
+            item(3, 0, 5),
+            item(5, 1, 4),
+        ];
+        let all: Vec<usize> = (0..items.len()).collect();
+        let bound = crate::bound::items_lower_bound(&items);
+        assert_eq!(bound, 16);
+        for order in [size_descending(&items, &all), tflm_order(&items, &all)] {
+            for fit in [Fit::Best, Fit::First] {
+                assert!(arena_of(&items, &place(&items, &order, fit)) > bound);
+            }
+        }
+        let busiest = busiest_moment_first(&items, &all);
+        assert_eq!(
+            arena_of(&items, &place(&items, &busiest, Fit::First)),
+            bound
+        );
+        // Alive at the peak: all but buffer 3, longest first (ties: earlier start first).
+        assert_eq!(busiest, vec![4, 1, 2, 0, 5, 3]);
+    }
+
+    #[test]
+    fn the_peak_may_be_several_separate_moments() {
+        // 5 bytes alive during [0, 2) and again during [6, 8); less in between.
+        let items = [
+            item(5, 0, 2),
+            item(1, 2, 6),
+            item(2, 6, 8),
+            item(3, 6, 9),
+            item(1, 8, 9),
+        ];
+        let all: Vec<usize> = (0..items.len()).collect();
+        assert_eq!(
+            alive_at_peak(&items, &all),
+            vec![true, false, true, true, false]
+        );
     }
 }

@@ -6,7 +6,7 @@ use thiserror::Error;
 
 use crate::bound::{items_lower_bound, lower_bound};
 use crate::components::independent_groups;
-use crate::construct::{place, size_descending, tflm_order, Fit};
+use crate::construct::{busiest_moment_first, place, size_descending, tflm_order, Fit};
 use crate::item::{arena_of, Item};
 use crate::problem::{Problem, ProblemError};
 use crate::search::{search, Outcome};
@@ -237,32 +237,25 @@ impl Planner {
     }
 }
 
-/// Each `(order, fit)` placement, in the same order, computed on up to `threads` threads.
-fn place_all(items: &[Item], candidates: &[(&[usize], Fit)], threads: usize) -> Vec<Vec<u64>> {
-    // Small groups are placed faster than a thread starts.
-    const PARALLEL_FROM: usize = 2_000;
-    if threads <= 1 || items.len() < PARALLEL_FROM {
+/// Buffers from which a group's construction candidates are placed on several threads.
+const PARALLEL_FROM: usize = 2_000;
+
+/// Each `(order, fit)` placement, in the same order, each on its own thread.
+fn place_all(items: &[Item], candidates: &[(&[usize], Fit)]) -> Vec<Vec<u64>> {
+    if candidates.len() <= 1 {
         return candidates
             .iter()
             .map(|&(order, fit)| place(items, order, fit))
             .collect();
     }
-    let per_thread = candidates.len().div_ceil(threads);
     std::thread::scope(|scope| {
         let handles: Vec<_> = candidates
-            .chunks(per_thread)
-            .map(|chunk| {
-                scope.spawn(move || {
-                    chunk
-                        .iter()
-                        .map(|&(order, fit)| place(items, order, fit))
-                        .collect::<Vec<_>>()
-                })
-            })
+            .iter()
+            .map(|&(order, fit)| scope.spawn(move || place(items, order, fit)))
             .collect();
         handles
             .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
             .collect()
     })
 }
@@ -276,10 +269,10 @@ struct Group {
 }
 
 impl Group {
-    /// Places the group with each constructive rule (best and first fit, in our order and in
-    /// TFLM's, whose first fit is TFLM's greedy plan) and each whole-problem `baselines`
-    /// placement restricted to it, and keeps the smallest (the first of equals). Stops at the
-    /// first that reaches the group's lower bound: nothing beats it.
+    /// Places the group with each constructive rule (best and first fit, in our order, in
+    /// TFLM's, whose first fit is TFLM's greedy plan, and busiest moment first) and each
+    /// whole-problem `baselines` placement restricted to it, and keeps the smallest (the first
+    /// of equals). Stops at the first that reaches the group's lower bound: nothing beats it.
     fn constructed(
         items: &[Item],
         members: Vec<usize>,
@@ -291,12 +284,17 @@ impl Group {
         let all: Vec<usize> = (0..local.len()).collect();
         let ours = size_descending(&local, &all);
         let tflm = tflm_order(&local, &all);
+        let busiest = busiest_moment_first(&local, &all);
         let bound = items_lower_bound(&local);
-        let candidates: [(&[usize], Fit); 4] = [
+        // Most likely to reach the bound first: ours on small groups, busiest moment first
+        // on long training traces.
+        let candidates: [(&[usize], Fit); 6] = [
             (&ours, Fit::Best),
+            (&busiest, Fit::First),
             (&ours, Fit::First),
             (&tflm, Fit::First),
             (&tflm, Fit::Best),
+            (&busiest, Fit::Best),
         ];
         let mut chosen: Option<(u64, Vec<u64>)> = None;
         let mut consider = |offsets: Vec<u64>| {
@@ -306,14 +304,20 @@ impl Group {
             }
             arena <= bound
         };
-        // The first candidate alone: it usually reaches the bound, and then nothing else is
-        // placed. The rest are placed together, on as many threads as allowed, and considered
-        // in order, so the choice is the one a single thread makes.
-        let (first, rest) = candidates.split_at(1);
-        let mut reached = consider(place(&local, first[0].0, first[0].1));
-        if !reached {
-            let placed = place_all(&local, rest, threads);
-            reached = placed.into_iter().any(&mut consider);
+        // In waves of as many as there are threads (one at a time for small groups, placed
+        // faster than a thread starts), considered in order: the choice is the one a single
+        // thread makes.
+        let wave = if local.len() >= PARALLEL_FROM {
+            threads.max(1)
+        } else {
+            1
+        };
+        let mut reached = false;
+        for wave in candidates.chunks(wave) {
+            reached = place_all(&local, wave).into_iter().any(&mut consider);
+            if reached {
+                break;
+            }
         }
         if !reached {
             for whole in baselines {

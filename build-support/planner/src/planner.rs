@@ -6,7 +6,7 @@ use thiserror::Error;
 
 use crate::bound::{items_lower_bound, lower_bound};
 use crate::components::independent_groups;
-use crate::construct::{busiest_moment_first, place, size_descending, tflm_order, Fit};
+use crate::construct::{busiest_moment_first, place, size_descending, tflm_order, Busiest, Fit};
 use crate::item::{arena_of, Item};
 use crate::problem::{Problem, ProblemError};
 use crate::search::{search, Outcome};
@@ -270,7 +270,7 @@ struct Group {
 
 impl Group {
     /// Places the group with each constructive rule (best and first fit, in our order, in
-    /// TFLM's, whose first fit is TFLM's greedy plan, and busiest moment first) and each
+    /// TFLM's, whose first fit is TFLM's greedy plan, and busiest moment first both ways) and each
     /// whole-problem `baselines` placement restricted to it, and keeps the smallest (the first
     /// of equals). Stops at the first that reaches the group's lower bound: nothing beats it.
     fn constructed(
@@ -284,17 +284,20 @@ impl Group {
         let all: Vec<usize> = (0..local.len()).collect();
         let ours = size_descending(&local, &all);
         let tflm = tflm_order(&local, &all);
-        let busiest = busiest_moment_first(&local, &all);
+        let busiest = busiest_moment_first(&local, &all, Busiest::LongestThenLargest);
+        let swapped = busiest_moment_first(&local, &all, Busiest::LargestThenLongest);
         let bound = items_lower_bound(&local);
         // Most likely to reach the bound first: ours on small groups, busiest moment first
         // on long training traces.
-        let candidates: [(&[usize], Fit); 6] = [
+        let candidates: [(&[usize], Fit); 8] = [
             (&ours, Fit::Best),
             (&busiest, Fit::First),
             (&ours, Fit::First),
             (&tflm, Fit::First),
+            (&swapped, Fit::First),
             (&tflm, Fit::Best),
             (&busiest, Fit::Best),
+            (&swapped, Fit::Best),
         ];
         let mut chosen: Option<(u64, Vec<u64>)> = None;
         let mut consider = |offsets: Vec<u64>| {

@@ -5,6 +5,9 @@
 //! `cargo bench -- NAME` runs only the instances whose name contains NAME.
 //! `ARENAPLAN_EXTRA_MINIMALLOC=DIR` adds the MiniMalloc-format CSVs in DIR (e.g. a MiniMalloc
 //! checkout's `benchmarks/challenging/`, which the corpus does not hold), asked to fit 1 MiB.
+//! `ARENAPLAN_EXTRA_TRACES=DIR` adds the lifetime CSVs in DIR planned for the smallest arena
+//! (e.g. idealloc's large training traces `pangu_2.6B`, `S_1`, `Y_1`, taken from its
+//! repository's `benchmarks/`).
 
 #[path = "support/synthetic.rs"]
 mod synthetic;
@@ -33,33 +36,41 @@ fn main() {
     minimalloc_like_table(&wanted);
 }
 
-/// Generated instances of MiniMalloc's shape (`synthetic::minimalloc_like`: no slack, a known
-/// placement at exactly the capacity), asked to fit it.
+/// Generated instances of MiniMalloc's challenging family (`synthetic::minimalloc_like`: shaped
+/// as its public instances measure, a placement within the capacity known) and packed
+/// rectangles (`synthetic::packed_rectangle`: full at every moment, no slack), asked to fit
+/// 1 MiB.
 fn minimalloc_like_table(wanted: &dyn Fn(&str) -> bool) {
     if !wanted("minimalloc-like") {
         return;
     }
-    println!("## Generated MiniMalloc-like instances (capacity 1 MiB, no slack; default budget)\n");
-    println!("| buffers | seed | TFLM greedy | ExecuTorch greedy | arenaplan | fits | time |");
-    println!("|---:|---:|---:|---:|---:|---|---:|");
-    for n in [150, 300, 450] {
-        for seed in 1..=3 {
-            let (problem, hidden) = synthetic::minimalloc_like(n, MINIMALLOC_CAPACITY, seed);
-            verify(&problem, &hidden).expect("the generator's placement is valid");
-            let et = baseline::arena(&problem, &baseline::executorch_greedy(&problem));
-            let tflm = baseline::arena(&problem, &baseline::tflm_greedy(&problem));
-            let (first, _) = timed(1, || plan(&problem, Goal::FitCapacity));
-            let (time, result) = timed(runs_for(first), || plan(&problem, Goal::FitCapacity));
-            let (ours, fits) = match &result {
-                Ok(p) => (p.arena.to_string(), "yes"),
-                Err(PlanError::DoesNotFit { arena, .. }) => (arena.to_string(), "**no**"),
-                Err(e) => panic!("{e}"),
-            };
-            println!(
-                "| {} | {seed} | {tflm} | {et} | {ours} | {fits} | {} |",
-                problem.buffers.len(),
-                ms(time)
-            );
+    println!("## Generated MiniMalloc-family instances (capacity 1 MiB; default budget)\n");
+    println!("| kind | buffers | seed | lower bound | TFLM greedy | ExecuTorch greedy | arenaplan | fits | time |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---|---:|");
+    for kind in ["family", "packed"] {
+        for n in [150, 300, 450] {
+            for seed in 1..=4 {
+                let (problem, hidden) = match kind {
+                    "family" => synthetic::minimalloc_like(n, MINIMALLOC_CAPACITY, seed),
+                    _ => synthetic::packed_rectangle(n, MINIMALLOC_CAPACITY, 1, seed),
+                };
+                verify(&problem, &hidden).expect("the generator's placement is valid");
+                let bound = arenaplan_planner::lower_bound(&problem);
+                let et = baseline::arena(&problem, &baseline::executorch_greedy(&problem));
+                let tflm = baseline::arena(&problem, &baseline::tflm_greedy(&problem));
+                let (first, _) = timed(1, || plan(&problem, Goal::FitCapacity));
+                let (time, result) = timed(runs_for(first), || plan(&problem, Goal::FitCapacity));
+                let (ours, fits) = match &result {
+                    Ok(p) => (p.arena.to_string(), "yes"),
+                    Err(PlanError::DoesNotFit { arena, .. }) => (arena.to_string(), "**no**"),
+                    Err(e) => panic!("{e}"),
+                };
+                println!(
+                    "| {kind} | {} | {seed} | {bound} | {tflm} | {et} | {ours} | {fits} | {} |",
+                    problem.buffers.len(),
+                    ms(time)
+                );
+            }
         }
     }
     println!();
@@ -112,6 +123,9 @@ fn corpus_table(corpus: &Path, wanted: &dyn Fn(&str) -> bool) {
             .collect();
     if let Some(extra) = std::env::var_os("ARENAPLAN_EXTRA_MINIMALLOC") {
         folders.push(("minimalloc-extra".into(), PathBuf::from(extra), 1));
+    }
+    if let Some(extra) = std::env::var_os("ARENAPLAN_EXTRA_TRACES") {
+        folders.push(("traces-extra".into(), PathBuf::from(extra), 1));
     }
     for (folder, dir, alignment) in &folders {
         let (folder, alignment) = (folder.as_str(), *alignment);

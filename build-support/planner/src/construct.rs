@@ -131,8 +131,30 @@ fn alive_at_peak(items: &[Item], members: &[usize]) -> Vec<bool> {
 /// Places `order` (indices into `items`) one at a time and returns an offset for each item
 /// (items outside `order` get 0).
 pub(crate) fn place(items: &[Item], order: &[usize], fit: Fit) -> Vec<u64> {
-    let mut offsets = vec![0u64; items.len()];
+    place_counted(items, order, fit).0
+}
+
+/// [`place`], and the work it took in steps (the unit of the search budget): one per buffer
+/// placed, and per entry, range or node its index touched (set-up included).
+pub(crate) fn place_counted(items: &[Item], order: &[usize], fit: Fit) -> (Vec<u64>, u64) {
     let mut index = Placed::new(items, order);
+    let set_up = index.work();
+    let (offsets, work) = place_in(items, order, fit, &mut index);
+    (offsets, set_up + work)
+}
+
+/// [`place_counted`] with an index made by `Placed::new` for the same items and members
+/// (emptied first, so repeated placements reuse its memory); counts the work from here.
+pub(crate) fn place_in(
+    items: &[Item],
+    order: &[usize],
+    fit: Fit,
+    index: &mut Placed,
+) -> (Vec<u64>, u64) {
+    let before = index.work();
+    index.clear();
+    let work = order.len() as u64;
+    let mut offsets = vec![0u64; items.len()];
     let mut neighbours: Vec<(u64, u64)> = Vec::new();
     for &i in order {
         let item = &items[i];
@@ -146,7 +168,7 @@ pub(crate) fn place(items: &[Item], order: &[usize], fit: Fit) -> Vec<u64> {
         offsets[i] = offset;
         index.insert(item.lower, item.upper, offset, item.end_at(offset));
     }
-    offsets
+    (offsets, work + index.work() - before)
 }
 
 /// Picks an offset for a buffer of `size` given the occupied ranges sorted by start.

@@ -35,6 +35,7 @@ mod placed;
 mod planner;
 mod problem;
 mod search;
+mod squeaky;
 
 pub mod baseline;
 #[cfg(feature = "lifetime-csv")]

@@ -52,6 +52,10 @@ pub(crate) struct Placed {
     /// Working memory of sorting and merging.
     spare: Vec<(u64, u64)>,
     runs: Vec<usize>,
+    /// Entries, ranges and nodes touched so far, the set-up included: the work done.
+    touched: u64,
+    /// Nothing inserted since made or cleared.
+    empty: bool,
 }
 
 impl Placed {
@@ -81,7 +85,29 @@ impl Placed {
             leaves,
             spare: Vec::new(),
             runs: Vec::new(),
+            touched: (buckets + 2 * leaves) as u64,
+            empty: true,
         }
+    }
+
+    /// Empties the index (keeping its memory), as new but for the work already counted.
+    pub(crate) fn clear(&mut self) {
+        if self.empty {
+            return;
+        }
+        for list in &mut self.buckets {
+            list.clear();
+        }
+        for union in &mut self.unions {
+            union.clear();
+        }
+        self.touched += (self.buckets.len() + self.unions.len()) as u64;
+        self.empty = true;
+    }
+
+    /// Work done so far: entries, ranges and nodes touched, the set-up included.
+    pub(crate) fn work(&self) -> u64 {
+        self.touched
     }
 
     fn bucket(&self, t: u64) -> usize {
@@ -93,6 +119,7 @@ impl Placed {
         if upper <= lower || end <= start {
             return;
         }
+        self.empty = false;
         let entry = Entry {
             lower,
             upper,
@@ -104,6 +131,7 @@ impl Placed {
             let list = &mut self.buckets[b];
             let at = list.partition_point(|e| e.start <= start);
             list.insert(at, entry);
+            self.touched += 1 + (list.len() - at) as u64 / 8;
         }
         // Every segment-tree node over one of those buckets.
         let (mut from, mut to) = (self.leaves + first, self.leaves + last);
@@ -111,6 +139,7 @@ impl Placed {
             for node in from..=to {
                 add_to_union(&mut self.unions[node], start, end);
             }
+            self.touched += (to - from + 1) as u64;
             if from == 1 {
                 break;
             }
@@ -148,13 +177,16 @@ impl Placed {
         let ends = [first, last];
         for &b in &ends[..if last == first { 1 } else { 2 }] {
             self.runs.push(out.len());
+            self.touched += self.buckets[b].len() as u64;
             for e in &self.buckets[b] {
                 if e.lower < upper && lower < e.upper && (b == first || self.bucket(e.lower) == b) {
                     out.push((e.start, e.end));
                 }
             }
         }
+        self.touched += 1 + out.len() as u64;
         if self.runs.len() > 1 {
+            self.touched += out.len() as u64 * self.runs.len().min(MERGE_RUNS) as u64;
             if self.runs.len() > MERGE_RUNS {
                 sort_by_start(out, &mut self.spare);
             } else {

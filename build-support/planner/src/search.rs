@@ -42,8 +42,10 @@ use std::cmp::Reverse;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use crate::construct::size_descending;
 use crate::item::Item;
 use crate::problem::round_up;
+use crate::squeaky::Squeaky;
 
 /// The outcome of one search.
 #[derive(Debug, PartialEq, Eq)]
@@ -94,6 +96,10 @@ pub(crate) fn search(items: &[Item], capacity: u64, budget: &mut u64, threads: u
         return Outcome::Exhausted;
     }
     let mut states = vec![first];
+    let wheel = Mutex::new(Squeaky::new(
+        items,
+        size_descending(items, &all_items(items)),
+    ));
     let mut node_limit = 2 * states[0].free.len() as u64 + 2;
     for round in 0u32.. {
         // Parts ranked afresh in every round; as at the root for the first few (cheap, and
@@ -107,7 +113,14 @@ pub(crate) fn search(items: &[Item], capacity: u64, budget: &mut u64, threads: u
                 order,
                 rerank,
                 node_limit,
+                squeaky: false,
             })
+            .chain(std::iter::once(RunSpec {
+                order: &ORDERS[0],
+                rerank: false,
+                node_limit,
+                squeaky: true,
+            }))
             .collect();
         // Spawning threads costs more than a round of small node limits.
         let workers = if node_limit >= PARALLEL_NODE_LIMIT {
@@ -121,7 +134,7 @@ pub(crate) fn search(items: &[Item], capacity: u64, budget: &mut u64, threads: u
                 None => return Outcome::TooLarge,
             }
         }
-        match Round::new(&runs, *budget).play(&mut states[..workers]) {
+        match Round::new(&runs, *budget, &wheel).play(&mut states[..workers]) {
             (RoundEnd::NextRound, left) => *budget = left,
             (RoundEnd::Found(offsets), left) => {
                 *budget = left;
@@ -141,6 +154,11 @@ pub(crate) fn search(items: &[Item], capacity: u64, budget: &mut u64, threads: u
     Outcome::OutOfBudget
 }
 
+/// Every item's index, in order.
+fn all_items(items: &[Item]) -> Vec<usize> {
+    (0..items.len()).collect()
+}
+
 /// Node limit from which a round's runs are spread over threads.
 const PARALLEL_NODE_LIMIT: u64 = 4_096;
 
@@ -151,6 +169,9 @@ struct RunSpec {
     order: &'static [Key; 3],
     rerank: bool,
     node_limit: u64,
+    /// Not a depth-first run: the squeaky wheel, for about as many steps as `node_limit`
+    /// nodes of depth-first search cost.
+    squeaky: bool,
 }
 
 /// How a round ended.
@@ -180,6 +201,8 @@ struct RunReport {
 /// returned. Runs after the one that ends the round are cancelled; their reports are never read.
 struct Round<'r> {
     runs: &'r [RunSpec],
+    /// The squeaky wheel's state, carried from round to round (one run a round uses it).
+    wheel: &'r Mutex<Squeaky>,
     start_budget: u64,
     ledger: Mutex<Ledger>,
     next: AtomicUsize,
@@ -198,9 +221,10 @@ struct Ledger {
 }
 
 impl<'r> Round<'r> {
-    fn new(runs: &'r [RunSpec], budget: u64) -> Self {
+    fn new(runs: &'r [RunSpec], budget: u64, wheel: &'r Mutex<Squeaky>) -> Self {
         Round {
             runs,
+            wheel,
             start_budget: budget,
             ledger: Mutex::new(Ledger {
                 reports: runs.iter().map(|_| None).collect(),
@@ -251,11 +275,25 @@ impl<'r> Round<'r> {
             };
             let before = budget;
             let spec = self.runs[i];
-            state.set_order(spec.order);
-            state.rerank_parts = spec.rerank;
-            state.cancel = Some(cancel);
-            let (run, offsets) = state.run(&mut budget, spec.node_limit);
-            state.cancel = None;
+            let (run, offsets) = if spec.squeaky {
+                // About what `node_limit` nodes of a depth-first run cost.
+                let limit = spec
+                    .node_limit
+                    .saturating_mul(2 * state.free.len() as u64 + 2);
+                let mut wheel = self.wheel.lock().unwrap_or_else(|e| e.into_inner());
+                match wheel.run(state.items, state.capacity, &mut budget, limit) {
+                    Some(offsets) => (Run::Found, Some(offsets)),
+                    None if budget == 0 => (Run::OutOfBudget, None),
+                    None => (Run::NodeLimit, None),
+                }
+            } else {
+                state.set_order(spec.order);
+                state.rerank_parts = spec.rerank;
+                state.cancel = Some(cancel);
+                let outcome = state.run(&mut budget, spec.node_limit);
+                state.cancel = None;
+                outcome
+            };
             self.report(
                 i,
                 RunReport {
@@ -1023,6 +1061,7 @@ mod tests {
             order: &ORDERS[0],
             rerank: true,
             node_limit: 1,
+            squeaky: false,
         }
     }
 
@@ -1049,21 +1088,23 @@ mod tests {
     #[test]
     fn a_round_is_charged_in_run_order_whatever_order_runs_report_in() {
         let runs = [spec(), spec(), spec()];
+        let items = [item(1, 0, 1)];
+        let wheel = Mutex::new(Squeaky::new(&items, vec![0]));
         // Run 1 finds a placement before run 0 reports: charged after run 0's 20 steps.
-        let round = Round::new(&runs, 100);
+        let round = Round::new(&runs, 100, &wheel);
         round.report(1, report(Run::Found, 10, true));
         assert_eq!(ending(&round), ("not yet", 100));
         round.report(0, report(Run::NodeLimit, 20, false));
         assert_eq!(ending(&round), ("found", 70));
         // Run 1 was given more than run 0 left it: with 95 spent first, its 10 steps are over
         // budget, as they would have been on one thread.
-        let round = Round::new(&runs, 100);
+        let round = Round::new(&runs, 100, &wheel);
         round.report(1, report(Run::Found, 10, true));
         round.report(0, report(Run::NodeLimit, 95, false));
         assert_eq!(ending(&round), ("out of budget", 0));
         // An earlier run's end wins over a later run's, and a later run still going is
         // cancelled.
-        let round = Round::new(&runs, 100);
+        let round = Round::new(&runs, 100, &wheel);
         let cancel = Arc::new(AtomicBool::new(false));
         round.lock().cancels[2] = Some(Arc::clone(&cancel));
         round.report(1, report(Run::Exhausted, 5, false));
@@ -1071,7 +1112,7 @@ mod tests {
         assert!(cancel.load(Ordering::Relaxed));
         assert_eq!(ending(&round), ("found", 95));
         // Every run at its node limit: on to the next round, charged for all three.
-        let round = Round::new(&runs, 100);
+        let round = Round::new(&runs, 100, &wheel);
         for i in [2, 0, 1] {
             round.report(i, report(Run::NodeLimit, 30, false));
         }

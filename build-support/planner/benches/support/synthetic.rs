@@ -82,17 +82,77 @@ pub fn transformer_like(n: usize, seed: u64) -> Problem {
     Problem::new(buffers).with_alignment(16)
 }
 
-/// A MiniMalloc-like instance of `n` buffers that fits `capacity` exactly, with the offsets of a
-/// placement that does: the time × memory rectangle `[0, horizon) × [0, capacity)` cut again
-/// and again (guillotine cuts) at random times or offsets, each piece a buffer (its lifetime and
-/// size) at its offset. Every moment is covered from 0 to `capacity`, so the lower bound is the
-/// capacity and there is no slack anywhere: the shape of MiniMalloc's challenging instances,
-/// with a known answer. Alignment 1, as theirs.
+/// An instance of MiniMalloc's challenging family: `n` buffers that fit `capacity`, sizes
+/// multiples of 1 KiB; with the offsets of a placement that fits.
+///
+/// Shaped as MiniMalloc's public instances measure (A-K: 154-454 buffers; sizes multiples of
+/// 1,024, from 0.3 % to 47 % of the capacity; lifetimes from 0.4 % to 80 % of the horizon;
+/// about as many distinct instants as half the buffers): buffers of log-uniform size and
+/// lifetime at random times, each put at the lowest offset free over its lifetime (in the order
+/// drawn, not the order any planner uses), kept if it ends within `capacity`, until `n` are
+/// kept. Memory is then full at some moments and has holes elsewhere, as in theirs.
 pub fn minimalloc_like(n: usize, capacity: u64, seed: u64) -> (Problem, Vec<u64>) {
+    const KIB: u64 = 1024;
+    let mut rng = SplitMix(seed ^ 0x6d69_6e69);
+    let horizon = (n as u64 / 2).max(8);
+    let granules = (capacity / KIB).max(1);
+    // Log-uniform in [lo, hi] (as fractions of `whole`), at least 1.
+    let mut log_uniform = |lo: f64, hi: f64, whole: u64| -> u64 {
+        let u = (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
+        let x = (lo.ln() + u * (hi.ln() - lo.ln())).exp();
+        ((x * whole as f64).round() as u64).clamp(1, whole)
+    };
+    let mut drawn: Vec<(u64, u64, u64)> = Vec::with_capacity(n); // (lower, upper, granules)
+    let mut offsets: Vec<u64> = Vec::with_capacity(n);
+    let mut attempts = 0usize;
+    while drawn.len() < n && attempts < 200 * n {
+        attempts += 1;
+        let width = log_uniform(0.004, 0.8, horizon);
+        let size = log_uniform(0.003, 0.47, granules);
+        let lower = SplitMix(seed.wrapping_add(attempts as u64)).below(horizon - width + 1);
+        let upper = lower + width;
+        // Lowest offset free over [lower, upper) among those kept so far.
+        let mut taken: Vec<(u64, u64)> = drawn
+            .iter()
+            .zip(&offsets)
+            .filter(|(&(l, u, _), _)| l < upper && lower < u)
+            .map(|(&(_, _, g), &at)| (at, at + g))
+            .collect();
+        taken.sort_unstable();
+        let mut at = 0;
+        for (start, end) in taken {
+            if at + size <= start {
+                break;
+            }
+            at = at.max(end);
+        }
+        if at + size <= granules {
+            drawn.push((lower, upper, size));
+            offsets.push(at);
+        }
+    }
+    let buffers = drawn
+        .iter()
+        .map(|&(lower, upper, size)| Buffer::new(size * KIB, lower, upper))
+        .collect();
+    let offsets = offsets.iter().map(|&at| at * KIB).collect();
+    let mut problem = Problem::new(buffers);
+    problem.capacity = Some(capacity);
+    (problem, offsets)
+}
+
+/// A packed instance of `n` buffers that fits `capacity` exactly, with the offsets of a
+/// placement that does: the time × memory rectangle `[0, horizon) × [0, capacity)` cut again
+/// and again (guillotine cuts) at random times or offsets (multiples of `granule`), each piece
+/// a buffer (its lifetime and size) at its offset. Every moment is covered from 0 to
+/// `capacity`: no slack anywhere, harder than MiniMalloc's own instances, which have slack
+/// away from their fullest moments. Alignment 1.
+pub fn packed_rectangle(n: usize, capacity: u64, granule: u64, seed: u64) -> (Problem, Vec<u64>) {
     let mut rng = SplitMix(seed);
     let horizon = 4 * n as u64;
-    // (lower, upper, offset, size)
-    let mut pieces = vec![(0u64, horizon, 0u64, capacity)];
+    let granules = capacity / granule;
+    // (lower, upper, offset, size), offsets and sizes in granules
+    let mut pieces = vec![(0u64, horizon, 0u64, granules)];
     while pieces.len() < n {
         // Cut one of the larger pieces (by area), so sizes and lifetimes stay varied.
         let largest = (0..pieces.len())
@@ -117,9 +177,9 @@ pub fn minimalloc_like(n: usize, capacity: u64, seed: u64) -> (Problem, Vec<u64>
     }
     let buffers = pieces
         .iter()
-        .map(|&(lo, hi, _, size)| Buffer::new(size, lo, hi))
+        .map(|&(lo, hi, _, size)| Buffer::new(size * granule, lo, hi))
         .collect();
-    let offsets = pieces.iter().map(|&(_, _, at, _)| at).collect();
+    let offsets = pieces.iter().map(|&(_, _, at, _)| at * granule).collect();
     let mut problem = Problem::new(buffers);
     problem.capacity = Some(capacity);
     (problem, offsets)

@@ -156,15 +156,26 @@ pub(crate) fn place_in(
     let work = order.len() as u64;
     let mut offsets = vec![0u64; items.len()];
     let mut neighbours: Vec<(u64, u64)> = Vec::new();
+    // Pinned buffers first, wherever the order has them: every other buffer must go around
+    // them (an order that learns, as the squeaky wheel's does, may move one ahead of a pin).
+    for &i in order {
+        if let Some(fixed) = items[i].fixed {
+            offsets[i] = fixed;
+            index.insert(
+                items[i].lower,
+                items[i].upper,
+                fixed,
+                items[i].end_at(fixed),
+            );
+        }
+    }
     for &i in order {
         let item = &items[i];
-        let offset = match item.fixed {
-            Some(fixed) => fixed,
-            None => {
-                index.occupied_by_start(item.lower, item.upper, &mut neighbours);
-                choose_gap(&neighbours, item.size, item.align, fit)
-            }
-        };
+        if item.fixed.is_some() {
+            continue;
+        }
+        index.occupied_by_start(item.lower, item.upper, &mut neighbours);
+        let offset = choose_gap(&neighbours, item.size, item.align, fit);
         offsets[i] = offset;
         index.insert(item.lower, item.upper, offset, item.end_at(offset));
     }

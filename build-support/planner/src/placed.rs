@@ -111,7 +111,9 @@ impl Placed {
     }
 
     fn bucket(&self, t: u64) -> usize {
-        (((t.saturating_sub(self.origin)) / self.width) as usize).min(self.buckets.len() - 1)
+        let last = self.buckets.len() as u64 - 1;
+        // Clamped before narrowing: times past the end must not wrap on 32-bit hosts.
+        ((t.saturating_sub(self.origin) / self.width).min(last)) as usize
     }
 
     /// Records an item alive `[lower, upper)` as occupying `[start, end)`.

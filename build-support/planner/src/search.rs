@@ -36,7 +36,8 @@
 //! **Threads.** A round's runs are independent, so from moderate node limits on they go to
 //! several threads, each with its own search state. The round is still charged as if its runs
 //! went one after the other (see [`Round`]): the outcome and the steps used are the same at
-//! any thread count, and one thread searches as it did before threads existed.
+//! any thread count. (A run that finds a placement on the very step that spends the budget
+//! counts as out of budget, at any thread count: the price of that rule.)
 
 use std::cmp::Reverse;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -281,8 +282,9 @@ impl<'r> Round<'r> {
                     .node_limit
                     .saturating_mul(2 * state.free.len() as u64 + 2);
                 let mut wheel = self.wheel.lock().unwrap_or_else(|e| e.into_inner());
-                match wheel.run(state.items, state.capacity, &mut budget, limit) {
+                match wheel.run(state.items, state.capacity, &mut budget, limit, &cancel) {
                     Some(offsets) => (Run::Found, Some(offsets)),
+                    None if cancel.load(Ordering::Relaxed) => (Run::Cancelled, None),
                     None if budget == 0 => (Run::OutOfBudget, None),
                     None => (Run::NodeLimit, None),
                 }

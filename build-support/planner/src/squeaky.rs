@@ -15,6 +15,8 @@
 //! Deterministic: the random moves come from a fixed seed, and work is counted in steps (one
 //! per buffer placed and per occupied range looked at), never in time.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use crate::construct::{place_in, Fit};
 use crate::item::{arena_of, Item};
 use crate::placed::Placed;
@@ -30,7 +32,7 @@ pub(crate) fn squeaky_wheel(
 ) -> Option<Vec<u64>> {
     let mut wheel = Squeaky::new(items, order.to_vec());
     let limit = *budget;
-    wheel.run(items, capacity, budget, limit)
+    wheel.run(items, capacity, budget, limit, &AtomicBool::new(false))
 }
 
 /// The squeaky wheel's state between runs: the order it has learnt so far.
@@ -53,18 +55,20 @@ impl Squeaky {
     }
 
     /// Places and learns until a placement within `capacity` comes out (returned), or `limit`
-    /// steps of this run or the whole `budget` are spent; `budget` is decreased by the steps
-    /// used. Where it stops depends only on the steps, so a later run carries on the same way
-    /// whatever happened in between.
+    /// steps of this run or the whole `budget` are spent, or `cancel` is set; `budget` is
+    /// decreased by the steps used. Where it stops depends only on the steps (a cancelled run's
+    /// state is never used again), so a later run carries on the same way whatever happened in
+    /// between.
     pub(crate) fn run(
         &mut self,
         items: &[Item],
         capacity: u64,
         budget: &mut u64,
         limit: u64,
+        cancel: &AtomicBool,
     ) -> Option<Vec<u64>> {
         let mut used = 0u64;
-        while *budget > 0 && used < limit {
+        while *budget > 0 && used < limit && !cancel.load(Ordering::Relaxed) {
             let (offsets, work) = place_in(items, &self.order, Fit::First, &mut self.index);
             *budget = budget.saturating_sub(work);
             used += work;
@@ -139,6 +143,25 @@ mod tests {
             squeaky_wheel(&items, &order, 10, &mut budget).expect("a placement within 10");
         assert!(arena_of(&items, &offsets) <= 10);
         assert!(budget < 10_000, "work is charged");
+    }
+
+    #[test]
+    fn never_moves_a_buffer_onto_a_pinned_one() {
+        // A 4-byte buffer pinned at 0 and two free ones, pairwise alive together somewhere:
+        // the bound is 12, so nothing fits in 8. Reordering must not put a free buffer ahead of
+        // the pin and on top of it.
+        let mut pinned = Item::free(4, 0, 2);
+        pinned.fixed = Some(0);
+        let items = [pinned, Item::free(4, 0, 2), Item::free(4, 1, 3)];
+        let mut budget = 100_000;
+        assert_eq!(squeaky_wheel(&items, &[0, 1, 2], 8, &mut budget), None);
+        let mut budget = 100_000;
+        let offsets = squeaky_wheel(&items, &[0, 1, 2], 12, &mut budget).expect("fits 12");
+        // All three are alive at instant 1: pairwise apart.
+        let mut ranges: Vec<(u64, u64)> = (0..3).map(|i| (offsets[i], offsets[i] + 4)).collect();
+        ranges.sort_unstable();
+        assert_eq!(ranges, vec![(0, 4), (4, 8), (8, 12)]);
+        assert_eq!(offsets[0], 0);
     }
 
     #[test]

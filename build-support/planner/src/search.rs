@@ -97,10 +97,8 @@ pub(crate) fn search(items: &[Item], capacity: u64, budget: &mut u64, threads: u
         return Outcome::Exhausted;
     }
     let mut states = vec![first];
-    let wheel = Mutex::new(Squeaky::new(
-        items,
-        size_descending(items, &all_items(items)),
-    ));
+    let every: Vec<usize> = (0..items.len()).collect();
+    let wheel = Mutex::new(Squeaky::new(items, size_descending(items, &every)));
     let mut node_limit = 2 * states[0].free.len() as u64 + 2;
     for round in 0u32.. {
         // Parts ranked afresh in every round; as at the root for the first few (cheap, and
@@ -155,11 +153,6 @@ pub(crate) fn search(items: &[Item], capacity: u64, budget: &mut u64, threads: u
     Outcome::OutOfBudget
 }
 
-/// Every item's index, in order.
-fn all_items(items: &[Item]) -> Vec<usize> {
-    (0..items.len()).collect()
-}
-
 /// Node limit from which a round's runs are spread over threads.
 const PARALLEL_NODE_LIMIT: u64 = 4_096;
 
@@ -204,7 +197,6 @@ struct Round<'r> {
     runs: &'r [RunSpec],
     /// The squeaky wheel's state, carried from round to round (one run a round uses it).
     wheel: &'r Mutex<Squeaky>,
-    start_budget: u64,
     ledger: Mutex<Ledger>,
     next: AtomicUsize,
 }
@@ -226,7 +218,6 @@ impl<'r> Round<'r> {
         Round {
             runs,
             wheel,
-            start_budget: budget,
             ledger: Mutex::new(Ledger {
                 reports: runs.iter().map(|_| None).collect(),
                 cancels: runs.iter().map(|_| None).collect(),
@@ -341,7 +332,6 @@ impl<'r> Round<'r> {
                 ledger.end = end;
             }
         }
-        debug_assert!(ledger.left <= self.start_budget);
     }
 }
 

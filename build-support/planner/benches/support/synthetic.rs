@@ -184,3 +184,29 @@ pub fn packed_rectangle(n: usize, capacity: u64, granule: u64, seed: u64) -> (Pr
     problem.capacity = Some(capacity);
     (problem, offsets)
 }
+
+/// A packed instance with holes, as MiniMalloc's public instances are built to measure: the
+/// time × memory square cut into `n * 100 / (100 - holes_percent)` pieces as
+/// [`packed_rectangle`] cuts it (sizes and times on a grid of 1 KiB), then pieces taken out at
+/// random until `n` remain. (Their A–K: every lifetime and size a multiple of 1,024 inside
+/// `[0, 2^20)`, both ways a 1,024-step grid; 57–98 % of the square's area covered; most have
+/// many moments exactly full.) With the offsets of a placement that fits `capacity`.
+pub fn holed_rectangle(
+    n: usize,
+    capacity: u64,
+    holes_percent: u64,
+    seed: u64,
+) -> (Problem, Vec<u64>) {
+    let pieces = n * 100 / (100 - holes_percent.min(90)) as usize;
+    let (whole, offsets) = packed_rectangle(pieces, capacity, 1024, seed);
+    let mut kept: Vec<(Buffer, u64)> = whole.buffers.into_iter().zip(offsets).collect();
+    let mut rng = SplitMix(seed ^ 0x686f_6c65);
+    while kept.len() > n {
+        let k = rng.below(kept.len() as u64) as usize;
+        kept.swap_remove(k);
+    }
+    let (buffers, offsets): (Vec<Buffer>, Vec<u64>) = kept.into_iter().unzip();
+    let mut problem = Problem::new(buffers);
+    problem.capacity = Some(capacity);
+    (problem, offsets)
+}

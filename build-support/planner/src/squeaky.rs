@@ -100,6 +100,11 @@ impl Squeaky {
     }
 }
 
+/// One SplitMix64 output for `seed`: a well-mixed hash of it.
+pub(crate) fn mix(seed: u64) -> u64 {
+    SplitMix(seed).next()
+}
+
 /// A small fast generator (SplitMix64), enough for shuffling orders.
 struct SplitMix(u64);
 

@@ -56,11 +56,7 @@ fn holed_table() {
                 let bound = arenaplan_planner::lower_bound(&problem);
                 let tflm = baseline::arena(&problem, &baseline::tflm_greedy(&problem));
                 let (time, result) = timed(1, || plan(&problem, Goal::FitCapacity));
-                let (ours, fits) = match &result {
-                    Ok(p) => (p.arena.to_string(), "yes"),
-                    Err(PlanError::DoesNotFit { arena, .. }) => (arena.to_string(), "**no**"),
-                    Err(e) => panic!("{e}"),
-                };
+                let (ours, fits) = fit_cells(&result);
                 println!(
                     "| {holes} % | {n} | {seed} | {bound} | {tflm} | {ours} | {fits} | {} |",
                     ms(time)
@@ -95,11 +91,7 @@ fn minimalloc_like_table(wanted: &dyn Fn(&str) -> bool) {
                 let tflm = baseline::arena(&problem, &baseline::tflm_greedy(&problem));
                 let (first, _) = timed(1, || plan(&problem, Goal::FitCapacity));
                 let (time, result) = timed(runs_for(first), || plan(&problem, Goal::FitCapacity));
-                let (ours, fits) = match &result {
-                    Ok(p) => (p.arena.to_string(), "yes"),
-                    Err(PlanError::DoesNotFit { arena, .. }) => (arena.to_string(), "**no**"),
-                    Err(e) => panic!("{e}"),
-                };
+                let (ours, fits) = fit_cells(&result);
                 println!(
                     "| {kind} | {} | {seed} | {bound} | {tflm} | {et} | {ours} | {fits} | {} |",
                     problem.buffers.len(),
@@ -109,6 +101,15 @@ fn minimalloc_like_table(wanted: &dyn Fn(&str) -> bool) {
         }
     }
     println!();
+}
+
+/// The arena and whether it fits, as table cells.
+fn fit_cells(result: &Result<Plan, PlanError>) -> (String, &'static str) {
+    match result {
+        Ok(p) => (p.arena.to_string(), "yes"),
+        Err(PlanError::DoesNotFit { arena, .. }) => (arena.to_string(), "**no**"),
+        Err(e) => panic!("{e}"),
+    }
 }
 
 fn csvs(dir: &Path) -> Vec<PathBuf> {

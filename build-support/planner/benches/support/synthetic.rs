@@ -186,9 +186,9 @@ pub fn packed_rectangle(n: usize, capacity: u64, granule: u64, seed: u64) -> (Pr
 }
 
 /// A packed instance with holes, as MiniMalloc's public instances are built to measure: the
-/// time × memory square cut into `n * 100 / (100 - holes_percent)` pieces as
-/// [`packed_rectangle`] cuts it (sizes and times on a grid of 1 KiB), then pieces taken out at
-/// random until `n` remain. (Their A–K: every lifetime and size a multiple of 1,024 inside
+/// time × memory rectangle cut into `n * 100 / (100 - holes_percent)` pieces as
+/// [`packed_rectangle`] cuts it (sizes multiples of 1 KiB, lifetimes on its time steps), then
+/// pieces taken out at random until `n` remain. (Their A–K: every lifetime and size a multiple of 1,024 inside
 /// `[0, 2^20)`, both ways a 1,024-step grid; 57–98 % of the square's area covered; most have
 /// many moments exactly full.) With the offsets of a placement that fits `capacity`.
 pub fn holed_rectangle(

@@ -12,8 +12,8 @@ use crate::problem::{Problem, ProblemError};
 use crate::search::{search, Outcome};
 use crate::verify::{verify, VerifyError};
 
-/// Default search budget in steps (one step: one buffer or instant examined). About one to
-/// three seconds of search on this project's reference machine when all of it is used.
+/// Default search budget in steps (one step: one buffer or instant examined). About ten
+/// seconds of search on this project's two-core reference machine when all of it is used.
 pub const DEFAULT_STEP_BUDGET: u64 = 2_000_000_000;
 
 /// What the search aims for.
@@ -21,6 +21,8 @@ pub const DEFAULT_STEP_BUDGET: u64 = 2_000_000_000;
 #[non_exhaustive]
 pub enum Goal {
     /// The smallest arena: search until the lower bound is reached or the budget is spent.
+    /// With a capacity, fitting it comes first: the whole budget is there for that, and what
+    /// is left goes to smaller arenas.
     #[default]
     Smallest,
     /// Any arena within the problem's capacity: stop as soon as one is found (the question
@@ -158,10 +160,6 @@ impl Planner {
         problem.validate()?;
         let items = Item::from_problem(problem);
         let bound = lower_bound(problem);
-        let target = match (self.goal, problem.capacity) {
-            (Goal::FitCapacity, Some(capacity)) => capacity.max(bound),
-            _ => bound,
-        };
 
         // Every baseline the crate ships is a starting point (TFLM's greedy is one of the
         // constructive placements): the plan is never worse than any of them.
@@ -173,33 +171,35 @@ impl Planner {
                 crate::baseline::bump(problem),
             ]
         };
-        let groups: Vec<Group> = independent_groups(&items)
+        let mut groups: Vec<Group> = independent_groups(&items)
             .into_iter()
             .map(|members| Group::constructed(&items, members, &baselines, self.threads))
             .collect();
-        let mut groups = groups;
         let mut budget = self.step_budget;
-        // First every group above the target tries to reach it, each with a fair share: half
-        // the budget when a smaller arena is still worth having, all of it otherwise.
-        let mut phase_one = match self.goal {
-            Goal::Smallest => budget / 2,
-            Goal::FitCapacity => budget,
-        };
-        budget -= phase_one;
-        // Smaller groups first: they tend to finish early and leave their share to the rest.
-        let mut above: Vec<usize> = (0..groups.len())
-            .filter(|&g| groups[g].arena > target)
-            .collect();
-        above.sort_by_key(|&g| (groups[g].members.len(), g));
-        for (done, &g) in above.iter().enumerate() {
-            let mut share = phase_one / (above.len() - done) as u64;
-            phase_one -= share;
-            groups[g].attempt(&items, target, &mut share, self.threads);
-            phase_one += share;
+        // An arena above the capacity is an error, whatever the goal: first every group above
+        // it tries to fit, with the whole budget. (Aiming lower from the start, with half of it,
+        // lost plans that fit: MiniMalloc's E needs 70 % of the default budget.)
+        if let Some(capacity) = problem.capacity {
+            reach(
+                &mut groups,
+                &items,
+                capacity.max(bound),
+                &mut budget,
+                self.threads,
+            );
         }
-        budget += phase_one;
-        // Then, while the goal is the smallest arena, bisect on the group that sets it.
-        while self.goal == Goal::Smallest && budget > 0 {
+        let target = bound;
+        let smallest = self.goal == Goal::Smallest || problem.capacity.is_none();
+        // Then, for the smallest arena, every group above the bound tries to reach it with
+        // half of what is left (unless that is the capacity just tried)...
+        if smallest && problem.capacity.is_none_or(|c| c > bound) {
+            let mut half = budget / 2;
+            budget -= half;
+            reach(&mut groups, &items, target, &mut half, self.threads);
+            budget += half;
+        }
+        // ...and then bisects on the group that sets the arena.
+        while smallest && budget > 0 {
             let Some(worst) = (0..groups.len()).max_by_key(|&g| (groups[g].arena, Reverse(g)))
             else {
                 break;
@@ -234,6 +234,22 @@ impl Planner {
             lower_bound: bound,
             steps: self.step_budget - budget,
         })
+    }
+}
+
+/// Every group above `target` tries to reach it, sharing `budget` fairly (what one leaves goes
+/// to the next); `budget` is decreased by the steps used.
+fn reach(groups: &mut [Group], items: &[Item], target: u64, budget: &mut u64, threads: usize) {
+    // Smaller groups first: they tend to finish early and leave their share to the rest.
+    let mut above: Vec<usize> = (0..groups.len())
+        .filter(|&g| groups[g].arena > target)
+        .collect();
+    above.sort_by_key(|&g| (groups[g].members.len(), g));
+    for (done, &g) in above.iter().enumerate() {
+        let mut share = *budget / (above.len() - done) as u64;
+        *budget -= share;
+        groups[g].attempt(items, target, &mut share, threads);
+        *budget += share;
     }
 }
 

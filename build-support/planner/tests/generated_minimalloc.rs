@@ -131,3 +131,28 @@ fn holed_rectangles_with_room_fit_their_capacity() {
         assert_fits(&problem, &format!("150 buffers, 30 % holes, seed {seed}"));
     }
 }
+
+#[test]
+fn the_default_goal_gives_fitting_the_capacity_the_whole_budget_first() {
+    // The smallest arena is the default goal, but an arena above the capacity is an error: the
+    // budget must go to fitting first. (It used to aim at the lower bound with half of it,
+    // and MiniMalloc's E, which needs 64 % of the default budget, did not fit.)
+    let (problem, _) = synthetic::holed_rectangle(150, CAPACITY, 5, 2);
+    let needed = Planner::new()
+        .goal(Goal::FitCapacity)
+        .plan(&problem)
+        .unwrap()
+        .steps;
+    assert!(
+        needed > 1_000_000,
+        "a search, not a construction: {needed} steps"
+    );
+    // Half of this budget is not enough to fit; all of it is.
+    let budget = needed + needed / 2;
+    let plan = Planner::new()
+        .step_budget(budget)
+        .plan(&problem)
+        .unwrap_or_else(|e| panic!("{budget} steps: {e}"));
+    assert!(plan.arena <= CAPACITY);
+    verify(&problem, &plan.offsets).unwrap();
+}

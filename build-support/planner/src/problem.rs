@@ -70,9 +70,17 @@ impl Buffer {
 }
 
 /// Rounds `value` up to a multiple of `alignment` (saturating).
+#[inline]
 pub(crate) fn round_up(value: u64, alignment: u64) -> u64 {
     let a = alignment.max(1);
-    match value % a {
+    // Alignments are nearly always powers of two, and the search rounds in its inner loop: a
+    // mask instead of a division there.
+    let r = if a.is_power_of_two() {
+        value & (a - 1)
+    } else {
+        value % a
+    };
+    match r {
         0 => value,
         r => value.saturating_add(a - r),
     }

@@ -400,6 +400,12 @@ struct State<'a> {
     capacity: u64,
     /// Items the search places (not pinned, non-empty), as indices into `items`.
     free: Vec<usize>,
+    /// Size and alignment of each free item, and whether a pinned item is alive alongside it:
+    /// what the inner loops read, kept compact (reading them through `items` and `obstacles`
+    /// cost a third of the search's time in cache misses).
+    size: Vec<u64>,
+    align: Vec<u64>,
+    obstructed: Vec<bool>,
     /// Section range `[lo, hi)` of each free item.
     span: Vec<(u32, u32)>,
     /// Free items alive at the same time as each free item.
@@ -428,10 +434,21 @@ struct State<'a> {
     floor_log: Vec<(u32, u64)>,
     height_log: Vec<(u32, u64)>,
     undo: Vec<Undo>,
-    /// Free items alive in each section.
+    /// Free items alive in each section, the unplaced ones first (the first `unplaced[s]`).
     covers: Vec<Vec<u32>>,
+    /// Per section: how many of `covers[s]` are unplaced.
+    unplaced: Vec<u32>,
+    /// Where each free item is in `covers[s]`, for each section `s` of its span (in order,
+    /// from `first[k]`). Placing an item swaps it behind the unplaced ones; taking placements
+    /// back in reverse order only moves the boundary back.
+    cover_at: Vec<u32>,
+    /// Start of each free item's run in `cover_at`.
+    first: Vec<usize>,
     /// Working memory of `feasible`: lowest offset each unplaced item can still take.
     lowest: Vec<u64>,
+    /// Set by `feasible`: lowest offset each unplaced item of its part can take at or above
+    /// its height (what the next `expand` needs; heights change only when items are placed).
+    resting: Vec<u64>,
     /// The buffer order of the current run.
     order: [Key; 3],
     /// Whether independent parts found below the root are ranked afresh.
@@ -466,8 +483,12 @@ impl<'a> State<'a> {
         }
         let mut covers = vec![Vec::new(); sections];
         let mut bridges = vec![0u32; sections.saturating_sub(1)];
+        let mut cover_at = Vec::with_capacity(incidences);
+        let mut first = Vec::with_capacity(span.len());
         for (k, &(lo, hi)) in span.iter().enumerate() {
+            first.push(cover_at.len());
             for s in lo..hi {
+                cover_at.push(covers[s as usize].len() as u32);
                 covers[s as usize].push(k as u32);
             }
             for c in &mut bridges[lo as usize..(hi - 1) as usize] {
@@ -493,6 +514,9 @@ impl<'a> State<'a> {
         Some(State {
             items,
             capacity,
+            size: free.iter().map(|&i| items[i].size).collect(),
+            align: free.iter().map(|&i| items[i].align).collect(),
+            obstructed: obstacles.iter().map(|o| !o.is_empty()).collect(),
             free,
             span,
             overlaps,
@@ -512,8 +536,12 @@ impl<'a> State<'a> {
             floor_log: Vec::new(),
             height_log: Vec::new(),
             undo: Vec::new(),
+            unplaced: covers.iter().map(|c| c.len() as u32).collect(),
             covers,
+            cover_at,
+            first,
             lowest: vec![0; n],
+            resting: vec![0; n],
             order: ORDERS[0],
             rerank_parts: false,
             cancel: None,
@@ -590,7 +618,7 @@ impl<'a> State<'a> {
         };
         let base = self.undo.len();
         let range = self.section_range(part);
-        let mut stack = vec![self.expand(part, budget)];
+        let mut stack = vec![self.expand(part, budget, false)];
         let outcome = loop {
             if *budget == 0 {
                 break Run::OutOfBudget;
@@ -653,7 +681,8 @@ impl<'a> State<'a> {
                 }
                 continue;
             }
-            stack.push(self.expand(part, budget));
+            // `feasible` has just looked at this part in this state.
+            stack.push(self.expand(part, budget, true));
         };
         (self.last_offset, self.last_rank, self.placed_any) = saved;
         for (&k, &r) in part.iter().zip(&saved_ranks) {
@@ -773,9 +802,19 @@ impl<'a> State<'a> {
     }
 
     /// Lowest offset free item `k` can take at or above `from`: aligned, above obstacles.
+    #[inline(always)]
     fn position(&self, k: usize, from: u64) -> u64 {
+        let at = round_up(from, self.align[k]);
+        if !self.obstructed[k] {
+            at // the usual case, in the search's inner loops
+        } else {
+            self.position_among_obstacles(k, at)
+        }
+    }
+
+    /// [`Self::position`] from an aligned `at`, for an item with pinned neighbours.
+    fn position_among_obstacles(&self, k: usize, mut at: u64) -> u64 {
         let item = &self.items[self.free[k]];
-        let mut at = round_up(from, item.align);
         loop {
             let mut moved = false;
             for obs in &self.obstacles[k] {
@@ -791,15 +830,18 @@ impl<'a> State<'a> {
     }
 
     /// The candidates of the current node worth trying, by (minimum offset, rank): those the
-    /// canonical order allows next and that are not dominated.
-    fn expand(&mut self, part: &[u32], budget: &mut u64) -> Frame {
+    /// canonical order allows next and that are not dominated. With `after_feasible`, the
+    /// positions `feasible` left for `part` in this very state are used instead of recomputed.
+    fn expand(&mut self, part: &[u32], budget: &mut u64, after_feasible: bool) -> Frame {
         *budget = budget.saturating_sub(part.len() as u64 + 1);
         let mut min_top = u64::MAX;
         for &k in part {
             let k = k as usize;
             if !self.placed[k] {
-                let at = self.position(k, self.height[k]);
-                min_top = min_top.min(at + self.items[self.free[k]].size);
+                if !after_feasible {
+                    self.resting[k] = self.position(k, self.height[k]);
+                }
+                min_top = min_top.min(self.resting[k] + self.size[k]);
             }
         }
         let mut candidates = Vec::new();
@@ -808,7 +850,7 @@ impl<'a> State<'a> {
             if self.placed[ku] {
                 continue;
             }
-            let at = self.position(ku, self.height[ku]);
+            let at = self.resting[ku];
             let canonical = !self.placed_any
                 || at > self.last_offset
                 || (at == self.last_offset && self.rank[ku] > self.last_rank);
@@ -836,8 +878,8 @@ impl<'a> State<'a> {
             if self.placed[k] {
                 continue;
             }
-            let item = &self.items[self.free[k]];
             let at = self.position(k, self.height[k]);
+            self.resting[k] = at;
             let can_go_next = at > last || (at == last && self.rank[k] > last_rank);
             // Otherwise it must rest on something placed later, strictly above `last`.
             let low = if can_go_next {
@@ -845,7 +887,7 @@ impl<'a> State<'a> {
             } else {
                 self.position(k, last + 1)
             };
-            if low + item.size > self.capacity {
+            if low + self.size[k] > self.capacity {
                 return false;
             }
             self.lowest[k] = low;
@@ -858,13 +900,15 @@ impl<'a> State<'a> {
                 continue;
             }
             *budget = budget.saturating_sub(self.covers[s].len() as u64 / 8);
-            let base = self.covers[s]
+            // Some unplaced buffer there must be able to start at or below `room`: looking
+            // stops at the first that can (usually one of the first few).
+            let Some(room) = self.capacity.checked_sub(demand) else {
+                return false;
+            };
+            if !self.covers[s][..self.unplaced[s] as usize]
                 .iter()
-                .filter(|&&k| !self.placed[k as usize])
-                .map(|&k| self.lowest[k as usize])
-                .min()
-                .unwrap_or(u64::MAX);
-            if base.saturating_add(demand) > self.capacity {
+                .any(|&k| self.lowest[k as usize] <= room)
+            {
                 return false;
             }
         }
@@ -875,7 +919,7 @@ impl<'a> State<'a> {
     /// longer bridged by any unplaced item (the problem may have split).
     fn apply(&mut self, k: u32, at: u64) -> bool {
         let ku = k as usize;
-        let size = self.items[self.free[ku]].size;
+        let size = self.size[ku];
         let top = at + size;
         let undo = Undo {
             item: k,
@@ -895,9 +939,18 @@ impl<'a> State<'a> {
         self.remaining -= 1;
         let (lo, hi) = self.span[ku];
         for s in lo..hi {
-            self.floor_log.push((s, self.floor[s as usize]));
-            self.floor[s as usize] = top;
-            self.demand[s as usize] -= size;
+            let su = s as usize;
+            self.floor_log.push((s, self.floor[su]));
+            self.floor[su] = top;
+            self.demand[su] -= size;
+            // Swap `k` with the last unplaced item of the section and move the boundary.
+            let at = self.cover_at[self.first[ku] + (s - lo) as usize] as usize;
+            self.unplaced[su] -= 1;
+            let last = self.unplaced[su] as usize;
+            let other = self.covers[su][last] as usize;
+            self.covers[su].swap(at, last);
+            self.cover_at[self.first[other] + (s - self.span[other].0) as usize] = at as u32;
+            self.cover_at[self.first[ku] + (s - lo) as usize] = last as u32;
         }
         let mut hatless = true;
         for &j in &self.overlaps[ku] {
@@ -927,7 +980,7 @@ impl<'a> State<'a> {
             return false;
         };
         let ku = u.item as usize;
-        let size = self.items[self.free[ku]].size;
+        let size = self.size[ku];
         while self.floor_log.len() > u.floor_log_len {
             let Some((s, old)) = self.floor_log.pop() else {
                 break;
@@ -944,6 +997,12 @@ impl<'a> State<'a> {
         let (lo, hi) = self.span[ku];
         for c in &mut self.bridges[lo as usize..(hi - 1) as usize] {
             *c += 1;
+        }
+        // `k` sits just behind the unplaced items of each section it spans (what was placed
+        // after it has been taken back): moving the boundary takes it back in.
+        for s in lo as usize..hi as usize {
+            self.unplaced[s] += 1;
+            debug_assert_eq!(self.covers[s][self.unplaced[s] as usize - 1], u.item);
         }
         self.placed[ku] = false;
         self.remaining += 1;

@@ -22,7 +22,7 @@
 //! buffers are ranked afresh by what is left: the busiest-section key counts the bytes still
 //! to place, not those at the start, so the part's most loaded section is filled first. (Ranks
 //! fixed at the root miss this: MiniMalloc's challenging instances H and I, which need it,
-//! did not fit within ten times the default budget; with it they fit in seconds.)
+//! did not fit within 2e10 steps; with it they fit in seconds.)
 //!
 //! **Restarts.** Depth-first search commits early. Several buffer orders (by lifetime, area and
 //! the busiest section a buffer lives in) take turns with node limits that double each round,

@@ -136,7 +136,7 @@ fn holed_rectangles_with_room_fit_their_capacity() {
 fn the_default_goal_gives_fitting_the_capacity_the_whole_budget_first() {
     // The smallest arena is the default goal, but an arena above the capacity is an error: the
     // budget must go to fitting first. (It used to aim at the lower bound with half of it,
-    // and MiniMalloc's E, which needs 64 % of the default budget, did not fit.)
+    // and MiniMalloc's E, which needs 1.28e9 steps, did not fit in the 2e9 of the time.)
     let (problem, _) = synthetic::holed_rectangle(150, CAPACITY, 5, 2);
     let needed = Planner::new()
         .goal(Goal::FitCapacity)

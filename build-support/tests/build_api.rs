@@ -18,7 +18,8 @@ mod common;
 use common::folder_bytes as files;
 
 fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("arenaplan-build-api-{name}-{}", std::process::id()));
+    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("arenaplan-build-api-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     d
 }

@@ -105,7 +105,8 @@ int main(void) {
 "#;
 
 fn dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("arenaplan-offsets-{}", std::process::id()));
+    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("arenaplan-offsets-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d

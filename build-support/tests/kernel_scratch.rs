@@ -45,7 +45,7 @@ fn program() -> Program {
 }
 
 fn source(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
         "arenaplan-kernel-scratch-{name}-{}",
         std::process::id()
     ));

@@ -22,7 +22,8 @@ fn extra_flags() -> Vec<String> {
 }
 
 fn compile(root: &Path, name: &str, args: &[String], sources: &[PathBuf]) -> PathBuf {
-    let exe = std::env::temp_dir().join(format!("arenaplan-{name}-{}", std::process::id()));
+    let exe = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("arenaplan-{name}-{}", std::process::id()));
     let status = Command::new(cc())
         .args([
             "-std=c11",
@@ -97,8 +98,8 @@ fn c_runtime_tests_through_arms_driver() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let inc = |p: PathBuf| format!("-I{}", p.display());
     // Arm's front end, unchanged, built as its CMake build does for an Ethos-U55-128.
-    let driver_obj =
-        std::env::temp_dir().join(format!("arenaplan-ethosu-driver-{}.o", std::process::id()));
+    let driver_obj = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("arenaplan-ethosu-driver-{}.o", std::process::id()));
     let status = Command::new(cc())
         .args([
             "-std=c11",

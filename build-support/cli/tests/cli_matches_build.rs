@@ -19,7 +19,8 @@ fn testdata(p: &str) -> PathBuf {
 }
 
 fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("arenaplan-cli-same-{name}-{}", std::process::id()));
+    let d = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("arenaplan-cli-same-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     d
 }

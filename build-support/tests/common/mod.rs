@@ -127,7 +127,8 @@ pub fn render_for_c(
     program: Program,
     declarations: &str,
 ) -> (std::path::PathBuf, arenaplan_build::Rendered) {
-    let dir = std::env::temp_dir().join(format!("arenaplan-{tag}-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("arenaplan-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let decls = dir.join("kernels.rs");

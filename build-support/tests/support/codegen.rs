@@ -112,9 +112,12 @@ pub fn check(data: &[u8], dir: &Path, runtime_include: &Path) -> bool {
     true
 }
 
-/// A fresh working folder for one process.
+/// A fresh working folder for one process: under the target folder's `tmp` for tests (Cargo
+/// gives them one; `cargo clean` removes it), the system's temporary folder for the fuzz
+/// target.
 pub fn work_dir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("arenaplan-{tag}-{}", std::process::id()));
+    let base = option_env!("CARGO_TARGET_TMPDIR").map_or_else(std::env::temp_dir, PathBuf::from);
+    let d = base.join(format!("arenaplan-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     d
 }

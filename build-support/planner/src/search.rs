@@ -393,6 +393,8 @@ struct Frame {
     min_top: u64,
     /// Stop trying candidates (a hatless child failed).
     done: bool,
+    /// The part's unplaced items at this node (lent to a child while it is being tried).
+    open: Vec<u32>,
 }
 
 struct State<'a> {
@@ -618,7 +620,7 @@ impl<'a> State<'a> {
         };
         let base = self.undo.len();
         let range = self.section_range(part);
-        let mut stack = vec![self.expand(part, budget, false)];
+        let mut stack = vec![self.expand(part, part.len(), budget, false)];
         let outcome = loop {
             if *budget == 0 {
                 break Run::OutOfBudget;
@@ -658,8 +660,10 @@ impl<'a> State<'a> {
                 continue;
             }
             *nodes += 1;
+            // This node's unplaced items: all its children need to look at (not the part).
+            let open = std::mem::take(&mut top.open);
             let split = self.apply(k, at);
-            let mut alive = self.feasible(part, range, budget);
+            let mut alive = self.feasible(&open, part.len(), range, budget);
             if alive && self.undo.len() - base == part.len() {
                 break Run::Found;
             }
@@ -674,15 +678,19 @@ impl<'a> State<'a> {
                 }
             }
             if !alive {
-                if self.retract() {
-                    if let Some(top) = stack.last_mut() {
-                        top.done = true;
-                    }
+                let hatless = self.retract();
+                if let Some(top) = stack.last_mut() {
+                    top.done |= hatless;
+                    top.open = open;
                 }
                 continue;
             }
-            // `feasible` has just looked at this part in this state.
-            stack.push(self.expand(part, budget, true));
+            // `feasible` has just looked at these items in this state.
+            let child = self.expand(&open, part.len(), budget, true);
+            if let Some(top) = stack.last_mut() {
+                top.open = open;
+            }
+            stack.push(child);
         };
         (self.last_offset, self.last_rank, self.placed_any) = saved;
         for (&k, &r) in part.iter().zip(&saved_ranks) {
@@ -830,26 +838,33 @@ impl<'a> State<'a> {
     }
 
     /// The candidates of the current node worth trying, by (minimum offset, rank): those the
-    /// canonical order allows next and that are not dominated. With `after_feasible`, the
-    /// positions `feasible` left for `part` in this very state are used instead of recomputed.
-    fn expand(&mut self, part: &[u32], budget: &mut u64, after_feasible: bool) -> Frame {
-        *budget = budget.saturating_sub(part.len() as u64 + 1);
+    /// canonical order allows next and that are not dominated. `items` holds every unplaced
+    /// item of the part (and maybe placed ones), `part_len` is the part's size (what is
+    /// charged). With `after_feasible`, the positions `feasible` left for `items` in this very
+    /// state are used instead of recomputed.
+    fn expand(
+        &mut self,
+        items: &[u32],
+        part_len: usize,
+        budget: &mut u64,
+        after_feasible: bool,
+    ) -> Frame {
+        *budget = budget.saturating_sub(part_len as u64 + 1);
         let mut min_top = u64::MAX;
-        for &k in part {
-            let k = k as usize;
-            if !self.placed[k] {
+        let mut open = Vec::with_capacity(items.len());
+        for &k in items {
+            let ku = k as usize;
+            if !self.placed[ku] {
                 if !after_feasible {
-                    self.resting[k] = self.position(k, self.height[k]);
+                    self.resting[ku] = self.position(ku, self.height[ku]);
                 }
-                min_top = min_top.min(self.resting[k] + self.size[k]);
+                min_top = min_top.min(self.resting[ku] + self.size[ku]);
+                open.push(k);
             }
         }
         let mut candidates = Vec::new();
-        for &k in part {
+        for &k in &open {
             let ku = k as usize;
-            if self.placed[ku] {
-                continue;
-            }
             let at = self.resting[ku];
             let canonical = !self.placed_any
                 || at > self.last_offset
@@ -864,16 +879,25 @@ impl<'a> State<'a> {
             next: 0,
             min_top,
             done: false,
+            open,
         }
     }
 
     /// Whether the current partial placement can still be completed, as far as the bounds
     /// can tell: every unplaced buffer fits, and every section holds what is still to come.
-    fn feasible(&mut self, part: &[u32], (from, to): (u32, u32), budget: &mut u64) -> bool {
-        *budget = budget.saturating_sub((part.len() + (to - from) as usize) as u64 + 1);
+    /// `items` holds every unplaced item of the part (and maybe placed ones), `part_len` is
+    /// the part's size (what is charged).
+    fn feasible(
+        &mut self,
+        items: &[u32],
+        part_len: usize,
+        (from, to): (u32, u32),
+        budget: &mut u64,
+    ) -> bool {
+        *budget = budget.saturating_sub((part_len + (to - from) as usize) as u64 + 1);
         let last = self.last_offset;
         let last_rank = self.last_rank;
-        for &k in part {
+        for &k in items {
             let k = k as usize;
             if self.placed[k] {
                 continue;

@@ -393,7 +393,8 @@ struct Frame {
     min_top: u64,
     /// Stop trying candidates (a hatless child failed).
     done: bool,
-    /// The part's unplaced items at this node (lent to a child while it is being tried).
+    /// The part's unplaced items at this node (lent to `feasible` and `expand` while a
+    /// candidate is tried; the child's frame keeps its own, without the candidate).
     open: Vec<u32>,
 }
 
@@ -448,8 +449,9 @@ struct State<'a> {
     first: Vec<usize>,
     /// Working memory of `feasible`: lowest offset each unplaced item can still take.
     lowest: Vec<u64>,
-    /// Set by `feasible`: lowest offset each unplaced item of its part can take at or above
-    /// its height (what the next `expand` needs; heights change only when items are placed).
+    /// Lowest offset each unplaced item of the part can take at or above its height: set by
+    /// `feasible` for the `expand` that follows it (heights change only when items are
+    /// placed), and by an `expand` that does not follow one.
     resting: Vec<u64>,
     /// The buffer order of the current run.
     order: [Key; 3],

@@ -149,6 +149,11 @@ fn the_default_goal_gives_fitting_the_capacity_the_whole_budget_first() {
     );
     // Half of this budget is not enough to fit; all of it is.
     let budget = needed + needed / 2;
+    assert!(Planner::new()
+        .goal(Goal::FitCapacity)
+        .step_budget(budget / 2)
+        .plan(&problem)
+        .is_err());
     let plan = Planner::new()
         .step_budget(budget)
         .plan(&problem)

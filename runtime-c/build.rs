@@ -155,7 +155,9 @@ fn regenerate() {
         .use_core()
         .allowlist_function("ap_.*")
         .allowlist_type("ap_.*")
-        .allowlist_var("AP_.*|ap_ethosu_backend|ap_neutron_backend|ap_ethosu_fast_scratch.*")
+        .allowlist_var(
+            "AP_.*|ap_ethosu_backend|ap_neutron_backend|ap_ethosu_fast_scratch.*|ap_kernel_et_move",
+        )
         .rustified_enum("ap_status")
         .layout_tests(false)
         .generate()

@@ -24,13 +24,13 @@ echo "-- cargo package --workspace (verified)"
 # removed, and a target folder of its own.
 cargo_home=${CARGO_HOME:-$HOME/.cargo}
 rm -rf "$cargo_home"/registry/src/-*/arenaplan*-0.1.0 \
-  "$cargo_home"/registry/src/-*/{ethos-u-corstone300,neutron-mcxn947,rust-backend,arenaplan-demo,arenaplan-firmware-test}-0.0.0
+  "$cargo_home"/registry/src/-*/{ethos-u-corstone300,neutron-mcxn947,rust-backend,arenaplan-demo,arenaplan-firmware-test,cond-program,cpu-kernels}-0.0.0
 CARGO_TARGET_DIR="$work/package-target" cargo package --workspace --quiet --allow-dirty
 packages="$work/package-target/package"
 
 echo "-- unpack the library and CLI packages"
 mkdir -p "$work/packages"
-published=(arenaplan arenaplan-macros arenaplan-syntax arenaplan-planner arenaplan-build arenaplan-cli arenaplan-host)
+published=(arenaplan arenaplan-macros arenaplan-syntax arenaplan-planner arenaplan-build arenaplan-cli arenaplan-host arenaplan-kernels)
 for crate in "${published[@]}"; do
   tar -xzf "$packages/$crate-0.1.0.crate" -C "$work/packages"
 done

@@ -31,7 +31,7 @@ int main(void) {
         ap_instruction_t ins = {AP_INSTR_DELEGATE, 0, args, 3, 1, 1};
         instructions[i] = ins;
     }
-    ap_program_t p = {tensors, 3, instructions, CALLS, del, 1, NULL, 0, in, 1, out, 1};
+    ap_program_t p = {tensors, 3, instructions, CALLS, del, 1, NULL, 0, in, 1, out, 1, NULL};
     ap_pool_t pool = {1, arena, sizeof arena};
     const ap_backend_t *backends[] = {&noop};
     ap_buffer_t values[3], argbuf[3];

@@ -205,12 +205,68 @@ static ap_status_t init_failed(ap_method_t *m, uint32_t ndelegates, uint32_t fai
     return s;
 }
 
-/* Init's first step: every table the program points to is there for its count. */
+/* Bytes per element of ExecuTorch ScalarType `dtype`, 0 for a type without a fixed size here
+ * (the sizes arenaplan's importers know: Byte, Char, Short, Int, Long, Half, Float, Double,
+ * Bool, BFloat16, and the quantized 8- and 32-bit types). */
+static size_t dtype_bytes(uint8_t dtype) {
+    switch (dtype) {
+    case 0: case 1: case 11: case 12: case 13: return 1; /* uint8, int8, bool, qint8, quint8 */
+    case 2: case 5: case 15: return 2;                   /* int16, half, bfloat16 */
+    case 3: case 6: case 14: return 4;                   /* int32, float, qint32 */
+    case 4: case 7: return 8;                            /* int64, double */
+    default: return 0;
+    }
+}
+
+/* Value v's meta agrees with its memory: a known kind; dims present for its rank; a tensor of a
+ * known type no more bytes than its memory (a plan may pad an NPU's buffer to whole cache lines); an int, double or bool exactly its fixed size, None
+ * no bytes, a list whole elements. Kernels read shapes from meta, so a forged shape would make
+ * them index past the buffer. */
+static ap_status_t check_meta(const ap_value_meta_t *m, const ap_tensor_desc_t *t) {
+    if (m->rank > 0 && m->dims == NULL) {
+        return AP_ERR_INVALID_PROGRAM;
+    }
+    uint64_t size = t->size;
+    switch (m->kind) {
+    case AP_VALUE_TENSOR: {
+        size_t each = dtype_bytes(m->dtype);
+        if (each == 0) {
+            return AP_OK; /* a type the runtime does not size: kernels refuse it themselves */
+        }
+        uint64_t bytes = each;
+        for (uint16_t d = 0; d < m->rank; d++) {
+            if (m->dims[d] != 0 && bytes > UINT32_MAX / m->dims[d]) {
+                return AP_ERR_INVALID_PROGRAM;
+            }
+            bytes *= m->dims[d];
+        }
+        return bytes <= size ? AP_OK : AP_ERR_INVALID_PROGRAM;
+    }
+    case AP_VALUE_NONE: return m->rank == 0 && size == 0 ? AP_OK : AP_ERR_INVALID_PROGRAM;
+    case AP_VALUE_INT: case AP_VALUE_DOUBLE: case AP_VALUE_TENSOR_LIST: return m->rank == 0 && size == 8 ? AP_OK : AP_ERR_INVALID_PROGRAM;
+    case AP_VALUE_BOOL: return m->rank == 0 && size == 1 ? AP_OK : AP_ERR_INVALID_PROGRAM;
+    case AP_VALUE_STRING: case AP_VALUE_BOOL_LIST: return m->rank == 0 ? AP_OK : AP_ERR_INVALID_PROGRAM;
+    case AP_VALUE_INT_LIST: case AP_VALUE_DOUBLE_LIST:
+        return m->rank == 0 && size % 8 == 0 ? AP_OK : AP_ERR_INVALID_PROGRAM;
+    default: return AP_ERR_INVALID_PROGRAM;
+    }
+}
+
+/* Init's first step: every table the program points to is there for its count, and the values'
+ * meta, where the program records it, agrees with their memory. */
 static ap_status_t check_program(const ap_program_t *p) {
     if ((p->ntensors > 0 && p->tensors == NULL) || (p->ninstructions > 0 && p->instructions == NULL) ||
         (p->ndelegates > 0 && p->delegates == NULL) || (p->nkernels > 0 && p->kernels == NULL) ||
         (p->ninputs > 0 && p->inputs == NULL) || (p->noutputs > 0 && p->outputs == NULL)) {
         return AP_ERR_INVALID_PROGRAM;
+    }
+    if (p->meta != NULL) {
+        for (uint32_t v = 0; v < p->ntensors; v++) {
+            ap_status_t s = check_meta(&p->meta[v], &p->tensors[v]);
+            if (s != AP_OK) {
+                return s;
+            }
+        }
     }
     return AP_OK;
 }
@@ -543,7 +599,7 @@ ap_status_t ap_method_execute(ap_method_t *m) {
         return AP_ERR_NOT_INITIALIZED;
     }
     const ap_program_t *p = m->program;
-    ap_context_t ctx = {&m->temp, 0, 0};
+    ap_context_t ctx = {&m->temp, 0, 0, NULL, NULL};
     for (uint32_t n = 0; n < p->ninstructions; n++) {
         const ap_instruction_t *ins = &p->instructions[n];
         if (ins->kind == AP_INSTR_JUMP || ins->kind == AP_INSTR_JUMP_FALSE) {
@@ -560,10 +616,14 @@ ap_status_t ap_method_execute(ap_method_t *m) {
         ctx.noutputs = ins->noutputs;
         ap_status_t s;
         if (ins->kind == AP_INSTR_DELEGATE) {
+            ctx.meta = NULL;
+            ctx.arg_ids = NULL;
             const ap_backend_t *b = m->backends[ins->index];
             s = b->execute(&ctx, handle_of(m, ins->index), m->args, ins->nargs);
         } else {
             const ap_kernel_t *k = m->kernels[ins->index];
+            ctx.meta = p->meta;
+            ctx.arg_ids = p->meta != NULL ? ins->args : NULL;
             s = k->fn(&ctx, m->args, ins->nargs, k->user);
         }
         ap_temp_reset(&m->temp);

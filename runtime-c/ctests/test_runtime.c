@@ -162,7 +162,7 @@ static ap_status_t run_backend(const ap_backend_t *b, const blob_t *blob, ap_buf
     ap_temp_allocator_t temp;
     memset(&h, 0, sizeof h);
     ap_temp_init(&temp, temp_pool, sizeof temp_pool);
-    ap_context_t ctx = {&temp, 0, 0};
+    ap_context_t ctx = {&temp, 0, 0, NULL, NULL};
     ap_status_t s = b->init(blob->data, blob->size, NULL, 0, &h);
     if (s == AP_OK) {
         s = b->execute(&ctx, &h, args, nargs);
@@ -210,7 +210,7 @@ static void runtime_contract(void) {
     static const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 3, 1, 1}};
     static const ap_delegate_desc_t del[] = {{"Recording", NULL, 0, NULL, 0}};
     static const uint32_t in[] = {0}, out[] = {1};
-    static const ap_program_t p = {tensors, 3, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+    static const ap_program_t p = {tensors, 3, ins, 1, del, 1, NULL, 0, in, 1, out, 1, NULL};
     const ap_backend_t *backends[] = {&recording};
     ap_method_t m;
     CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
@@ -233,7 +233,7 @@ static void ethos_u_planned_and_legacy_scratch(void) {
         static const uint32_t args[] = {0, 1, 2};
         const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 3, 1, 1}};
         const ap_delegate_desc_t del[] = {{"EthosUBackend", blob.data, (uint32_t)blob.size, NULL, 0}};
-        const ap_program_t p = {tensors, 3, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        const ap_program_t p = {tensors, 3, ins, 1, del, 1, NULL, 0, in, 1, out, 1, NULL};
         ap_method_t m;
         CHECK_STATUS(setup(&m, &p, backends, 2, NULL, 0), AP_OK);
         ap_buffer_t input, output;
@@ -255,7 +255,7 @@ static void ethos_u_planned_and_legacy_scratch(void) {
         static const uint32_t args[] = {0, 1};
         const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 2, 1, 1}};
         const ap_delegate_desc_t del[] = {{"EthosUBackend", blob.data, (uint32_t)blob.size, NULL, 0}};
-        const ap_program_t p = {tensors, 2, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        const ap_program_t p = {tensors, 2, ins, 1, del, 1, NULL, 0, in, 1, out, 1, NULL};
         ap_method_t m;
         CHECK_STATUS(setup(&m, &p, backends, 2, NULL, 0), AP_OK);
         CHECK_STATUS(ap_method_execute(&m), AP_OK);
@@ -269,7 +269,7 @@ static void ethos_u_planned_and_legacy_scratch(void) {
         static const uint32_t args[] = {0, 1, 2};
         const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 3, 1, 1}};
         const ap_delegate_desc_t del[] = {{"Legacy", NULL, 0, NULL, 0}};
-        const ap_program_t p = {tensors, 3, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        const ap_program_t p = {tensors, 3, ins, 1, del, 1, NULL, 0, in, 1, out, 1, NULL};
         ap_method_t m;
         CHECK_STATUS(setup(&m, &p, backends, 2, NULL, 0), AP_OK);
         arena[3] = 41;
@@ -287,7 +287,7 @@ static void disjoint_calls_share_scratch(void) {
     static const uint32_t a0[] = {0, 1, 3}, a1[] = {1, 2, 4}, in[] = {0}, out[] = {2};
     const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, a0, 3, 1, 1}, {AP_INSTR_DELEGATE, 0, a1, 3, 1, 1}};
     const ap_delegate_desc_t del[] = {{"EthosUBackend", blob.data, (uint32_t)blob.size, NULL, 0}};
-    const ap_program_t p = {tensors, 5, ins, 2, del, 1, NULL, 0, in, 1, out, 1};
+    const ap_program_t p = {tensors, 5, ins, 2, del, 1, NULL, 0, in, 1, out, 1, NULL};
     const ap_backend_t *backends[] = {&ap_ethosu_backend};
     ap_method_t m;
     CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
@@ -315,7 +315,7 @@ static void a_bad_plan_is_caught_by_poisoning(void) {
     static const uint32_t a0[] = {0, 1, 2}, in[] = {0, 3}, out[] = {3};
     const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, a0, 3, 1, 1}};
     const ap_delegate_desc_t del[] = {{"EthosUBackend", blob.data, (uint32_t)blob.size, NULL, 0}};
-    const ap_program_t p = {tensors, 4, ins, 1, del, 1, NULL, 0, in, 2, out, 1};
+    const ap_program_t p = {tensors, 4, ins, 1, del, 1, NULL, 0, in, 2, out, 1, NULL};
     const ap_backend_t *backends[] = {&ap_ethosu_backend};
     ap_method_t m;
     CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
@@ -336,7 +336,7 @@ static void bad_tables_and_blobs(void) {
         const ap_tensor_desc_t tensors[] = {{1, 0, 16, NULL}, {1, 16, 8, NULL}};
         static const uint32_t args[] = {0, 1};
         const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 2, 2, 1}};
-        const ap_program_t p = {tensors, 2, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        const ap_program_t p = {tensors, 2, ins, 1, del, 1, NULL, 0, in, 1, out, 1, NULL};
         CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_ERR_INVALID_PROGRAM);
     }
     /* An argument index past the tensors; a tensor outside its pool. */
@@ -344,12 +344,12 @@ static void bad_tables_and_blobs(void) {
         const ap_tensor_desc_t tensors[] = {{1, 0, 16, NULL}, {1, 4090, 8, NULL}};
         static const uint32_t args[] = {0, 1};
         const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 2, 1, 1}};
-        const ap_program_t p = {tensors, 2, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        const ap_program_t p = {tensors, 2, ins, 1, del, 1, NULL, 0, in, 1, out, 1, NULL};
         CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_ERR_INVALID_PROGRAM);
         static const uint32_t bad_args[] = {0, 7};
         const ap_tensor_desc_t ok_tensors[] = {{1, 0, 16, NULL}, {1, 16, 8, NULL}};
         const ap_instruction_t bad_ins[] = {{AP_INSTR_DELEGATE, 0, bad_args, 2, 1, 1}};
-        const ap_program_t q = {ok_tensors, 2, bad_ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        const ap_program_t q = {ok_tensors, 2, bad_ins, 1, del, 1, NULL, 0, in, 1, out, 1, NULL};
         CHECK_STATUS(setup(&m, &q, backends, 1, NULL, 0), AP_ERR_INVALID_PROGRAM);
     }
     const ap_tensor_desc_t tensors[] = {{1, 0, 16, NULL}, {1, 16, 8, NULL}, {1, 264, 64, NULL}, {1, 256, 32, NULL}};
@@ -358,7 +358,7 @@ static void bad_tables_and_blobs(void) {
     /* Missing backend. */
     {
         const ap_delegate_desc_t none[] = {{"NoSuchBackend", NULL, 0, NULL, 0}};
-        const ap_program_t p = {tensors, 3, ins, 1, none, 1, NULL, 0, in, 1, out, 1};
+        const ap_program_t p = {tensors, 3, ins, 1, none, 1, NULL, 0, in, 1, out, 1, NULL};
         CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_ERR_BACKEND_NOT_FOUND);
     }
     /* Truncated blob, at every length. */
@@ -366,24 +366,24 @@ static void bad_tables_and_blobs(void) {
         int all_refused = 1;
         for (size_t cut = 0; cut < blob.size; cut++) {
             const ap_delegate_desc_t cut_del[] = {{"EthosUBackend", blob.data, (uint32_t)cut, NULL, 0}};
-            const ap_program_t p = {tensors, 3, ins, 1, cut_del, 1, NULL, 0, in, 1, out, 1};
+            const ap_program_t p = {tensors, 3, ins, 1, cut_del, 1, NULL, 0, in, 1, out, 1, NULL};
             all_refused &= setup(&m, &p, backends, 1, NULL, 0) == AP_ERR_BAD_BLOB;
         }
         CHECK(all_refused);
         blob_t swapped = blob;
         memcpy(swapped.data + 32, "weight_data\0\0\0\0\0", 16); /* block names out of order */
         const ap_delegate_desc_t sw[] = {{"EthosUBackend", swapped.data, (uint32_t)swapped.size, NULL, 0}};
-        const ap_program_t p = {tensors, 3, ins, 1, sw, 1, NULL, 0, in, 1, out, 1};
+        const ap_program_t p = {tensors, 3, ins, 1, sw, 1, NULL, 0, in, 1, out, 1, NULL};
         CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_ERR_BAD_BLOB);
     }
     /* Unaligned scratch (offset 264), then scratch smaller than the blob needs. */
     {
-        const ap_program_t p = {tensors, 3, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        const ap_program_t p = {tensors, 3, ins, 1, del, 1, NULL, 0, in, 1, out, 1, NULL};
         CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
         CHECK_STATUS(ap_method_execute(&m), AP_ERR_SCRATCH_MISALIGNED);
         ap_method_destroy(&m);
         const ap_instruction_t small_ins[] = {{AP_INSTR_DELEGATE, 0, small, 3, 1, 1}};
-        const ap_program_t q = {tensors, 4, small_ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        const ap_program_t q = {tensors, 4, small_ins, 1, del, 1, NULL, 0, in, 1, out, 1, NULL};
         CHECK_STATUS(setup(&m, &q, backends, 1, NULL, 0), AP_OK);
         CHECK_STATUS(ap_method_execute(&m), AP_ERR_SCRATCH_TOO_SMALL);
         ap_method_destroy(&m);
@@ -395,7 +395,7 @@ static void bad_tables_and_blobs(void) {
         const ap_tensor_desc_t t2[] = {{1, 0, 16, NULL}, {1, 16, 8, NULL}};
         static const uint32_t a2[] = {0, 1};
         const ap_instruction_t i2[] = {{AP_INSTR_DELEGATE, 0, a2, 2, 1, 1}};
-        const ap_program_t p = {t2, 2, i2, 1, bd, 1, NULL, 0, in, 1, out, 1};
+        const ap_program_t p = {t2, 2, i2, 1, bd, 1, NULL, 0, in, 1, out, 1, NULL};
         CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
         CHECK_STATUS(ap_method_execute(&m), AP_ERR_TEMP_EXHAUSTED);
         ap_method_destroy(&m);
@@ -430,7 +430,7 @@ static void kernels_by_name(void) {
     static const uint32_t args[] = {0, 1}, in[] = {0}, out[] = {1};
     static const char *const names[] = {"add_one"};
     const ap_instruction_t ins[] = {{AP_INSTR_KERNEL, 0, args, 2, 1, 1}};
-    const ap_program_t p = {tensors, 2, ins, 1, NULL, 0, names, 1, in, 1, out, 1};
+    const ap_program_t p = {tensors, 2, ins, 1, NULL, 0, names, 1, in, 1, out, 1, NULL};
     const ap_kernel_t kernels[] = {{"add_one", add_one, NULL}};
     ap_method_t m;
     CHECK_STATUS(setup(&m, &p, NULL, 0, NULL, 0), AP_ERR_KERNEL_NOT_FOUND);
@@ -467,7 +467,7 @@ static void neutron(void) {
     const ap_backend_t *backends[] = {&ap_neutron_backend};
     ap_method_t m;
     const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 4, 1, 1}};
-    const ap_program_t p = {tensors, 4, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+    const ap_program_t p = {tensors, 4, ins, 1, del, 1, NULL, 0, in, 1, out, 1, NULL};
     CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
     memset(arena, 2, 8);
     CHECK_STATUS(ap_method_execute(&m), AP_OK);
@@ -476,14 +476,14 @@ static void neutron(void) {
     ap_method_destroy(&m);
     /* Legacy plan: both buffers from the temp allocator. */
     const ap_instruction_t legacy_ins[] = {{AP_INSTR_DELEGATE, 0, legacy_args, 2, 1, 1}};
-    const ap_program_t q = {tensors, 2, legacy_ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+    const ap_program_t q = {tensors, 2, legacy_ins, 1, del, 1, NULL, 0, in, 1, out, 1, NULL};
     CHECK_STATUS(setup(&m, &q, backends, 1, NULL, 0), AP_OK);
     CHECK_STATUS(ap_method_execute(&m), AP_OK);
     ap_method_destroy(&m);
     /* Scratch overlapping the output: the runtime refuses the table at init, before the model is
      * prepared; the simulator refuses the same buffers given to the backend directly. */
     const ap_tensor_desc_t bad[] = {{1, 0, 8, NULL}, {1, 64, 8, NULL}, {1, 64, 128, NULL}, {1, 192, 64, NULL}};
-    const ap_program_t r = {bad, 4, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+    const ap_program_t r = {bad, 4, ins, 1, del, 1, NULL, 0, in, 1, out, 1, NULL};
     CHECK_STATUS(setup(&m, &r, backends, 1, NULL, 0), AP_ERR_INVALID_PROGRAM);
     CHECK(ap_neutron_sim_prepared() == 0 && ap_neutron_sim_calls() == 0);
     ap_buffer_t direct[] = {{arena, 8}, {arena + 64, 8}, {arena + 64, 128}, {arena + 192, 64}};
@@ -494,12 +494,12 @@ static void neutron(void) {
     blob_t bad_magic = blob;
     bad_magic.data[16] ^= 0xFF;
     const ap_delegate_desc_t bm[] = {{"NeutronBackend", bad_magic.data, (uint32_t)bad_magic.size, NULL, 0}};
-    const ap_program_t s = {tensors, 4, ins, 1, bm, 1, NULL, 0, in, 1, out, 1};
+    const ap_program_t s = {tensors, 4, ins, 1, bm, 1, NULL, 0, in, 1, out, 1, NULL};
     CHECK_STATUS(setup(&m, &s, backends, 1, NULL, 0), AP_ERR_BAD_BLOB);
     int all_refused = 1;
     for (size_t cut = 0; cut < 16 + 44; cut++) {
         const ap_delegate_desc_t cd[] = {{"NeutronBackend", blob.data, (uint32_t)cut, NULL, 0}};
-        const ap_program_t t = {tensors, 4, ins, 1, cd, 1, NULL, 0, in, 1, out, 1};
+        const ap_program_t t = {tensors, 4, ins, 1, cd, 1, NULL, 0, in, 1, out, 1, NULL};
         all_refused &= setup(&m, &t, backends, 1, NULL, 0) == AP_ERR_BAD_BLOB;
     }
     CHECK(all_refused);
@@ -520,7 +520,7 @@ static void neutron_slots_by_role(void) {
         static const uint32_t args[] = {0, 1, 2, 4};
         const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 4, 1, 1}};
         const ap_delegate_desc_t del[] = {{"NeutronBackend", blob.data, (uint32_t)blob.size, NULL, 0}};
-        const ap_program_t p = {tensors, 7, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        const ap_program_t p = {tensors, 7, ins, 1, del, 1, NULL, 0, in, 1, out, 1, NULL};
         CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
         CHECK_STATUS(ap_method_execute(&m), AP_OK);
         CHECK(ap_neutron_sim_last()->sram_scratch == (uint64_t)(uintptr_t)(arena + 192));
@@ -533,7 +533,7 @@ static void neutron_slots_by_role(void) {
         static const uint32_t args[] = {0, 1, 3};
         const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 3, 1, 1}};
         const ap_delegate_desc_t del[] = {{"NeutronBackend", blob.data, (uint32_t)blob.size, NULL, 0}};
-        const ap_program_t p = {tensors, 7, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        const ap_program_t p = {tensors, 7, ins, 1, del, 1, NULL, 0, in, 1, out, 1, NULL};
         CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
         CHECK_STATUS(ap_method_execute(&m), AP_OK);
         CHECK(ap_neutron_sim_last()->scratch == (uint64_t)(uintptr_t)(arena + 64));
@@ -546,7 +546,7 @@ static void neutron_slots_by_role(void) {
         static const uint32_t args[] = {0, 1, 3, 4, 5, 6};
         const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 6, 1, 1}};
         const ap_delegate_desc_t del[] = {{"NeutronBackend", blob.data, (uint32_t)blob.size, NULL, 0}};
-        const ap_program_t p = {tensors, 7, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        const ap_program_t p = {tensors, 7, ins, 1, del, 1, NULL, 0, in, 1, out, 1, NULL};
         CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
         CHECK_STATUS(ap_method_execute(&m), AP_OK);
         const ap_neutron_sim_record_t *r = ap_neutron_sim_last();
@@ -558,7 +558,7 @@ static void neutron_slots_by_role(void) {
         /* The legacy direction: no scratch arguments, every role from the temp pool. */
         static const uint32_t legacy_args[] = {0, 1};
         const ap_instruction_t legacy_ins[] = {{AP_INSTR_DELEGATE, 0, legacy_args, 2, 1, 1}};
-        const ap_program_t q = {tensors, 2, legacy_ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        const ap_program_t q = {tensors, 2, legacy_ins, 1, del, 1, NULL, 0, in, 1, out, 1, NULL};
         CHECK_STATUS(setup(&m, &q, backends, 1, NULL, 0), AP_OK);
         CHECK_STATUS(ap_method_execute(&m), AP_OK);
         r = ap_neutron_sim_last();
@@ -576,13 +576,13 @@ static void neutron_slots_by_role(void) {
         const ap_delegate_desc_t del[] = {{"NeutronBackend", blob.data, (uint32_t)blob.size, NULL, 0}};
         /* The runtime refuses it at init; the simulator, given it directly, too. */
         const ap_tensor_desc_t clash[] = {{1, 0, 8, NULL}, {1, 0, 8, NULL}, {0, 0, 0, NULL}, {1, 64, 128, NULL}};
-        const ap_program_t p = {clash, 4, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        const ap_program_t p = {clash, 4, ins, 1, del, 1, NULL, 0, in, 1, out, 1, NULL};
         CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_ERR_INVALID_PROGRAM);
         ap_buffer_t direct[] = {{arena, 8}, {arena, 8}, {arena + 64, 128}};
         CHECK_STATUS(run_backend(&ap_neutron_backend, &blob, direct, 3), AP_ERR_DRIVER);
         CHECK(ap_neutron_sim_last()->status == AP_NEUTRON_SIM_OVERLAP);
         const ap_tensor_desc_t odd[] = {{1, 8, 8, NULL}, {1, 16, 8, NULL}, {0, 0, 0, NULL}, {1, 64, 128, NULL}};
-        const ap_program_t q = {odd, 4, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        const ap_program_t q = {odd, 4, ins, 1, del, 1, NULL, 0, in, 1, out, 1, NULL};
         CHECK_STATUS(setup(&m, &q, backends, 1, NULL, 0), AP_OK);
         CHECK_STATUS(ap_method_execute(&m), AP_ERR_DRIVER);
         CHECK(ap_neutron_sim_last()->status == AP_NEUTRON_SIM_BAD_REGION);
@@ -595,12 +595,12 @@ static void neutron_slots_by_role(void) {
         static const uint32_t args[] = {0, 1, 3};
         const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 3, 1, 1}};
         const ap_delegate_desc_t del[] = {{"NeutronBackend", blob.data, (uint32_t)blob.size, NULL, 0}};
-        const ap_program_t p = {tensors, 7, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+        const ap_program_t p = {tensors, 7, ins, 1, del, 1, NULL, 0, in, 1, out, 1, NULL};
         CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_ERR_UNSUPPORTED);
         blob_t moved = neutron_blob(128, 0);
         memmove(moved.data + 4, moved.data, moved.size);
         const ap_delegate_desc_t mv[] = {{"NeutronBackend", moved.data + 4, (uint32_t)moved.size, NULL, 0}};
-        const ap_program_t q = {tensors, 7, ins, 1, mv, 1, NULL, 0, in, 1, out, 1};
+        const ap_program_t q = {tensors, 7, ins, 1, mv, 1, NULL, 0, in, 1, out, 1, NULL};
         CHECK_STATUS(setup(&m, &q, backends, 1, NULL, 0), AP_ERR_BLOB_MISALIGNED);
     }
 }
@@ -617,7 +617,7 @@ static void ethos_u_fast_scratch(void) {
     ap_method_t m;
     static const uint32_t args[] = {0, 1, 2, 3}, u55_args[] = {0, 1, 2}, no_main[] = {0, 1, 4, 3};
     const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 4, 1, 1}};
-    const ap_program_t p = {tensors, 5, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+    const ap_program_t p = {tensors, 5, ins, 1, del, 1, NULL, 0, in, 1, out, 1, NULL};
     CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
     CHECK_STATUS(ap_method_execute(&m), AP_OK);
     const ap_ethosu_sim_record_t *r = ap_ethosu_sim_last();
@@ -645,7 +645,7 @@ static void ethos_u_fast_scratch(void) {
     /* ... while a plan without fast scratch runs on the driver's, as Arm's driver arranges it
      * (even with a firmware-wide fallback defined), and its cache is left to the driver. */
     const ap_instruction_t u55_ins[] = {{AP_INSTR_DELEGATE, 0, u55_args, 3, 1, 1}};
-    const ap_program_t q = {tensors, 5, u55_ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+    const ap_program_t q = {tensors, 5, u55_ins, 1, del, 1, NULL, 0, in, 1, out, 1, NULL};
     ap_ethosu_fast_scratch = fallback_fast;
     ap_ethosu_fast_scratch_size = sizeof fallback_fast;
     CHECK_STATUS(setup(&m, &q, backends, 1, NULL, 0), AP_OK);
@@ -673,7 +673,7 @@ static void ethos_u_fast_scratch(void) {
         static const uint32_t fa[] = {0, 1, 2, 3};
         const ap_instruction_t fi[] = {{AP_INSTR_DELEGATE, 0, fa, 4, 1, 1}};
         const ap_delegate_desc_t fd[] = {{"EthosUBackend", fast_only.data, (uint32_t)fast_only.size, NULL, 0}};
-        const ap_program_t f = {t0, 4, fi, 1, fd, 1, NULL, 0, in, 1, out, 1};
+        const ap_program_t f = {t0, 4, fi, 1, fd, 1, NULL, 0, in, 1, out, 1, NULL};
         CHECK_STATUS(setup(&m, &f, backends, 1, NULL, 0), AP_OK);
         CHECK_STATUS(ap_method_execute(&m), AP_OK);
         CHECK(ap_ethosu_sim_last()->base[1] == 0 && ap_ethosu_sim_last()->base[2] == (uint64_t)(uintptr_t)(arena + 512));
@@ -683,7 +683,7 @@ static void ethos_u_fast_scratch(void) {
     blob_t no_scratch = vela_blob_io(16, 1, 8, 64, USES_SCRATCH | USES_FAST);
     const ap_delegate_desc_t d2[] = {{"EthosUBackend", no_scratch.data, (uint32_t)no_scratch.size, NULL, 0}};
     const ap_instruction_t nm_ins[] = {{AP_INSTR_DELEGATE, 0, no_main, 4, 1, 1}};
-    const ap_program_t nm = {tensors, 5, nm_ins, 1, d2, 1, NULL, 0, in, 1, out, 1};
+    const ap_program_t nm = {tensors, 5, nm_ins, 1, d2, 1, NULL, 0, in, 1, out, 1, NULL};
     CHECK_STATUS(setup(&m, &nm, backends, 1, NULL, 0), AP_OK);
     CHECK_STATUS(ap_method_execute(&m), AP_ERR_SCRATCH_TOO_SMALL); /* the blob needs 64 in slot 0 */
     ap_method_destroy(&m);
@@ -701,38 +701,38 @@ static void ethos_u_blob_contract(void) {
     blob_t moved = blob;
     memmove(moved.data + 4, moved.data, moved.size);
     const ap_delegate_desc_t mv[] = {{"EthosUBackend", moved.data + 4, (uint32_t)moved.size, NULL, 0}};
-    const ap_program_t p = {tensors, 3, ins, 1, mv, 1, NULL, 0, in, 1, out, 1};
+    const ap_program_t p = {tensors, 3, ins, 1, mv, 1, NULL, 0, in, 1, out, 1, NULL};
     CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_ERR_BLOB_MISALIGNED);
     blob_t external = blob;
     external.data[32 + 20] = 1; /* cmd_data flagged external */
     const ap_delegate_desc_t ex[] = {{"EthosUBackend", external.data, (uint32_t)external.size, NULL, 0}};
-    const ap_program_t q = {tensors, 3, ins, 1, ex, 1, NULL, 0, in, 1, out, 1};
+    const ap_program_t q = {tensors, 3, ins, 1, ex, 1, NULL, 0, in, 1, out, 1, NULL};
     CHECK_STATUS(setup(&m, &q, backends, 1, NULL, 0), AP_ERR_UNSUPPORTED);
     /* Two rows of 8 bytes from Vela, a tensor of two rows of 6. */
     blob_t rows = vela_blob_io(16, 2, 8, 64, USES_SCRATCH);
     const ap_delegate_desc_t rd[] = {{"EthosUBackend", rows.data, (uint32_t)rows.size, NULL, 0}};
     const ap_tensor_desc_t padded[] = {{1, 0, 16, NULL}, {1, 32, 12, NULL}, {1, 256, 64, NULL}};
-    const ap_program_t r = {padded, 3, ins, 1, rd, 1, NULL, 0, in, 1, out, 1};
+    const ap_program_t r = {padded, 3, ins, 1, rd, 1, NULL, 0, in, 1, out, 1, NULL};
     CHECK_STATUS(setup(&m, &r, backends, 1, NULL, 0), AP_OK);
     CHECK_STATUS(ap_method_execute(&m), AP_OK);
     uint32_t sum = ap_ethosu_sim_last()->input_sum;
     CHECK(arena[32 + 5] == expected_output(sum, 5) && arena[32 + 6] == expected_output(sum, 8));
     ap_method_destroy(&m);
     const ap_tensor_desc_t wide[] = {{1, 0, 16, NULL}, {1, 32, 32, NULL}, {1, 256, 64, NULL}};
-    const ap_program_t w = {wide, 3, ins, 1, rd, 1, NULL, 0, in, 1, out, 1};
+    const ap_program_t w = {wide, 3, ins, 1, rd, 1, NULL, 0, in, 1, out, 1, NULL};
     CHECK_STATUS(setup(&m, &w, backends, 1, NULL, 0), AP_OK);
     CHECK_STATUS(ap_method_execute(&m), AP_ERR_UNSUPPORTED);
     ap_method_destroy(&m);
     /* An input whose size is not the compiled one. */
     const ap_tensor_desc_t short_in[] = {{1, 0, 12, NULL}, {1, 32, 8, NULL}, {1, 256, 64, NULL}};
     const ap_delegate_desc_t ok[] = {{"EthosUBackend", blob.data, (uint32_t)blob.size, NULL, 0}};
-    const ap_program_t s2 = {short_in, 3, ins, 1, ok, 1, NULL, 0, in, 1, out, 1};
+    const ap_program_t s2 = {short_in, 3, ins, 1, ok, 1, NULL, 0, in, 1, out, 1, NULL};
     CHECK_STATUS(setup(&m, &s2, backends, 1, NULL, 0), AP_OK);
     CHECK_STATUS(ap_method_execute(&m), AP_ERR_BAD_ARGUMENTS);
     ap_method_destroy(&m);
     /* Scratch on a 16-byte but not a 32-byte boundary: it would share a cache line. */
     const ap_tensor_desc_t half_line[] = {{1, 0, 16, NULL}, {1, 32, 8, NULL}, {1, 272, 64, NULL}};
-    const ap_program_t h = {half_line, 3, ins, 1, ok, 1, NULL, 0, in, 1, out, 1};
+    const ap_program_t h = {half_line, 3, ins, 1, ok, 1, NULL, 0, in, 1, out, 1, NULL};
     CHECK_STATUS(setup(&m, &h, backends, 1, NULL, 0), AP_OK);
     CHECK_STATUS(ap_method_execute(&m), AP_ERR_SCRATCH_MISALIGNED);
     ap_method_destroy(&m);
@@ -741,7 +741,7 @@ static void ethos_u_blob_contract(void) {
     blob_t forty = vela_blob(16, 8, 40);
     const ap_delegate_desc_t fd[] = {{"EthosUBackend", forty.data, (uint32_t)forty.size, NULL, 0}};
     const ap_tensor_desc_t tight[] = {{1, 0, 16, NULL}, {1, 296, 8, NULL}, {1, 256, 40, NULL}};
-    const ap_program_t t = {tight, 3, ins, 1, fd, 1, NULL, 0, in, 1, out, 1};
+    const ap_program_t t = {tight, 3, ins, 1, fd, 1, NULL, 0, in, 1, out, 1, NULL};
     CHECK_STATUS(setup(&m, &t, backends, 1, NULL, 0), AP_OK);
     CHECK_STATUS(ap_method_execute(&m), AP_ERR_SCRATCH_MISALIGNED);
     ap_method_destroy(&m);
@@ -814,7 +814,7 @@ static void entry_points_after_failed_init(void) {
     const ap_backend_t *backends[] = {&counting};
     ap_method_t m;
     /* The program runs when nothing is wrong: the failures below are each one defect. */
-    const ap_program_t good = {tensors, 3, ins, 2, two, 2, NULL, 0, in, 1, out, 1};
+    const ap_program_t good = {tensors, 3, ins, 2, two, 2, NULL, 0, in, 1, out, 1, NULL};
     reset_counts();
     CHECK_STATUS(setup(&m, &good, backends, 1, NULL, 0), AP_OK);
     CHECK_STATUS(ap_method_execute(&m), AP_OK);
@@ -825,18 +825,18 @@ static void entry_points_after_failed_init(void) {
     CHECK(refuses_every_entry_point(&m));
     CHECK(counted_destroys == 2);
     /* A bad program: a value outside its pool; an argument past the values (instruction 1). */
-    const ap_program_t bad_value = {outside, 3, ins, 2, two, 2, NULL, 0, in, 1, out, 1};
+    const ap_program_t bad_value = {outside, 3, ins, 2, two, 2, NULL, 0, in, 1, out, 1, NULL};
     CHECK_STATUS(setup(&m, &bad_value, backends, 1, NULL, 0), AP_ERR_INVALID_PROGRAM);
     CHECK(refuses_every_entry_point(&m));
     static const uint32_t past[] = {0, 1, 9};
     const ap_instruction_t past_ins[] = {{AP_INSTR_DELEGATE, 0, args, 3, 1, 1}, {AP_INSTR_DELEGATE, 1, past, 3, 1, 1}};
-    const ap_program_t bad_arg = {tensors, 3, past_ins, 2, two, 2, NULL, 0, in, 1, out, 1};
+    const ap_program_t bad_arg = {tensors, 3, past_ins, 2, two, 2, NULL, 0, in, 1, out, 1, NULL};
     CHECK_STATUS(setup(&m, &bad_arg, backends, 1, NULL, 0), AP_ERR_INVALID_PROGRAM);
     CHECK(m.failed_instruction == 1);
     CHECK(refuses_every_entry_point(&m));
     /* Storage too small: an argument list longer than the 8 the method was given, too few
      * values. */
-    const ap_program_t too_long = {tensors, 3, long_ins, 1, two, 1, NULL, 0, in, 1, out, 1};
+    const ap_program_t too_long = {tensors, 3, long_ins, 1, two, 1, NULL, 0, in, 1, out, 1, NULL};
     CHECK_STATUS(setup(&m, &too_long, backends, 1, NULL, 0), AP_ERR_STORAGE);
     CHECK(refuses_every_entry_point(&m));
     {
@@ -846,13 +846,13 @@ static void entry_points_after_failed_init(void) {
         CHECK(refuses_every_entry_point(&m));
     }
     /* A missing kernel. */
-    const ap_program_t no_kernel = {tensors, 3, kernel_ins, 1, NULL, 0, names, 1, in, 1, out, 1};
+    const ap_program_t no_kernel = {tensors, 3, kernel_ins, 1, NULL, 0, names, 1, in, 1, out, 1, NULL};
     CHECK_STATUS(setup(&m, &no_kernel, backends, 1, NULL, 0), AP_ERR_KERNEL_NOT_FOUND);
     CHECK(refuses_every_entry_point(&m));
     /* A missing backend for the second delegate: every backend is resolved before any delegate
      * initializes, so nothing was initialized and nothing is destroyed. */
     reset_counts();
-    const ap_program_t missing = {tensors, 3, ins, 2, then_missing, 2, NULL, 0, in, 1, out, 1};
+    const ap_program_t missing = {tensors, 3, ins, 2, then_missing, 2, NULL, 0, in, 1, out, 1, NULL};
     CHECK_STATUS(setup(&m, &missing, backends, 1, NULL, 0), AP_ERR_BACKEND_NOT_FOUND);
     CHECK(counted_inits == 0 && counted_destroys == 0);
     CHECK(refuses_every_entry_point(&m));
@@ -860,7 +860,7 @@ static void entry_points_after_failed_init(void) {
     /* A backend's init failing after an initialized delegate: the first destroyed, not the
      * second (it did not initialize). */
     reset_counts();
-    const ap_program_t failing = {tensors, 3, ins, 2, then_failing, 2, NULL, 0, in, 1, out, 1};
+    const ap_program_t failing = {tensors, 3, ins, 2, then_failing, 2, NULL, 0, in, 1, out, 1, NULL};
     CHECK_STATUS(setup(&m, &failing, backends, 1, NULL, 0), AP_ERR_BAD_BLOB);
     CHECK(counted_inits == 2 && counted_destroys == 1);
     CHECK(refuses_every_entry_point(&m));
@@ -871,7 +871,7 @@ static void entry_points_after_failed_init(void) {
         const ap_tensor_desc_t nt[] = {{1, 0, 8, NULL}, {1, 16, 8, NULL}, {1, 64, 128, NULL}};
         const ap_delegate_desc_t nd[] = {{"NeutronBackend", blob.data, (uint32_t)blob.size, NULL, 0},
                                          {"NeutronBackend", blob.data, 3, NULL, 0}};
-        const ap_program_t np = {nt, 3, ins, 2, nd, 2, NULL, 0, in, 1, out, 1};
+        const ap_program_t np = {nt, 3, ins, 2, nd, 2, NULL, 0, in, 1, out, 1, NULL};
         const ap_backend_t *nb[] = {&ap_neutron_backend};
         CHECK_STATUS(setup(&m, &np, nb, 1, NULL, 0), AP_ERR_BAD_BLOB);
         CHECK(ap_neutron_sim_prepared() == 0);
@@ -926,7 +926,7 @@ static void overlapping_pools(void) {
     static const uint32_t args[] = {0, 1, 2}, in[] = {0}, out[] = {1};
     const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 3, 1, 1}};
     const ap_delegate_desc_t del[] = {{"Recording", NULL, 0, NULL, 0}};
-    const ap_program_t p = {tensors, 3, ins, 1, del, 1, NULL, 0, in, 1, out, 1};
+    const ap_program_t p = {tensors, 3, ins, 1, del, 1, NULL, 0, in, 1, out, 1, NULL};
     const ap_backend_t *backends[] = {&recording};
     ap_pool_t pools[] = {{1, arena, sizeof arena}, {2, arena, sizeof arena}}; /* the same memory */
     ap_method_memory_t mem = {values, MAXV, handles, delegate_backends, 4, kernel_fns, 4, argbuf, 8, NULL, 0};
@@ -976,7 +976,7 @@ static void overlapping_arguments(void) {
         const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, disjoint, 3, 1, 1},
                                         {AP_INSTR_DELEGATE, 0, cases[c].args, cases[c].nargs, cases[c].ninputs,
                                          cases[c].noutputs}};
-        const ap_program_t p = {tensors, 9, ins, 2, del, 1, NULL, 0, in, 1, out, 1};
+        const ap_program_t p = {tensors, 9, ins, 2, del, 1, NULL, 0, in, 1, out, 1, NULL};
         ap_status_t s = setup(&m, &p, backends, 1, NULL, 0);
         if (s != cases[c].expected) {
             printf("overlap case %u: init gave %s\n", (unsigned)c, ap_status_name(s));
@@ -996,7 +996,7 @@ static void overlapping_arguments(void) {
     const ap_kernel_t kernels[] = {{"add", add, NULL}};
     static const uint32_t twice[] = {0, 0, 1}, onto_input[] = {0, 1, 0};
     const ap_instruction_t x_plus_x[] = {{AP_INSTR_KERNEL, 0, twice, 3, 2, 1}};
-    const ap_program_t k = {tensors, 9, x_plus_x, 1, NULL, 0, names, 1, in, 1, out, 1};
+    const ap_program_t k = {tensors, 9, x_plus_x, 1, NULL, 0, names, 1, in, 1, out, 1, NULL};
     CHECK_STATUS(setup(&m, &k, NULL, 0, kernels, 1), AP_OK);
     arena[0] = 21;
     arena[31] = 50;
@@ -1004,7 +1004,7 @@ static void overlapping_arguments(void) {
     CHECK(arena[64] == 42 && arena[64 + 31] == 100);
     ap_method_destroy(&m);
     const ap_instruction_t in_place_add[] = {{AP_INSTR_KERNEL, 0, onto_input, 3, 2, 1}};
-    const ap_program_t q = {tensors, 9, in_place_add, 1, NULL, 0, names, 1, in, 1, out, 1};
+    const ap_program_t q = {tensors, 9, in_place_add, 1, NULL, 0, names, 1, in, 1, out, 1, NULL};
     CHECK_STATUS(setup(&m, &q, NULL, 0, kernels, 1), AP_ERR_INVALID_PROGRAM);
     CHECK(m.failed_instruction == 0);
 }
@@ -1041,7 +1041,7 @@ static void branches(void) {
                                     {AP_INSTR_KERNEL, 0, call, 2, 1, 1},
                                     {AP_INSTR_JUMP, 4, NULL, 0, 0, 0},
                                     {AP_INSTR_KERNEL, 1, call, 2, 1, 1}};
-    const ap_program_t p = {tensors, 3, ins, 4, NULL, 0, names, 2, in, 2, out, 1};
+    const ap_program_t p = {tensors, 3, ins, 4, NULL, 0, names, 2, in, 2, out, 1, NULL};
     ap_method_t m;
     const uint32_t predicates[] = {1, 0, 0x100};
     const uint8_t expected[] = {0xAA, 0xBB, 0xAA};
@@ -1061,11 +1061,11 @@ static void branches(void) {
     const ap_instruction_t past[] = {{AP_INSTR_JUMP_FALSE, 2, pred, 1, 1, 0}};
     const ap_instruction_t bare[] = {{AP_INSTR_JUMP_FALSE, 1, NULL, 0, 0, 0}};
     const ap_instruction_t loaded[] = {{AP_INSTR_JUMP, 1, pred, 1, 1, 0}};
-    const ap_program_t bad[] = {{tensors, 3, back, 2, NULL, 0, names, 2, in, 2, out, 1},
-                                {tensors, 3, past, 1, NULL, 0, names, 2, in, 2, out, 1},
-                                {tensors, 3, bare, 1, NULL, 0, names, 2, in, 2, out, 1},
-                                {absent, 3, ins, 4, NULL, 0, names, 2, out, 1, out, 1},
-                                {tensors, 3, loaded, 1, NULL, 0, names, 2, in, 2, out, 1}};
+    const ap_program_t bad[] = {{tensors, 3, back, 2, NULL, 0, names, 2, in, 2, out, 1, NULL},
+                                {tensors, 3, past, 1, NULL, 0, names, 2, in, 2, out, 1, NULL},
+                                {tensors, 3, bare, 1, NULL, 0, names, 2, in, 2, out, 1, NULL},
+                                {absent, 3, ins, 4, NULL, 0, names, 2, out, 1, out, 1, NULL},
+                                {tensors, 3, loaded, 1, NULL, 0, names, 2, in, 2, out, 1, NULL}};
     const uint32_t at[] = {1, 0, 0, 0, 0};
     for (size_t c = 0; c < sizeof bad / sizeof bad[0]; c++) {
         CHECK_STATUS(setup(&m, &bad[c], NULL, 0, kernels, 2), AP_ERR_INVALID_PROGRAM);
@@ -1081,8 +1081,8 @@ static void bound_programs(void) {
     const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 3, 1, 1}, {AP_INSTR_DELEGATE, 1, args, 3, 1, 1}};
     const ap_instruction_t in_place[] = {{AP_INSTR_DELEGATE, 0, args, 3, 1, 1}, {AP_INSTR_DELEGATE, 1, over, 3, 1, 1}};
     const ap_delegate_desc_t two[] = {{"Counting", NULL, 0, NULL, 0}, {"Counting", NULL, 0, NULL, 0}};
-    const ap_program_t program = {tensors, 3, ins, 2, two, 2, NULL, 0, in, 1, out, 1};
-    const ap_program_t overlapping = {tensors, 3, in_place, 2, two, 2, NULL, 0, in, 1, out, 1};
+    const ap_program_t program = {tensors, 3, ins, 2, two, 2, NULL, 0, in, 1, out, 1, NULL};
+    const ap_program_t overlapping = {tensors, 3, in_place, 2, two, 2, NULL, 0, in, 1, out, 1, NULL};
     const ap_buffer_t bound_values[] = {{arena, 16}, {arena + 16, 16}, {arena + 32, 8}};
     const ap_buffer_t short_value[] = {{arena, 16}, {arena + 16, 15}, {arena + 32, 8}};
     const ap_backend_t *const both[] = {&counting, &counting};

@@ -79,6 +79,8 @@ pub struct ap_context {
     pub temp: *mut ap_temp_allocator_t,
     pub ninputs: u32,
     pub noutputs: u32,
+    pub meta: *const ap_value_meta,
+    pub arg_ids: *const u32,
 }
 pub type ap_context_t = ap_context;
 #[repr(C)]
@@ -158,11 +160,30 @@ pub struct ap_tensor_desc {
     pub constant: *const u8,
 }
 pub type ap_tensor_desc_t = ap_tensor_desc;
-pub const AP_INSTR_KERNEL: _bindgen_ty_1 = 0;
-pub const AP_INSTR_DELEGATE: _bindgen_ty_1 = 1;
-pub const AP_INSTR_JUMP_FALSE: _bindgen_ty_1 = 2;
-pub const AP_INSTR_JUMP: _bindgen_ty_1 = 3;
+pub const AP_VALUE_TENSOR: _bindgen_ty_1 = 0;
+pub const AP_VALUE_NONE: _bindgen_ty_1 = 1;
+pub const AP_VALUE_INT: _bindgen_ty_1 = 2;
+pub const AP_VALUE_DOUBLE: _bindgen_ty_1 = 3;
+pub const AP_VALUE_BOOL: _bindgen_ty_1 = 4;
+pub const AP_VALUE_STRING: _bindgen_ty_1 = 5;
+pub const AP_VALUE_INT_LIST: _bindgen_ty_1 = 6;
+pub const AP_VALUE_DOUBLE_LIST: _bindgen_ty_1 = 7;
+pub const AP_VALUE_BOOL_LIST: _bindgen_ty_1 = 8;
 pub type _bindgen_ty_1 = ::core::ffi::c_uint;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ap_value_meta {
+    pub kind: u8,
+    pub dtype: u8,
+    pub rank: u16,
+    pub dims: *const u32,
+}
+pub type ap_value_meta_t = ap_value_meta;
+pub const AP_INSTR_KERNEL: _bindgen_ty_2 = 0;
+pub const AP_INSTR_DELEGATE: _bindgen_ty_2 = 1;
+pub const AP_INSTR_JUMP_FALSE: _bindgen_ty_2 = 2;
+pub const AP_INSTR_JUMP: _bindgen_ty_2 = 3;
+pub type _bindgen_ty_2 = ::core::ffi::c_uint;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct ap_instruction {
@@ -199,6 +220,7 @@ pub struct ap_program {
     pub ninputs: u32,
     pub outputs: *const u32,
     pub noutputs: u32,
+    pub meta: *const ap_value_meta_t,
 }
 pub type ap_program_t = ap_program;
 pub type ap_kernel_fn = ::core::option::Option<
@@ -217,6 +239,9 @@ pub struct ap_kernel {
     pub user: *mut ::core::ffi::c_void,
 }
 pub type ap_kernel_t = ap_kernel;
+unsafe extern "C" {
+    pub static ap_kernel_et_move: ap_kernel_t;
+}
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct ap_pool {

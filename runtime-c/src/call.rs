@@ -46,6 +46,88 @@ pub struct Call<'a> {
     inputs: &'a [&'a [u8]],
     rest: &'a mut [&'a mut [u8]],
     outputs: usize,
+    meta: &'a [Meta<'a>],
+}
+
+/// What kind of value an argument is: a tensor, or one of the non-tensor values an ExecuTorch
+/// program hands its kernels, whose bytes are the value (see [`Meta`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Kind {
+    /// A tensor: [`Meta::dtype`] and [`Meta::dims`] say its type and shape.
+    Tensor,
+    /// `None`: no bytes.
+    None,
+    /// An int: 8 little-endian bytes.
+    Int,
+    /// A double: 8 little-endian bytes.
+    Double,
+    /// A bool: one byte, 0 or 1.
+    Bool,
+    /// A string: its UTF-8 bytes.
+    String,
+    /// A list of ints: 8 little-endian bytes each.
+    IntList,
+    /// A list of doubles: 8 little-endian bytes each.
+    DoubleList,
+    /// A list of bools: one byte each.
+    BoolList,
+    /// A list of tensors: its count (8 little-endian bytes); the call's next arguments are
+    /// the elements, [`Kind::None`] for an optional one left out.
+    TensorList,
+}
+
+impl Kind {
+    /// The kind with the runtime's code (`AP_VALUE_*`), if there is one.
+    pub const fn from_code(code: u8) -> Option<Kind> {
+        Some(match code {
+            0 => Kind::Tensor,
+            1 => Kind::None,
+            2 => Kind::Int,
+            3 => Kind::Double,
+            4 => Kind::Bool,
+            5 => Kind::String,
+            6 => Kind::IntList,
+            7 => Kind::DoubleList,
+            8 => Kind::BoolList,
+            9 => Kind::TensorList,
+            _ => return None,
+        })
+    }
+}
+
+/// What one argument is, as the program records it: its kind and, for a tensor, its element
+/// type (ExecuTorch's `ScalarType` code: 6 is float32, 1 int8, 11 bool, …) and dimensions.
+///
+/// ```
+/// use arenaplan::{Kind, Meta};
+/// let m = Meta { kind: Kind::Tensor, dtype: 6, dims: &[2, 3] };
+/// assert_eq!(m.elements(), 6);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Meta<'a> {
+    /// The value's kind.
+    pub kind: Kind,
+    /// A tensor's `ScalarType` code (0 for other kinds).
+    pub dtype: u8,
+    /// A tensor's dimensions (empty for a 0-d tensor and for other kinds).
+    pub dims: &'a [u32],
+}
+
+impl Meta<'_> {
+    /// A meta that says nothing (a program that records none): a tensor of no known type.
+    pub const UNKNOWN: Meta<'static> = Meta {
+        kind: Kind::Tensor,
+        dtype: u8::MAX,
+        dims: &[],
+    };
+
+    /// The number of elements of a tensor (1 for a 0-d one), saturating.
+    pub fn elements(&self) -> usize {
+        self.dims
+            .iter()
+            .fold(1usize, |n, &d| n.saturating_mul(d as usize))
+    }
 }
 
 impl<'a> Call<'a> {
@@ -63,7 +145,33 @@ impl<'a> Call<'a> {
             inputs,
             rest,
             outputs,
+            meta: &[],
         })
+    }
+
+    /// The same call with what each argument is (`meta[i]` for flat argument `i`: inputs,
+    /// outputs, then scratch). `None` unless there is one entry per argument.
+    ///
+    /// ```
+    /// use arenaplan::{Call, Kind, Meta};
+    /// let (x, mut y) = ([0u8; 8], [0u8; 8]);
+    /// let inputs: [&[u8]; 1] = [&x];
+    /// let mut rest: [&mut [u8]; 1] = [&mut y];
+    /// let meta = [Meta { kind: Kind::Tensor, dtype: 6, dims: &[2] }; 2];
+    /// let call = Call::new(&inputs, &mut rest, 1).unwrap().with_meta(&meta).unwrap();
+    /// assert_eq!(call.meta(1).unwrap().dims, &[2]);
+    /// ```
+    pub fn with_meta(mut self, meta: &'a [Meta<'a>]) -> Option<Self> {
+        if meta.len() != self.inputs.len() + self.rest.len() {
+            return None;
+        }
+        self.meta = meta;
+        Some(self)
+    }
+
+    /// What flat argument `i` is (inputs, outputs, then scratch), when the program records it.
+    pub fn meta(&self, i: usize) -> Option<Meta<'a>> {
+        self.meta.get(i).copied()
     }
 
     /// Number of inputs.

@@ -9,7 +9,7 @@
 //! [`Error`](crate::Error), which becomes a status and, through the generated API, an error
 //! naming the call.
 
-use crate::call::{Call, Error};
+use crate::call::{Call, Error, Kind, Meta};
 use crate::sys;
 
 /// The most arguments a call to a Rust backend may have (its views live on the stack).
@@ -108,9 +108,38 @@ pub unsafe fn dispatch(
             *slot = unsafe { core::slice::from_raw_parts_mut(a.data, a.size) };
         }
     }
-    let Some(mut call) = Call::new(&inputs[..ninputs], &mut rest[..nargs - ninputs], noutputs)
-    else {
+    let Some(call) = Call::new(&inputs[..ninputs], &mut rest[..nargs - ninputs], noutputs) else {
         return sys::ap_status::AP_ERR_BAD_ARGUMENTS;
+    };
+    let mut meta = [Meta::UNKNOWN; MAX_ARGS];
+    // SAFETY: the runtime's contract: `meta` and `arg_ids` are both set or both NULL; arg_ids
+    // has `nargs` entries, each naming a value of the table `meta` points to.
+    let (table, ids) = unsafe { ((*ctx).meta, (*ctx).arg_ids) };
+    let mut call = if table.is_null() || ids.is_null() {
+        call
+    } else {
+        for (i, slot) in meta.iter_mut().enumerate().take(nargs) {
+            // SAFETY: as above; init checked each entry's dims against its rank.
+            let m = unsafe { &*table.add(*ids.add(i) as usize) };
+            let Some(kind) = Kind::from_code(m.kind) else {
+                return sys::ap_status::AP_ERR_BAD_ARGUMENTS;
+            };
+            let dims: &[u32] = if m.rank == 0 || m.dims.is_null() {
+                &[]
+            } else {
+                // SAFETY: init checked that dims is present for the rank.
+                unsafe { core::slice::from_raw_parts(m.dims, usize::from(m.rank)) }
+            };
+            *slot = Meta {
+                kind,
+                dtype: m.dtype,
+                dims,
+            };
+        }
+        match call.with_meta(&meta[..nargs]) {
+            Some(call) => call,
+            None => return sys::ap_status::AP_ERR_BAD_ARGUMENTS,
+        }
     };
     match backend(&mut call) {
         Ok(()) => sys::ap_status::AP_OK,
@@ -144,4 +173,41 @@ impl KernelDesc {
             user: core::ptr::null_mut(),
         })
     }
+}
+
+/// An `ap_kernel_t` running `run`, a kernel written in Rust, under operator name `op`: the
+/// entry of a kernel list handed to `ap_method_init`, which resolves a program's kernel calls
+/// by name (the host runner's way; firmware built with the generated tables links each
+/// `#[kernel]`'s symbol instead). `run` travels in the entry's `user` pointer.
+///
+/// ```
+/// fn relu(call: &mut arenaplan::Call<'_>) -> arenaplan::Result { let _ = call; Ok(()) }
+/// let entry = arenaplan::kernel_entry(c"aten::relu.out", relu);
+/// assert!(!entry.user.is_null());
+/// ```
+pub fn kernel_entry(op: &'static core::ffi::CStr, run: crate::BackendFn) -> sys::ap_kernel {
+    sys::ap_kernel {
+        name: op.as_ptr(),
+        fn_: Some(run_user_kernel),
+        user: run as *mut core::ffi::c_void,
+    }
+}
+
+/// The trampoline of [`kernel_entry`]: the Rust function is the entry's `user` pointer.
+unsafe extern "C" fn run_user_kernel(
+    ctx: *mut sys::ap_context,
+    args: *mut sys::ap_buffer,
+    nargs: usize,
+    user: *mut core::ffi::c_void,
+) -> sys::ap_status {
+    if user.is_null() {
+        return sys::ap_status::AP_ERR_BAD_ARGUMENTS;
+    }
+    // SAFETY: `user` was made from a `BackendFn` by `kernel_entry` (the runtime hands back the
+    // entry's pointer unchanged), and a function pointer round-trips through a data pointer on
+    // every target this crate builds for.
+    let run: crate::BackendFn =
+        unsafe { core::mem::transmute::<*mut core::ffi::c_void, crate::BackendFn>(user) };
+    // SAFETY: called by the runtime as a kernel, with its context and the call's arguments.
+    unsafe { dispatch(run, ctx, args, nargs) }
 }

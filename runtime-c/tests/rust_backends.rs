@@ -33,6 +33,8 @@ fn context(ninputs: u32, noutputs: u32) -> ap_context {
         temp: std::ptr::null_mut(),
         ninputs,
         noutputs,
+        meta: std::ptr::null(),
+        arg_ids: std::ptr::null(),
     }
 }
 

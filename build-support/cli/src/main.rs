@@ -4,8 +4,10 @@
 #![allow(rustdoc::broken_intra_doc_links)]
 
 mod input;
+mod npy;
 mod plan_csv;
 mod plan_model;
+mod run;
 
 use std::fmt::Display;
 use std::process::ExitCode;
@@ -16,8 +18,9 @@ use clap::{Parser, Subcommand};
 const EXIT_STATUS: &str = "\
 Exit status (every subcommand):
   0  done
-  1  does not fit: a pool's buffers exceed its capacity (plan, inspect --target), or no plan
-     within plan-csv's --capacity
+  1  does not fit: a pool's buffers exceed its capacity (plan, inspect --target, run), or no
+     plan within plan-csv's --capacity; or cannot run here (run): an operator no kernel
+     implements, a value without memory, a call that fails
   2  bad input: a flag, a model, a targets file or target name, a scratch or #[delegate]
      declaration, a lifetime CSV; whichever file it is in and wherever it is found (a path
      that names nothing, or names a directory, FIFO or device, is bad input too)
@@ -44,13 +47,17 @@ enum Command {
     /// Plan a lifetime CSV (MiniMalloc/idealloc format: id,lower,upper,size[,alignment]).
     #[command(after_help = EXIT_STATUS)]
     PlanCsv(plan_csv::Args),
+    /// Run a program on the host (C runtime, arenaplan's kernels, emulated NPUs): .npy in,
+    /// .npy out, calls in order with state kept between them.
+    #[command(after_help = EXIT_STATUS)]
+    Run(run::RunArgs),
 }
 
 /// Why a command failed, as its exit status (see [`EXIT_STATUS`]). Usage errors are clap's,
 /// which exits with 2 as well.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Status {
-    /// A pool over capacity.
+    /// A pool over capacity; or, for `run`, a program that cannot run here.
     DoesNotFit = 1,
     /// Anything wrong with what the user gave.
     BadInput = 2,
@@ -106,6 +113,7 @@ fn main() -> ExitCode {
         Command::Plan(args) => plan_model::plan(args),
         Command::Inspect(args) => plan_model::inspect(args),
         Command::PlanCsv(args) => plan_csv::run(args),
+        Command::Run(args) => run::run(args),
     })
     .unwrap_or_else(|_| {
         Err(Failure::new(

@@ -155,7 +155,7 @@ pub(crate) fn inspect(args: &InspectArgs) -> Result<(), Failure> {
 
 /// The status of a failed build: over capacity, a bug, an I/O failure, or (anything else) bad
 /// input.
-fn build_failure(model: &Path, e: BuildError) -> Failure {
+pub(crate) fn build_failure(model: &Path, e: BuildError) -> Failure {
     let status = match &e {
         BuildError::Plan(
             PipelineError::Overflow(_)

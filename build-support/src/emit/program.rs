@@ -5,7 +5,7 @@ use crate::c_writer::CWriter;
 use super::{banner, upper_ident, Input, MethodTables};
 use crate::blobs::{backend_symbol, kernel_symbol, HandleStorage};
 use crate::model::{Instruction, Value, ValueKind};
-use crate::pipeline::{ConstantLayout, Step};
+use crate::pipeline::{ConstantLayout, Step, ValueMetas};
 
 /// A scratch argument that holds a role's slot without memory.
 fn is_empty_slot(value: &Value) -> bool {
@@ -81,6 +81,7 @@ pub(super) fn source(input: &Input<'_>) -> String {
         }),
     );
     w.blank();
+    value_meta(&mut w, input);
     // Delegate blobs, 16-byte aligned, in flash.
     for (d, delegate) in program.delegates.iter().enumerate() {
         let Some(blob) = &delegate.blob else { continue };
@@ -285,8 +286,37 @@ fn method_program(
             ))
             .line(format!("{name}_kernels, {}u,", kernels.len()))
             .line(format!("{prefix}_inputs, {}u,", inputs.len()))
-            .line(format!("{prefix}_outputs, {}u,", outputs.len()));
+            .line(format!("{prefix}_outputs, {}u,", outputs.len()))
+            .line(format!("{name}_meta,"));
     });
+}
+
+/// What each value is (`ap_value_meta_t`), for kernels: one dimensions array per distinct
+/// shape, and one entry per value.
+fn value_meta(w: &mut CWriter, input: &Input<'_>) {
+    let name = input.name;
+    let metas = ValueMetas::new(input.program, input.plan);
+    for (k, dims) in metas.shapes.iter().enumerate() {
+        w.inline_array(
+            format!("static const uint32_t {name}_dims{k}[{}]", dims.len()),
+            dims.iter().map(|d| format!("{d}u")),
+            "0u",
+        );
+    }
+    w.array(
+        format!(
+            "static const ap_value_meta_t {name}_meta[{}]",
+            metas.entries.len().max(1)
+        ),
+        metas.entries.iter().enumerate().map(|(v, (kind, dtype, dims))| {
+            let table = match metas.shape_of(v) {
+                Some(k) => format!("{name}_dims{k}"),
+                None => "0".into(),
+            };
+            format!("{{{}u, {dtype}u, {}u, {table}}}", *kind as u8, dims.len())
+        }),
+    );
+    w.blank();
 }
 
 /// ` + k` after an array naming its element k, nothing for 0.

@@ -387,6 +387,7 @@ fn api(input: &Input<'_>) -> TokenStream {
     let methods = method_apis(input);
     let method_externs = methods.iter().map(|m| &m.externs);
     let method_zeroing = methods.iter().map(|m| &m.zeroing);
+    let planned = planned_io(input, &input.program.inputs, &input.program.outputs);
     let method_fns = methods.iter().map(|m| &m.functions);
     quote! {
         unsafe extern "C" {
@@ -449,8 +450,13 @@ fn api(input: &Input<'_>) -> TokenStream {
                 }
                 // The arenas start uninitialized (no start-up cost): the inputs and outputs
                 // this API lends as byte slices are zeroed first, so safe code never reads
-                // uninitialized memory.
-                for i in 0..INPUT_COUNT + OUTPUT_COUNT {
+                // uninitialized memory. Only planned ones: a constant output (a constant
+                // method's) is in flash, never written.
+                const PLANNED: [bool; INPUT_COUNT + OUTPUT_COUNT] = #planned;
+                for (i, &planned) in PLANNED.iter().enumerate() {
+                    if !planned {
+                        continue;
+                    }
                     let mut size = 0u32;
                     // SAFETY: each address is a planned buffer of `size` bytes, and no slice
                     // of it exists yet (the one `Model` is being made).
@@ -545,6 +551,16 @@ fn api(input: &Input<'_>) -> TokenStream {
     }
 }
 
+/// Whether each of a method's inputs, then outputs, is planned memory (zeroed when the
+/// `Model` is taken), as a Rust array expression; the others are constants or have no memory.
+fn planned_io(input: &Input<'_>, inputs: &[usize], outputs: &[usize]) -> TokenStream {
+    let planned = inputs
+        .iter()
+        .chain(outputs)
+        .map(|&v| input.plan.buffer(v).is_some());
+    quote! { [#(#planned),*] }
+}
+
 /// A further method's part of the Rust API: its C functions, the zeroing of its inputs and
 /// outputs when the `Model` is taken, and `run_method_<m>`, `method_<m>_input` and
 /// `method_<m>_output` on `Model`.
@@ -581,6 +597,7 @@ fn method_apis(input: &Input<'_>) -> Vec<MethodApi> {
                 Literal::usize_unsuffixed(m.inputs.len()),
                 Literal::usize_unsuffixed(m.outputs.len()),
             );
+            let planned = planned_io(input, &m.inputs, &m.outputs);
             let shown = comment(m.name.as_deref().unwrap_or(""));
             let run_doc = format!(
                 " Runs method `{shown}`; the first run of any method initializes every method's delegates. State shared between methods keeps its contents from one run to the next."
@@ -610,7 +627,11 @@ fn method_apis(input: &Input<'_>) -> Vec<MethodApi> {
                     // a literal 0 (`unused_comparisons`).
                     const N_IN: usize = #ninputs;
                     const N_OUT: usize = #noutputs;
-                    for i in 0..N_IN + N_OUT {
+                    const PLANNED: [bool; N_IN + N_OUT] = #planned;
+                    for (i, &planned) in PLANNED.iter().enumerate() {
+                        if !planned {
+                            continue;
+                        }
                         let mut size = 0u32;
                         // SAFETY: as for the first method's inputs and outputs.
                         unsafe {

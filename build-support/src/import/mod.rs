@@ -4,10 +4,12 @@
 //! checked before use.
 
 pub(crate) mod flatbuf;
+mod in_place;
 mod pte;
 mod tflite;
 mod toml;
 mod vela_op;
+mod views;
 
 use std::path::Path;
 
@@ -19,6 +21,7 @@ use thiserror::Error;
 
 use crate::blobs::BlobError;
 pub use flatbuf::FbError;
+pub use in_place::is_in_place_operator;
 pub use pte::{extended_header, load_pte, read_pte, ExtendedHeader};
 pub use tflite::{load_tflite, read_tflite};
 

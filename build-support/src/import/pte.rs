@@ -23,7 +23,7 @@ use std::sync::Arc;
 use super::flatbuf::{read_u32, read_u64, root, Table, Vector};
 use super::ImportError;
 use crate::blobs::plugin_for;
-use crate::model::{
+use crate::model::{EValue, 
     Branch, ConstantData, DType, Delegate, DelegateCall, Instruction, KernelCall, PoolChoice, Program,
     SourcePlan, Value, ValueKind,
 };
@@ -268,7 +268,10 @@ fn read_shared(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> 
         }
     }
     if order.len() == 1 {
-        return Ok(read_plan(file, &program_table, &plans.table(0)?, header, name)?.0);
+        let plan = plans.table(0)?;
+        let mut program = read_plan(file, &program_table, &plan, header, name)?.0;
+        program.entry_name = plan.string(0)?.filter(|n| !n.is_empty()).map(str::to_owned);
+        return Ok(program);
     }
     let mut methods: Vec<(String, Program)> = Vec::with_capacity(order.len());
     let mut names = Vec::with_capacity(order.len());
@@ -396,11 +399,25 @@ fn read_plan(
     let mut fqns = Vec::with_capacity(values.len());
     // Tensor lists' items (a multi-output op returns its outputs as one).
     let mut lists: BTreeMap<usize, Vec<i64>> = BTreeMap::new();
+    // Optional tensor lists' items (-1 for None): an index_put's indices.
+    let mut optional_lists: BTreeMap<usize, Vec<i64>> = BTreeMap::new();
+    // Int lists' items (indices of Int values), resolved once the runtime-written ints are known.
+    let mut int_lists: BTreeMap<usize, Vec<i64>> = BTreeMap::new();
     for i in 0..values.len() {
         let table = values.table(i)?;
         if table.u8(0, 0)? == 10 {
             if let Some(list) = table.table(1)? {
                 lists.insert(i, list.vector_or_empty(0)?.i32s()?.into_iter().map(i64::from).collect());
+            }
+        }
+        if table.u8(0, 0)? == 11 {
+            if let Some(list) = table.table(1)? {
+                optional_lists.insert(i, list.vector_or_empty(0)?.i32s()?.into_iter().map(i64::from).collect());
+            }
+        }
+        if table.u8(0, 0)? == 7 {
+            if let Some(list) = table.table(1)? {
+                int_lists.insert(i, list.vector_or_empty(0)?.i64s()?);
             }
         }
         let (value, offset) = evalue(&table, i, &constants)?;
@@ -409,6 +426,8 @@ fn read_plan(
         source.offsets.push(offset);
     }
     let count = values.len();
+    let list_items = tensor_list_arguments(&mut program, &lists, &optional_lists)?;
+    source.offsets.resize(program.values.len(), None); // the `None` value it may add
     let index = |raw: i32, what: &str| -> Result<usize, ImportError> {
         usize::try_from(raw)
             .ok()
@@ -478,6 +497,7 @@ fn read_plan(
                 };
                 let args = list(args_table.vector_or_empty(1)?, &format!("instruction {n}"))?;
                 let (inputs, outputs) = split_out_args(args, &lists);
+                let inputs = expand_tensor_lists(inputs, &list_items);
                 Instruction::Kernel(KernelCall::new(op, inputs, outputs))
             }
             2 => {
@@ -569,18 +589,87 @@ fn read_plan(
             value.data = None;
         }
     }
+    resolve_int_lists(&mut program, &int_lists);
     let count = raw.len();
     program.body = structure(&mut raw, 0, count, &program.values, 0)?;
     program.source_plan = Some(source);
     drop_carried_scratch(&mut program, &carried, &mut fqns)?;
-    // Mutable tensors are state: those with initial contents, and those the file names.
+    // Mutable tensors are state: those with initial contents, those the file names, and those
+    // an in-place operator updates.
+    let updated = super::in_place::updated_in_place(&program);
     program.state = (0..program.values.len())
         .filter(|&v| {
             let value = &program.values[v];
-            value.kind == ValueKind::Planned && (value.data.is_some() || fqns[v].is_some())
+            value.kind == ValueKind::Planned
+                && (value.data.is_some() || fqns[v].is_some() || updated.contains(&v))
         })
         .collect();
+    if let Some(source) = &program.source_plan {
+        let offsets = source.offsets.clone();
+        super::views::materialize_views(&mut program, &offsets);
+    }
+    super::in_place::adopt_in_place_updates(&mut program);
     Ok((program, fqns))
+}
+
+/// Turns each tensor list value into the head of its expansion ([`EValue::TensorList`]: its
+/// count, 8 bytes) and returns each list's elements as value ids, an optional list's missing
+/// elements as one `None` value added for them.
+fn tensor_list_arguments(
+    program: &mut Program,
+    lists: &BTreeMap<usize, Vec<i64>>,
+    optional: &BTreeMap<usize, Vec<i64>>,
+) -> Result<BTreeMap<usize, Vec<usize>>, ImportError> {
+    let count = program.values.len();
+    let mut none = None;
+    let mut out = BTreeMap::new();
+    for (&v, items) in lists.iter().chain(optional) {
+        let mut elements = Vec::with_capacity(items.len());
+        for &item in items {
+            let element = match usize::try_from(item) {
+                Ok(i) if i < count && program.values[i].evalue == EValue::Tensor => i,
+                Err(_) if item == -1 && optional.contains_key(&v) => *none.get_or_insert_with(|| {
+                    program.add_value(Value {
+                        name: "none".into(),
+                        dtype: DType::Bytes,
+                        shape: Vec::new(),
+                        bytes: 0,
+                        kind: ValueKind::Constant,
+                        pool: None,
+                        data: Some(ConstantData::new(Vec::new())),
+                        evalue: EValue::None,
+                    })
+                }),
+                _ => {
+                    return Err(ImportError::Invalid(format!(
+                        "value {v}: a tensor list's item {item} is not a tensor of the plan's {count} values"
+                    )))
+                }
+            };
+            elements.push(element);
+        }
+        let head = &mut program.values[v];
+        head.kind = ValueKind::Constant;
+        head.evalue = EValue::TensorList;
+        head.dtype = DType::Int64;
+        head.shape = Vec::new();
+        head.bytes = 8;
+        head.data = Some(ConstantData::new((elements.len() as u64).to_le_bytes().to_vec()));
+        out.insert(v, elements);
+    }
+    Ok(out)
+}
+
+/// A call's inputs with each tensor list followed by its elements.
+fn expand_tensor_lists(inputs: Vec<usize>, lists: &BTreeMap<usize, Vec<usize>>) -> Vec<usize> {
+    let mut out = Vec::with_capacity(inputs.len());
+    for v in inputs {
+        out.push(v);
+        if let Some(elements) = lists.get(&v) {
+            out.extend_from_slice(elements);
+        }
+    }
+    out
 }
 
 /// A tensor's fully qualified name (`ExtraTensorInfo`), if the file gives one.
@@ -776,7 +865,9 @@ pub fn load_pte(path: &Path) -> Result<Program, ImportError> {
     read_shared(&data, name)
 }
 
-/// One value, and its place in the program's own plan.
+/// One value, and its place in the program's own plan. A non-tensor value is a constant whose
+/// bytes are the value ([`EValue`]); an int list's items name other values, which
+/// [`resolve_int_lists`] reads once every value is known.
 fn evalue(
     e: &Table<'_>,
     i: usize,
@@ -791,10 +882,9 @@ fn evalue(
         kind: ValueKind::Unmanaged,
         pool: None,
         data: None,
+        evalue: EValue::Tensor,
     };
-    // Int, Bool, Double: the kernel reads the value from its argument (8-byte little-endian
-    // int64 or double, one byte of bool).
-    let scalar = |what: &str, dtype: DType, bytes: Vec<u8>| Value {
+    let constant = |what: &str, evalue: EValue, dtype: DType, bytes: Vec<u8>| Value {
         name: format!("v{i}:{what}"),
         dtype,
         shape: Vec::new(),
@@ -802,46 +892,98 @@ fn evalue(
         kind: ValueKind::Constant,
         pool: None,
         data: Some(ConstantData::new(bytes)),
+        evalue,
     };
     let body = || {
         e.table(1)?
             .ok_or_else(|| ImportError::Invalid(format!("value {i} has no body")))
     };
-    match kind {
+    let value = match kind {
+        // ExecuTorch writes `None` as the union's Null member (and an absent one as NONE).
+        0 | 1 => constant("none", EValue::None, DType::Bytes, Vec::new()),
         2 => {
             let v = body()?.u64(0, 0)?;
-            return Ok((scalar("int", DType::Int64, v.to_le_bytes().to_vec()), None));
+            constant("int", EValue::Int, DType::Int64, v.to_le_bytes().to_vec())
         }
         3 => {
             let v = body()?.bool(0, false)?;
-            return Ok((scalar("bool", DType::Bool, vec![u8::from(v)]), None));
+            constant("bool", EValue::Bool, DType::Bool, vec![u8::from(v)])
         }
         4 => {
             let v = body()?.u64(0, 0)?;
-            return Ok((scalar("double", DType::Float64, v.to_le_bytes().to_vec()), None));
+            constant("double", EValue::Double, DType::Float64, v.to_le_bytes().to_vec())
         }
-        _ => {}
+        6 => {
+            let text = body()?.string(0)?.unwrap_or("").as_bytes().to_vec();
+            constant("string", EValue::String, DType::UInt8, text)
+        }
+        // The items are value indices: resolved by `resolve_int_lists`.
+        7 => {
+            let mut v = constant("int_list", EValue::IntList, DType::Int64, Vec::new());
+            v.data = None;
+            v
+        }
+        8 => {
+            let items = body()?.vector_or_empty(0)?.i64s()?;
+            let bytes = items.iter().flat_map(|d| d.to_le_bytes()).collect();
+            constant("double_list", EValue::DoubleList, DType::Float64, bytes)
+        }
+        9 => {
+            let items = body()?.vector_or_empty(0)?.bytes()?;
+            let bytes = items.iter().map(|&b| u8::from(b != 0)).collect();
+            constant("bool_list", EValue::BoolList, DType::Bool, bytes)
+        }
+        5 => return tensor(e, i, constants),
+        10 => other("tensor_list"),
+        11 => other("optional_tensor_list"),
+        _ => other("unknown"),
+    };
+    let mut value = value;
+    value.shape = match value.evalue {
+        EValue::IntList | EValue::DoubleList => vec![value.bytes / 8],
+        EValue::BoolList | EValue::String => vec![value.bytes],
+        _ => Vec::new(),
+    };
+    Ok((value, None))
+}
+
+/// Each int list's bytes from the ints its items name (ExecuTorch keeps a list of ints as
+/// indices of Int values, so that an item can be a size known only at run time). A list with
+/// an item that is not an int constant is left without data: a call taking it is refused.
+fn resolve_int_lists(program: &mut Program, items: &BTreeMap<usize, Vec<i64>>) {
+    for (&v, list) in items {
+        let mut bytes = Vec::with_capacity(list.len() * 8);
+        let known = list.iter().all(|&item| {
+            let Some(value) = usize::try_from(item).ok().and_then(|i| program.values.get(i)) else {
+                return false;
+            };
+            match (&value.data, value.evalue, &value.kind) {
+                (Some(d), EValue::Int, ValueKind::Constant) => {
+                    bytes.extend_from_slice(d.bytes());
+                    true
+                }
+                _ => false,
+            }
+        });
+        let value = &mut program.values[v];
+        if known {
+            value.shape = vec![list.len() as u64];
+            value.bytes = bytes.len() as u64;
+            value.data = Some(ConstantData::new(bytes));
+        } else {
+            value.name = format!("{}:known only at run time", value.name);
+            value.kind = ValueKind::Unmanaged;
+            value.bytes = 0;
+        }
     }
-    if kind != 5 {
-        let what = [
-            "none",
-            "null",
-            "int",
-            "bool",
-            "double",
-            "tensor",
-            "string",
-            "int_list",
-            "double_list",
-            "bool_list",
-            "tensor_list",
-            "optional_tensor_list",
-        ]
-        .get(kind as usize)
-        .copied()
-        .unwrap_or("unknown");
-        return Ok((other(what), None));
-    }
+}
+
+/// A tensor value, and its place in the program's own plan.
+fn tensor(
+    e: &Table<'_>,
+    i: usize,
+    constants: &Constants<'_>,
+) -> Result<(Value, Option<(i64, u64)>), ImportError> {
     let t = e
         .table(1)?
         .ok_or_else(|| ImportError::Invalid(format!("value {i} is a tensor without a body")))?;
@@ -902,6 +1044,7 @@ fn evalue(
             kind,
             pool,
             data,
+            evalue: EValue::Tensor,
         },
         offset,
     ))

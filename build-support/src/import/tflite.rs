@@ -202,6 +202,7 @@ fn tensor_value(
         kind,
         pool: None,
         data,
+        evalue: crate::model::EValue::Tensor,
     })
 }
 

@@ -56,6 +56,10 @@ pub struct Program {
     /// Values kept between runs (state shared between methods): placed for the whole program,
     /// so nothing else ever shares their memory.
     pub state: Vec<ValueId>,
+    /// The name of a program's one entry point, when the file names it (an ExecuTorch
+    /// program's only method, usually `forward`); `None` otherwise. A program with several
+    /// names each in [`Program::methods`].
+    pub entry_name: Option<String>,
 }
 
 /// A plan found in an imported file: ExecuTorch's own memory plan, or TFLite's offline plan.
@@ -69,7 +73,7 @@ pub struct SourcePlan {
 
 /// What a value a model leaves without memory ([`ValueKind::Unmanaged`]) can be, for messages
 /// that refuse it as a call argument.
-pub const UNPLACED: &str = "a TFLite variable tensor, state kept between invocations such as an LSTM's or an SVDF's, or an ExecuTorch list value";
+pub const UNPLACED: &str = "a TFLite variable tensor, state kept between invocations such as an LSTM's or an SVDF's; an ExecuTorch tensor list; or an int list with an item known only at run time";
 
 /// A tensor.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,6 +94,65 @@ pub struct Value {
     /// flash). `None` for every other kind, and for a constant whose data the model keeps
     /// elsewhere.
     pub data: Option<ConstantData>,
+    /// What it is: a tensor, or one of ExecuTorch's non-tensor values (a constant whose bytes
+    /// are the value, as [`EValue`] says).
+    pub evalue: EValue,
+}
+
+/// What kind of value a [`Value`] is. Every kind but a tensor is a constant in flash whose
+/// bytes are the value, and reaches kernels by value: an int or a double as 8 little-endian
+/// bytes, a bool as one byte, a string as its UTF-8 bytes, a list as its elements (int64,
+/// double, one byte per bool), `None` as no bytes. The runtime's `AP_VALUE_*` codes are the
+/// variants' discriminants.
+///
+/// ```
+/// use arenaplan_build::model::EValue;
+/// assert_eq!(EValue::IntList as u8, 6);
+/// assert_eq!(EValue::default(), EValue::Tensor);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum EValue {
+    /// A tensor.
+    #[default]
+    Tensor = 0,
+    /// `None` (an optional argument left out).
+    None = 1,
+    /// An int (int64).
+    Int = 2,
+    /// A double.
+    Double = 3,
+    /// A bool.
+    Bool = 4,
+    /// A string.
+    String = 5,
+    /// A list of ints.
+    IntList = 6,
+    /// A list of doubles.
+    DoubleList = 7,
+    /// A list of bools.
+    BoolList = 8,
+    /// A list of tensors, as a call's argument: this value holds the count (8 little-endian
+    /// bytes) and the call's next arguments are the elements (`None` for an optional one left
+    /// out), each an argument of its own, so every element has its own memory and lifetime.
+    TensorList = 9,
+}
+
+impl EValue {
+    /// Its name in messages, as ExecuTorch's schema writes the type.
+    pub fn name(self) -> &'static str {
+        match self {
+            EValue::Tensor => "Tensor",
+            EValue::None => "None",
+            EValue::Int => "int",
+            EValue::Double => "float",
+            EValue::Bool => "bool",
+            EValue::String => "str",
+            EValue::IntList => "int[]",
+            EValue::DoubleList => "float[]",
+            EValue::BoolList => "bool[]",
+            EValue::TensorList => "Tensor[]",
+        }
+    }
 }
 
 /// A constant's bytes: a range of the bytes they were read from, shared by every constant of
@@ -267,6 +330,23 @@ impl DType {
         DType::ALL.iter().find(|(_, n)| *n == name).map(|&(t, _)| t)
     }
 
+    /// Its ExecuTorch `ScalarType` code, as the runtime's value table records it (untyped
+    /// bytes as `Byte`, 0).
+    pub fn scalar_type(self) -> u8 {
+        match self {
+            DType::UInt8 | DType::Bytes => 0,
+            DType::Int8 => 1,
+            DType::Int16 => 2,
+            DType::Int32 => 3,
+            DType::Int64 => 4,
+            DType::Float16 => 5,
+            DType::Float32 => 6,
+            DType::Float64 => 7,
+            DType::Bool => 11,
+            DType::BFloat16 => 15,
+        }
+    }
+
     /// Its name in model files.
     pub fn name(self) -> &'static str {
         DType::ALL
@@ -291,6 +371,36 @@ impl Value {
             kind: ValueKind::Planned,
             pool: None,
             data: None,
+            evalue: EValue::Tensor,
+        }
+    }
+
+    /// What the runtime's value table says of it (`ap_value_meta_t`): its kind, a tensor's
+    /// ExecuTorch `ScalarType` code and its dimensions. A value without memory at run time
+    /// (`has_memory` false: absent, or a constant whose data the program does not carry) is
+    /// described as `None`, as the runtime checks a tensor's shape against its memory.
+    ///
+    /// ```
+    /// use arenaplan_build::model::{DType, EValue, Value};
+    /// let x = Value::planned("x", DType::Float32, vec![2, 3]);
+    /// assert_eq!(x.runtime_meta(true), (EValue::Tensor, 6, vec![2, 3]));
+    /// assert_eq!(x.runtime_meta(false), (EValue::None, 0, vec![]));
+    /// ```
+    pub fn runtime_meta(&self, has_memory: bool) -> (EValue, u8, Vec<u32>) {
+        let empty = self.bytes == 0;
+        match self.evalue {
+            EValue::Tensor if has_memory || empty => (
+                EValue::Tensor,
+                self.dtype.scalar_type(),
+                self.shape
+                    .iter()
+                    .map(|&d| u32::try_from(d).unwrap_or(u32::MAX))
+                    .collect(),
+            ),
+            EValue::Tensor => (EValue::None, 0, Vec::new()),
+            // Fixed-size kinds are checked against their memory, lists and strings only whole.
+            kind if has_memory || empty => (kind, 0, Vec::new()),
+            _ => (EValue::None, 0, Vec::new()),
         }
     }
 
@@ -473,6 +583,7 @@ impl Program {
             source_plan: None,
             methods: Vec::new(),
             state: Vec::new(),
+            entry_name: None,
         }
     }
 

@@ -42,6 +42,7 @@ mod lifetimes;
 mod pools;
 mod scratch_pass;
 mod steps;
+mod value_meta;
 mod arguments;
 
 use std::fmt;
@@ -63,6 +64,7 @@ pub use lifetimes::{lifetimes, Lifetime};
 pub use pools::{npu_visible, PeakBuffer, PoolAssignmentError, PoolOverflow};
 pub use scratch_pass::{insert_scratch, strip_scratch};
 pub use steps::{steps, BranchError, Step, Steps};
+pub use value_meta::ValueMetas;
 pub use arguments::{argument_lists, CallArgs, MissingScratch};
 
 /// A model's memory plan: every planned buffer's place, and every call's argument list.

@@ -53,6 +53,7 @@ pub fn insert_scratch(program: &mut Program, bound: &Bound) -> usize {
                 },
                 pool: (!scratch.is_empty()).then(|| PoolChoice::MemId(i64::from(scratch.mem_id))),
                 data: None,
+                evalue: crate::model::EValue::Tensor,
             });
             scratch_ids.push(first_id + new_values.len() - 1);
         }

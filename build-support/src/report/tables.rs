@@ -10,7 +10,8 @@ use crate::pipeline::{Declarations, ModelPlan};
 const TENSOR_DESC: u64 = 16;
 const INSTRUCTION: u64 = 24;
 const DELEGATE_DESC: u64 = 20;
-const PROGRAM: u64 = 48;
+const PROGRAM: u64 = 52;
+const VALUE_META: u64 = 8;
 const BUFFER: u64 = 8;
 const POINTER: u64 = 4;
 const INDEX: u64 = 4;
@@ -64,7 +65,12 @@ pub fn table_sizes(program: &Program, plan: &ModelPlan, declared: &Declarations)
     } else {
         0
     };
+    // What each value is: an entry each, and a dimensions array per distinct shape.
+    let metas = crate::pipeline::ValueMetas::new(program, plan);
+    let dims: u64 = metas.shapes.iter().map(|s| INDEX * s.len() as u64).sum();
     let flash = TENSOR_DESC * at_least_one(values)
+        + VALUE_META * at_least_one(values)
+        + dims
         + INSTRUCTION * at_least_one(table.steps.len())
         + args
         + INDEX * predicates

@@ -2,23 +2,16 @@
 
 use arenaplan::sys;
 use arenaplan_build::model::Program;
-use arenaplan_build::{CallKind, ModelPlan};
+use arenaplan_build::ModelPlan;
 use arenaplan_host::{Arenas, Runner, Tables};
 
 /// Runs `program` as planned; a line saying what happened, or why it could not run.
 pub fn run(program: &Program, plan: &ModelPlan) -> Result<String, String> {
-    if plan.calls.iter().any(|c| c.kind == CallKind::Kernel) {
-        return Err("the model has CPU kernels; the runtime runs them through functions the integrator registers, and this demo registers none".into());
-    }
     if program.delegates.iter().any(|d| d.blob.is_none()) {
         return Err("a delegate carries no compiled blob (a Vela operator in a TFLite model without Vela's OfflineMemoryAllocation metadata: where its feature maps sit in the scratch is not known)".into());
     }
-    if let Some((at, value)) = program.unplaced_argument() {
-        return Err(format!(
-            "instruction {at} takes `{}`, which the model leaves without memory ({}); arenaplan does not place such values yet",
-            program.values[value].name,
-            arenaplan_build::model::UNPLACED
-        ));
+    if let Some(why) = arenaplan_host::why_not_runnable(program) {
+        return Err(why);
     }
     // One table per method (a program with several runs them in turn, over the same arenas).
     let tables: Vec<(String, Tables)> = if program.methods.is_empty() {
@@ -36,7 +29,7 @@ pub fn run(program: &Program, plan: &ModelPlan) -> Result<String, String> {
     .into_iter()
     .map(|(name, t)| t.map(|t| (name, t)))
     .collect::<Option<_>>()
-    .ok_or("the tables do not fit the runtime's 32-bit fields")?;
+    .ok_or("the tables do not fit the runtime (a branch of more than two arms, or sizes beyond 32 bits)")?;
     let arenas = Arenas::new(program, plan);
     let pools = arenas.pools();
     let backends = [
@@ -52,11 +45,13 @@ pub fn run(program: &Program, plan: &ModelPlan) -> Result<String, String> {
     };
     arenaplan::sim::ethos_u(npu).map_err(text)?;
     arenaplan::sim::neutron().map_err(text)?;
+    let kernels = arenaplan_host::kernels();
     let mut lines = Vec::new();
     for (name, t) in &tables {
-        // SAFETY: the tables, arenas and backends outlive the runner, which alone uses the
+        // SAFETY: the tables, arenas, backends and kernels outlive the runner, which alone uses the
         // arenas while it runs (the methods run one after another).
-        let mut runner = unsafe { Runner::new(t, pools, &backends) }.map_err(text)?;
+        let mut runner =
+            unsafe { Runner::with_kernels(t, pools, &backends, &kernels) }.map_err(text)?;
         let (ninputs, noutputs) = t.io_counts();
         for i in 0..ninputs {
             for (j, byte) in runner.input(i).map_err(text)?.iter_mut().enumerate() {
@@ -77,7 +72,7 @@ pub fn run(program: &Program, plan: &ModelPlan) -> Result<String, String> {
             format!("method `{name}`: ")
         };
         lines.push(format!(
-            "{method}{} delegate call(s) ran on their planned scratch; output 0: {} bytes, starting {:02x?}",
+            "{method}{} instruction(s) ran, delegate calls on their planned scratch; output 0: {} bytes, starting {:02x?}",
             t.call_count(),
             out.len(),
             &out[..out.len().min(8)]

@@ -50,7 +50,56 @@ use std::vec::Vec;
 
 use arenaplan::{check, sys, RuntimeError};
 use arenaplan_build::model::{Instruction, Program};
-use arenaplan_build::{CallKind, ModelPlan};
+use arenaplan_build::pipeline::{steps, ConstantLayout, Step, ValueMetas};
+use arenaplan_build::ModelPlan;
+
+/// The kernels a host runner registers: arenaplan-kernels' and the runtime's own `et:move`,
+/// as the list `ap_method_init` (and [`Runner::with_kernels`]) resolves kernel calls against.
+///
+/// ```
+/// let kernels = arenaplan_host::kernels();
+/// assert!(kernels.len() > arenaplan_kernels::KERNELS.len());
+/// ```
+pub fn kernels() -> Vec<sys::ap_kernel> {
+    arenaplan_kernels::entries()
+        // SAFETY: a const C static, never written.
+        .chain(std::iter::once(unsafe { sys::ap_kernel_et_move }))
+        .collect()
+}
+
+/// Why `program` cannot run on the host runner, if it cannot: operators no kernel of
+/// [`kernels`] implements (each named), or a call taking a value without memory.
+pub fn why_not_runnable(program: &Program) -> Option<String> {
+    let mut missing: Vec<&str> = Vec::new();
+    for (_, instruction) in program.flat_instructions() {
+        if let Instruction::Kernel(k) = instruction {
+            let known = k.op == "et:move" || arenaplan_kernels::find(&k.op).is_some();
+            if !known && !missing.contains(&k.op.as_str()) {
+                missing.push(&k.op);
+            }
+        }
+    }
+    if !missing.is_empty() {
+        let names: Vec<String> = missing.iter().map(|m| format!("`{m}`")).collect();
+        return Some(format!(
+            "no kernel for {} {}: arenaplan-kernels does not implement {} yet",
+            if missing.len() > 1 {
+                "operators"
+            } else {
+                "operator"
+            },
+            names.join(", "),
+            if missing.len() > 1 { "them" } else { "it" }
+        ));
+    }
+    program.unplaced_argument().map(|(at, value)| {
+        format!(
+            "instruction {at} takes `{}`, which has no memory ({})",
+            program.values[value].name,
+            arenaplan_build::model::UNPLACED
+        )
+    })
+}
 
 /// One data-cache line of arena storage (32 bytes, as the Cortex-M55's): generated arenas
 /// start on a line, and the NPU's buffers own whole lines.
@@ -125,19 +174,36 @@ pub struct Tables {
     args: Vec<Vec<u32>>,
     instructions: Vec<sys::ap_instruction>,
     _names: Vec<CString>,
-    // Blob copies on 16-byte boundaries: the NPU reads command streams and weights in place.
+    // Blob and constant copies on 16-byte boundaries: the NPU reads command streams and
+    // weights in place, and kernels may read a constant's elements in place.
     _blobs: Vec<Vec<u128>>,
+    _constants: Vec<Vec<u128>>,
     delegates: Vec<sys::ap_delegate_desc>,
+    kernel_names: Vec<CString>,
+    kernel_ptrs: Vec<*const core::ffi::c_char>,
+    _dims: Vec<Vec<u32>>,
+    meta: Vec<sys::ap_value_meta>,
     inputs: Vec<u32>,
     outputs: Vec<u32>,
 }
 
+/// Bytes copied onto 16-byte boundaries.
+fn aligned(bytes: &[u8]) -> Vec<u128> {
+    let mut words = std::vec![0u128; bytes.len().div_ceil(16)];
+    for (word, chunk) in words.iter_mut().zip(bytes.chunks(16)) {
+        let mut b = [0u8; 16];
+        b[..chunk.len()].copy_from_slice(chunk);
+        *word = u128::from_ne_bytes(b);
+    }
+    words
+}
+
 impl Tables {
-    /// Tables for `program` as `plan` placed it. `None` for a program with several methods
-    /// ([`Tables::method`] gives each its own), and when the program has kernel calls (the
-    /// runtime runs them through functions an integrator registers), branches (the generated
-    /// program lays them out as jumps; these tables list calls only), or sizes beyond 32 bits.
-    /// Delegate blobs are copied onto 16-byte boundaries, as the NPU needs them.
+    /// Tables for `program` as `plan` placed it: its calls (kernels by operator name, delegates
+    /// with their blobs), its branches as the runtime's jumps, its constants and what each
+    /// value is. `None` for a program with several methods ([`Tables::method`] gives each its
+    /// own), for a branch the runtime cannot run, and for sizes beyond 32 bits. Blobs and
+    /// constants are copied onto 16-byte boundaries, as the NPU needs them.
     pub fn new(program: &Program, plan: &ModelPlan) -> Option<Tables> {
         if !program.methods.is_empty() {
             return None; // one table per method: `Tables::method`
@@ -177,24 +243,32 @@ impl Tables {
         inputs: &[usize],
         outputs: &[usize],
     ) -> Option<Tables> {
-        let branches = program
-            .flat_instructions()
-            .iter()
-            .any(|(_, i)| matches!(i, arenaplan_build::model::Instruction::Branch(_)));
-        if branches || plan.calls.iter().any(|c| c.kind == CallKind::Kernel) {
-            return None;
-        }
         let u32_of = |v: u64| u32::try_from(v).ok();
+        let layout = ConstantLayout::new(program);
+        let constants: Vec<Vec<u128>> = layout
+            .arrays
+            .iter()
+            .map(|a| {
+                let data = program.values[a.values[0]].data.as_ref();
+                aligned(data.map_or(&[][..], |d| d.bytes()))
+            })
+            .collect();
         let mut tensors = Vec::with_capacity(program.values.len());
         for v in 0..program.values.len() {
-            tensors.push(match plan.buffer(v) {
-                Some(b) => sys::ap_tensor_desc {
+            tensors.push(match (plan.buffer(v), layout.of(v)) {
+                (Some(b), _) => sys::ap_tensor_desc {
                     mem_id: b.mem_id,
                     offset: u32_of(b.offset)?,
                     size: u32_of(b.size)?,
                     constant: core::ptr::null(),
                 },
-                None => sys::ap_tensor_desc {
+                (None, Some(c)) => sys::ap_tensor_desc {
+                    mem_id: 0,
+                    offset: 0,
+                    size: u32_of(layout.arrays[c].len)?,
+                    constant: constants[c].as_ptr().cast(),
+                },
+                (None, None) => sys::ap_tensor_desc {
                     mem_id: 0,
                     offset: 0,
                     size: 0,
@@ -202,36 +276,83 @@ impl Tables {
                 },
             });
         }
-        let delegate_of: Vec<u32> = program
-            .flat_instructions()
-            .into_iter()
-            .filter(|(at, _)| calls.contains(at))
-            .filter_map(|(_, i)| match i {
-                Instruction::Delegate(d) => u32::try_from(d.delegate - delegate_range.start).ok(),
-                _ => None,
+        let metas = ValueMetas::new(program, plan);
+        let dims = metas.shapes;
+        let meta = metas
+            .entries
+            .iter()
+            .map(|(kind, dtype, shape)| {
+                let at = dims
+                    .iter()
+                    .position(|d| d == shape)
+                    .filter(|_| !shape.is_empty());
+                Some(sys::ap_value_meta {
+                    kind: *kind as u8,
+                    dtype: *dtype,
+                    rank: u16::try_from(shape.len()).ok()?,
+                    dims: at.map_or(core::ptr::null(), |k| dims[k].as_ptr()),
+                })
             })
-            .collect();
-        let method_calls: Vec<_> = plan
-            .calls
-            .iter()
-            .filter(|c| calls.contains(&c.index))
-            .collect();
-        let args: Vec<Vec<u32>> = method_calls
-            .iter()
-            .map(|c| c.args.iter().map(|&a| a as u32).collect())
-            .collect();
-        let instructions = method_calls
+            .collect::<Option<Vec<_>>>()?;
+        let table = steps(program, plan).ok()?;
+        let first = table.flat.partition_point(|&f| f < calls.start);
+        let last = table.flat.partition_point(|&f| f < calls.end);
+        let flat = program.flat_instructions();
+        let mut kernel_names: Vec<CString> = Vec::new();
+        let mut args: Vec<Vec<u32>> = Vec::new();
+        let mut shapes = Vec::new(); // (kind, index, ninputs, noutputs) per step
+        for step in &table.steps[first..last] {
+            let entry = match *step {
+                Step::Call(i) => {
+                    let c = &plan.calls[i];
+                    let (kind, index) = match flat.iter().find(|(at, _)| *at == c.index)?.1 {
+                        Instruction::Delegate(d) => {
+                            (1, d.delegate.checked_sub(delegate_range.start)?)
+                        }
+                        Instruction::Kernel(k) => {
+                            let name = CString::new(k.op.clone()).ok()?;
+                            let index = match kernel_names.iter().position(|n| *n == name) {
+                                Some(i) => i,
+                                None => {
+                                    kernel_names.push(name);
+                                    kernel_names.len() - 1
+                                }
+                            };
+                            (0, index)
+                        }
+                        Instruction::Branch(_) => return None,
+                    };
+                    args.push(c.args.iter().map(|&a| a as u32).collect());
+                    (kind, index, c.inputs, c.outputs)
+                }
+                Step::JumpFalse { predicate, to } => {
+                    args.push(std::vec![u32::try_from(predicate).ok()?]);
+                    (2, to.checked_sub(first)?, 1, 0)
+                }
+                Step::Jump { to } => {
+                    args.push(Vec::new());
+                    (3, to.checked_sub(first)?, 0, 0)
+                }
+            };
+            shapes.push(entry);
+        }
+        let instructions = shapes
             .iter()
             .zip(&args)
-            .zip(&delegate_of)
-            .map(|((c, a), &d)| sys::ap_instruction {
-                kind: 1,
-                index: d,
-                args: a.as_ptr(),
-                nargs: a.len() as u32,
-                ninputs: c.inputs as u32,
-                noutputs: c.outputs as u32,
-            })
+            .map(
+                |(&(kind, index, ninputs, noutputs), a)| sys::ap_instruction {
+                    kind,
+                    index: index as u32,
+                    args: if a.is_empty() {
+                        core::ptr::null()
+                    } else {
+                        a.as_ptr()
+                    },
+                    nargs: a.len() as u32,
+                    ninputs: ninputs as u32,
+                    noutputs: noutputs as u32,
+                },
+            )
             .collect();
         let own = &program.delegates[delegate_range];
         let names: Vec<CString> = own
@@ -240,16 +361,7 @@ impl Tables {
             .collect();
         let blobs: Vec<Vec<u128>> = own
             .iter()
-            .map(|d| {
-                let bytes = d.blob.as_deref().unwrap_or(&[]);
-                let mut words = std::vec![0u128; bytes.len().div_ceil(16)];
-                for (word, chunk) in words.iter_mut().zip(bytes.chunks(16)) {
-                    let mut b = [0u8; 16];
-                    b[..chunk.len()].copy_from_slice(chunk);
-                    *word = u128::from_ne_bytes(b);
-                }
-                words
-            })
+            .map(|d| aligned(d.blob.as_deref().unwrap_or(&[])))
             .collect();
         let delegates = own
             .iter()
@@ -266,16 +378,27 @@ impl Tables {
                 }
             })
             .collect();
+        let kernel_ptrs = kernel_names.iter().map(|n| n.as_ptr()).collect();
         Some(Tables {
             tensors,
             args,
             instructions,
             _names: names,
             _blobs: blobs,
+            _constants: constants,
             delegates,
+            kernel_names,
+            kernel_ptrs,
+            _dims: dims,
+            meta,
             inputs: inputs.iter().map(|&v| v as u32).collect(),
             outputs: outputs.iter().map(|&v| v as u32).collect(),
         })
+    }
+
+    /// The operators the tables' kernel calls name, in order of first use.
+    pub fn kernel_names(&self) -> impl Iterator<Item = &str> {
+        self.kernel_names.iter().map(|n| n.to_str().unwrap_or(""))
     }
 
     /// The `ap_program_t` over these tables (valid while `self` lives).
@@ -287,12 +410,13 @@ impl Tables {
             ninstructions: self.instructions.len() as u32,
             delegates: self.delegates.as_ptr(),
             ndelegates: self.delegates.len() as u32,
-            kernels: core::ptr::null(),
-            nkernels: 0,
+            kernels: self.kernel_ptrs.as_ptr(),
+            nkernels: self.kernel_ptrs.len() as u32,
             inputs: self.inputs.as_ptr(),
             ninputs: self.inputs.len() as u32,
             outputs: self.outputs.as_ptr(),
             noutputs: self.outputs.len() as u32,
+            meta: self.meta.as_ptr(),
         }
     }
 
@@ -326,6 +450,7 @@ pub struct Runner {
     values: Vec<sys::ap_buffer>,
     handles: Vec<sys::ap_handle>,
     resolved: Vec<*const sys::ap_backend>,
+    kernel_fns: Vec<*const sys::ap_kernel>,
     args: Vec<sys::ap_buffer>,
     initialized: bool,
 }
@@ -336,7 +461,8 @@ const EMPTY: sys::ap_buffer = sys::ap_buffer {
 };
 
 impl Runner {
-    /// Checks `tables` against `pools` and initializes every delegate with `backends`.
+    /// Checks `tables` against `pools` and initializes every delegate with `backends`; a
+    /// program with kernel calls needs [`Runner::with_kernels`].
     ///
     /// # Safety
     /// `tables`, the arenas `pools` point to and the backends must outlive the runner, and no
@@ -346,7 +472,23 @@ impl Runner {
         pools: &[sys::ap_pool],
         backends: &[*const sys::ap_backend],
     ) -> Result<Runner, RuntimeError> {
+        // SAFETY: the caller's promise, passed on.
+        unsafe { Self::with_kernels(tables, pools, backends, &[]) }
+    }
+
+    /// [`Runner::new`] that also resolves the tables' kernel calls, by operator name, among
+    /// `kernels` (`AP_ERR_KERNEL_NOT_FOUND` for one missing).
+    ///
+    /// # Safety
+    /// As for [`Runner::new`], and the kernels must outlive the runner too.
+    pub unsafe fn with_kernels(
+        tables: &Tables,
+        pools: &[sys::ap_pool],
+        backends: &[*const sys::ap_backend],
+        kernels: &[sys::ap_kernel],
+    ) -> Result<Runner, RuntimeError> {
         let (nvalues, ndelegates) = tables.counts();
+        let nkernels = tables.kernel_ptrs.len();
         let mut r = Runner {
             program: std::boxed::Box::new(tables.program()),
             // SAFETY: ap_method is plain data; all zeros is its "not initialized" state.
@@ -354,6 +496,7 @@ impl Runner {
             values: std::vec![EMPTY; nvalues],
             handles: std::vec![sys::ap_handle { u: sys::ap_handle__bindgen_ty_1 { align_u64: 0 } }; ndelegates],
             resolved: std::vec![core::ptr::null(); ndelegates],
+            kernel_fns: std::vec![core::ptr::null(); nkernels],
             args: std::vec![EMPTY; tables.longest_call()],
             initialized: false,
         };
@@ -363,14 +506,15 @@ impl Runner {
             handles: r.handles.as_mut_ptr(),
             delegate_backends: r.resolved.as_mut_ptr(),
             nhandles: ndelegates,
-            kernel_fns: core::ptr::null_mut(),
-            nkernel_fns: 0,
+            kernel_fns: r.kernel_fns.as_mut_ptr(),
+            nkernel_fns: nkernels,
             args: r.args.as_mut_ptr(),
             nargs: r.args.len(),
             temp: core::ptr::null_mut(),
             temp_size: 0,
         };
-        // SAFETY: the storage lives in `r`; the caller vouches for tables, pools and backends.
+        // SAFETY: the storage lives in `r`; the caller vouches for tables, pools, backends
+        // and kernels.
         check(unsafe {
             sys::ap_method_init(
                 &mut *r.method,
@@ -379,8 +523,8 @@ impl Runner {
                 pools.len(),
                 backends.as_ptr(),
                 backends.len(),
-                core::ptr::null(),
-                0,
+                kernels.as_ptr(),
+                kernels.len(),
                 &memory,
             )
         })?;
@@ -393,6 +537,9 @@ impl Runner {
         let mut b = EMPTY;
         // SAFETY: an initialized method; the buffer lies in an arena the runner may use.
         check(unsafe { sys::ap_method_input(&mut *self.method, i, &mut b) })?;
+        if b.data.is_null() || b.size == 0 {
+            return Ok(&mut []); // a value of no bytes has no memory
+        }
         Ok(unsafe { core::slice::from_raw_parts_mut(b.data, b.size) })
     }
 
@@ -401,6 +548,9 @@ impl Runner {
         let mut b = EMPTY;
         // SAFETY: as for `input`.
         check(unsafe { sys::ap_method_output(&mut *self.method, i, &mut b) })?;
+        if b.data.is_null() || b.size == 0 {
+            return Ok(&[]); // a value of no bytes has no memory
+        }
         Ok(unsafe { core::slice::from_raw_parts(b.data, b.size) })
     }
 

@@ -67,6 +67,11 @@ typedef struct ap_context {
     ap_temp_allocator_t *temp;
     uint32_t ninputs;
     uint32_t noutputs;
+    /* What each argument is (a tensor's type and shape, or a non-tensor value's kind): argument
+     * i is value arg_ids[i], described by meta[arg_ids[i]]. Both NULL for a program that
+     * records no meta (see ap_program_t.meta), and for a delegate call. */
+    const struct ap_value_meta *meta;
+    const uint32_t *arg_ids;
 } ap_context_t;
 
 typedef struct ap_compile_spec {
@@ -126,6 +131,33 @@ typedef struct ap_tensor_desc {
     const uint8_t *constant;
 } ap_tensor_desc_t;
 
+/* What a value is, for kernels that need more than its bytes. Kinds are ExecuTorch's EValue
+ * kinds that a program hands a kernel: a tensor (dtype: ExecuTorch's ScalarType code; dims:
+ * rank sizes), or a constant of another kind, whose bytes are its value: an int or a double as
+ * 8 little-endian bytes, a bool as one byte, a string's UTF-8 bytes, a list as its elements
+ * (int64, double, one byte per bool), None as no bytes; a tensor list as below. */
+enum {
+    AP_VALUE_TENSOR = 0,
+    AP_VALUE_NONE = 1,
+    AP_VALUE_INT = 2,
+    AP_VALUE_DOUBLE = 3,
+    AP_VALUE_BOOL = 4,
+    AP_VALUE_STRING = 5,
+    AP_VALUE_INT_LIST = 6,
+    AP_VALUE_DOUBLE_LIST = 7,
+    AP_VALUE_BOOL_LIST = 8,
+    /* A list of tensors: the value holds the count (8 little-endian bytes), and the call's next
+     * `count` arguments are the elements (an optional tensor left out: a None value). */
+    AP_VALUE_TENSOR_LIST = 9
+};
+
+typedef struct ap_value_meta {
+    uint8_t kind;  /* AP_VALUE_* */
+    uint8_t dtype; /* a tensor's ScalarType code (0 for other kinds) */
+    uint16_t rank; /* a tensor's number of dimensions (0 for other kinds) */
+    const uint32_t *dims;
+} ap_value_meta_t;
+
 /* What an instruction does. A call (kernel, delegate) runs `index` of the program's kernels or
  * delegates on its argument list. A jump continues at instruction `index`, which lies after it
  * (forward only: no loops; `ninstructions` is the end): AP_INSTR_JUMP always, and
@@ -164,6 +196,11 @@ typedef struct ap_program {
     uint32_t ninputs;
     const uint32_t *outputs;
     uint32_t noutputs;
+    /* Per value, what it is (ntensors entries), or NULL: kernels then get no ap_context_t.meta.
+     * Init checks every entry: a known kind, dims present for its rank, a tensor's elements
+     * within its memory, an int, double or bool of its fixed size, None of none. A value that
+     * is never an argument (absent) is described as None. */
+    const ap_value_meta_t *meta;
 } ap_program_t;
 
 /* ---- Running ----------------------------------------------------------------------------- */

@@ -1,0 +1,271 @@
+//! `arenaplan run`: runs a program on the host as firmware would run it — planned by the
+//! build, on the C runtime, with arenaplan's kernels for the CPU's operators and the NPU
+//! drivers' emulations — like ExecuTorch's `executor_runner`. Calls run in order in one
+//! process over one set of arenas, so state carries from call to call and method to method.
+
+use std::path::{Path, PathBuf};
+
+use arenaplan_build::model::{DType, Program};
+use arenaplan_build::{Build, Rendered};
+use arenaplan_host::{Arenas, Runner, Tables};
+
+use crate::input;
+use crate::npy::{self, Array};
+use crate::{Failure, Status};
+
+/// Largest `.npy` input (a tensor of a microcontroller's model is far smaller).
+const MAX_NPY_FILE: u64 = 256 << 20;
+
+#[derive(clap::Args)]
+pub(crate) struct RunArgs {
+    /// The model: .pte, .tflite or .toml.
+    #[arg(long)]
+    model: PathBuf,
+    /// Target name from the catalogue (e.g. corstone-300).
+    #[arg(long, env = "ARENAPLAN_TARGET")]
+    target: String,
+    /// A targets.toml to use instead of the built-in catalogue.
+    #[arg(long)]
+    targets: Option<PathBuf>,
+    /// A call, in order: METHOD[:IN.npy[,IN.npy...]]. An empty METHOD is the program's
+    /// first; a call without inputs runs on zero-filled inputs. Repeat for more calls.
+    #[arg(long = "call", required = true)]
+    calls: Vec<String>,
+    /// Where outputs go: DIR/K-METHOD-I.npy is output I of call K (both counted from 0).
+    #[arg(long)]
+    out: PathBuf,
+}
+
+/// One call as given: the method and its input files.
+struct CallSpec {
+    method: String,
+    inputs: Vec<PathBuf>,
+}
+
+fn parse_call(text: &str) -> CallSpec {
+    match text.split_once(':') {
+        Some((method, files)) => CallSpec {
+            method: method.to_owned(),
+            inputs: files
+                .split(',')
+                .filter(|f| !f.is_empty())
+                .map(PathBuf::from)
+                .collect(),
+        },
+        None => CallSpec {
+            method: text.to_owned(),
+            inputs: Vec::new(),
+        },
+    }
+}
+
+/// A method's name, inputs and outputs.
+struct MethodIo {
+    name: String,
+    inputs: Vec<usize>,
+    outputs: Vec<usize>,
+}
+
+fn methods(program: &Program) -> Vec<MethodIo> {
+    if program.methods.is_empty() {
+        return vec![MethodIo {
+            name: program
+                .entry_name
+                .clone()
+                .unwrap_or_else(|| program.name.clone()),
+            inputs: program.inputs.clone(),
+            outputs: program.outputs.clone(),
+        }];
+    }
+    program
+        .methods
+        .iter()
+        .map(|m| MethodIo {
+            name: m.name.clone(),
+            inputs: m.inputs.clone(),
+            outputs: m.outputs.clone(),
+        })
+        .collect()
+}
+
+pub(crate) fn run(args: &RunArgs) -> Result<(), Failure> {
+    let calls: Vec<CallSpec> = args.calls.iter().map(|c| parse_call(c)).collect();
+    let rendered: Rendered = Build::new()
+        .catalogue(input::load_catalogue(args.targets.as_deref())?)
+        .target(&args.target)
+        .program(input::load_model(&args.model)?)
+        .name("run")
+        .sources(Vec::<PathBuf>::new())
+        .try_render()
+        .map_err(|e| crate::plan_model::build_failure(&args.model, e))?;
+    let (program, plan) = (&rendered.program, &rendered.plan);
+    let io = methods(program);
+    // Every call's method and inputs, checked before anything runs.
+    let mut resolved = Vec::with_capacity(calls.len());
+    for (k, call) in calls.iter().enumerate() {
+        let m = if call.method.is_empty() {
+            0
+        } else {
+            io.iter()
+                .position(|m| m.name == call.method)
+                .ok_or_else(|| {
+                    Failure::bad_input(format!(
+                        "--call {k}: the program has no method `{}` (it has {})",
+                        call.method,
+                        io.iter()
+                            .map(|m| format!("`{}`", m.name))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                })?
+        };
+        let inputs = read_inputs(program, &io[m], k, &call.inputs)?;
+        resolved.push((m, inputs));
+    }
+    if let Some(why) = arenaplan_host::why_not_runnable(program) {
+        return Err(Failure::new(Status::DoesNotFit, why));
+    }
+    let tables: Vec<Tables> = if program.methods.is_empty() {
+        vec![Tables::new(program, plan)]
+    } else {
+        (0..program.methods.len()).map(|m| Tables::method(program, plan, m)).collect()
+    }
+    .into_iter()
+    .collect::<Option<_>>()
+    .ok_or_else(|| Failure::new(Status::DoesNotFit, "the program's tables do not fit the runtime (a branch of more than two arms, or sizes beyond 32 bits)"))?;
+    let arenas = Arenas::new(program, plan);
+    let npu = if plan.target == "corstone-320" {
+        arenaplan::sim::EthosU::U85_256
+    } else {
+        arenaplan::sim::EthosU::U55_128
+    };
+    let runtime = |e: arenaplan::RuntimeError| Failure::new(Status::DoesNotFit, e);
+    arenaplan::sim::ethos_u(npu).map_err(runtime)?;
+    arenaplan::sim::neutron().map_err(runtime)?;
+    let backends = [
+        &raw const arenaplan::sys::ap_ethosu_backend,
+        &raw const arenaplan::sys::ap_neutron_backend,
+    ];
+    let kernels = arenaplan_host::kernels();
+    let mut runners = Vec::with_capacity(tables.len());
+    for (m, t) in tables.iter().enumerate() {
+        // SAFETY: tables, arenas, backends and kernels outlive the runners, which run one at a
+        // time over the arenas.
+        let runner = unsafe { Runner::with_kernels(t, arenas.pools(), &backends, &kernels) }
+            .map_err(|e| {
+                Failure::new(Status::DoesNotFit, format!("method `{}`: {e}", io[m].name))
+            })?;
+        runners.push(runner);
+    }
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    for (k, (m, inputs)) in resolved.iter().enumerate() {
+        let runner = &mut runners[*m];
+        let method = &io[*m];
+        for (i, data) in inputs.iter().enumerate() {
+            let slot = runner.input(i).map_err(runtime)?;
+            if slot.len() < data.len() {
+                return Err(Failure::new(
+                    Status::Internal,
+                    format!(
+                        "call {k}: input {i} has {} bytes of memory for {} bytes",
+                        slot.len(),
+                        data.len()
+                    ),
+                ));
+            }
+            slot[..data.len()].copy_from_slice(data);
+        }
+        runner.execute().map_err(|(e, at)| {
+            Failure::new(
+                Status::DoesNotFit,
+                format!("call {k} (`{}`): {e} at instruction {at}", method.name),
+            )
+        })?;
+        for (i, &v) in method.outputs.iter().enumerate() {
+            let value = &program.values[v];
+            let bytes = usize::try_from(value.bytes).unwrap_or(usize::MAX);
+            let out = runner.output(i).map_err(runtime)?;
+            let data = match &value.data {
+                // A constant output (a constant method's) is read from the program.
+                _ if out.len() >= bytes => out[..bytes].to_vec(),
+                Some(d) if d.bytes().len() == bytes => d.bytes().to_vec(),
+                _ => vec![0; bytes],
+            };
+            let array = Array {
+                dtype: value.dtype,
+                shape: value.shape.clone(),
+                data,
+            };
+            let file = npy::write(&array).map_err(|e| {
+                Failure::new(Status::DoesNotFit, format!("call {k}: output {i}: {e}"))
+            })?;
+            files.push((format!("{k}-{}-{i}.npy", method.name), file));
+        }
+    }
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| Failure::io(format!("{}: cannot create: {e}", args.out.display())))?;
+    arenaplan_build::output::write_all_if_changed(&args.out, &files)
+        .map_err(|e| Failure::io(format!("{}: {e}", args.out.display())))?;
+    for (name, _) in &files {
+        eprintln!("wrote {}", args.out.join(name).display());
+    }
+    Ok(())
+}
+
+/// The bytes of each input of `method` for call `k`: the files given (each of the input's
+/// type and shape), or zeros for a call without files.
+fn read_inputs(
+    program: &Program,
+    method: &MethodIo,
+    k: usize,
+    files: &[PathBuf],
+) -> Result<Vec<Vec<u8>>, Failure> {
+    if files.is_empty() {
+        return Ok(method
+            .inputs
+            .iter()
+            .map(|&v| vec![0; usize::try_from(program.values[v].bytes).unwrap_or(0)])
+            .collect());
+    }
+    if files.len() != method.inputs.len() {
+        return Err(Failure::bad_input(format!(
+            "--call {k}: method `{}` takes {} input(s), {} file(s) given",
+            method.name,
+            method.inputs.len(),
+            files.len()
+        )));
+    }
+    let mut out = Vec::with_capacity(files.len());
+    for (i, (&v, file)) in method.inputs.iter().zip(files).enumerate() {
+        let value = &program.values[v];
+        let array = npy::parse(&input::read(file, MAX_NPY_FILE)?)
+            .map_err(|e| Failure::bad_input(format!("{}: {e}", file.display())))?;
+        check_input(value.dtype, &value.shape, &array, file, i)?;
+        out.push(array.data);
+    }
+    Ok(out)
+}
+
+/// An input file fits when it has the input's type and as many elements: its shape may differ
+/// where the elements line up the same (`[1]` for a 0-d tensor), as ExecuTorch's runtime
+/// takes them.
+fn check_input(
+    dtype: DType,
+    shape: &[u64],
+    array: &Array,
+    file: &Path,
+    i: usize,
+) -> Result<(), Failure> {
+    let elements = |s: &[u64]| s.iter().product::<u64>();
+    if array.dtype != dtype || elements(&array.shape) != elements(shape) {
+        return Err(Failure::bad_input(format!(
+            "{}: input {i} is {} {:?}, the method takes {} {:?}",
+            file.display(),
+            array.dtype.name(),
+            array.shape,
+            dtype.name(),
+            shape
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,30 @@
+//! Each kernel's exported symbol is the one the build's generated tables name for its
+//! operator (one name rule, arenaplan-syntax's), so firmware links it by the `symbols`
+//! feature alone.
+
+#[test]
+fn every_symbol_follows_the_build_name_rule() {
+    assert_eq!(
+        arenaplan_kernels::KERNELS.len(),
+        arenaplan_kernels::SYMBOLS.len()
+    );
+    for (kernel, symbol) in arenaplan_kernels::KERNELS
+        .iter()
+        .zip(arenaplan_kernels::SYMBOLS)
+    {
+        let op = kernel.op.to_str().unwrap();
+        assert_eq!(
+            *symbol,
+            format!("ap_kernel_{}", arenaplan_syntax::names::c_ident(op)),
+            "{op}"
+        );
+    }
+}
+
+#[test]
+fn operators_are_listed_once() {
+    let ops = arenaplan_kernels::KERNELS;
+    for (i, k) in ops.iter().enumerate() {
+        assert!(ops[..i].iter().all(|o| o.op != k.op), "{:?} twice", k.op);
+    }
+}

@@ -24,7 +24,7 @@ echo "-- cargo package --workspace (verified)"
 # removed, and a target folder of its own.
 cargo_home=${CARGO_HOME:-$HOME/.cargo}
 rm -rf "$cargo_home"/registry/src/-*/arenaplan*-0.1.0 \
-  "$cargo_home"/registry/src/-*/{ethos-u-corstone300,neutron-mcxn947,rust-backend,arenaplan-demo,arenaplan-firmware-test,cond-program,cpu-kernels}-0.0.0
+  "$cargo_home"/registry/src/-*/{ethos-u-corstone300,neutron-mcxn947,rust-backend,arenaplan-demo,arenaplan-firmware-test,cond-program,cpu-kernels,ethos-u-int8-io}-0.0.0
 CARGO_TARGET_DIR="$work/package-target" cargo package --workspace --quiet --allow-dirty
 packages="$work/package-target/package"
 

@@ -169,6 +169,7 @@ pub const AP_VALUE_STRING: _bindgen_ty_1 = 5;
 pub const AP_VALUE_INT_LIST: _bindgen_ty_1 = 6;
 pub const AP_VALUE_DOUBLE_LIST: _bindgen_ty_1 = 7;
 pub const AP_VALUE_BOOL_LIST: _bindgen_ty_1 = 8;
+pub const AP_VALUE_TENSOR_LIST: _bindgen_ty_1 = 9;
 pub type _bindgen_ty_1 = ::core::ffi::c_uint;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]

@@ -1,0 +1,76 @@
+//! An Ethos-U55 program exported by ExecuTorch with int8 I/O, whose constant methods hold its
+//! I/O quantization parameters, run through the generated Rust and C APIs: on the host
+//! (`cargo run -p ethos-u-int8-io`, where constants sit in read-only pages) and on an emulated
+//! Cortex-M55 (`--target thumbv8m.main-none-eabihf`, under qemu-system-arm -M mps3-an547), where
+//! it reports over semihosting and exits 0 only when every check passed.
+#![cfg_attr(target_os = "none", no_std, no_main)]
+
+arenaplan::include_plan!();
+
+mod firmware;
+
+/// The Ethos-U backend (C, in the runtime): each call's scratch size comes from its Vela blob,
+/// in the pool the target's `npu_scratch` spec names.
+#[arenaplan::delegate(backend = "EthosUBackend", scratch = blob, mem_id = arenaplan::spec!(npu_scratch))]
+pub struct EthosU;
+
+#[cfg(not(target_os = "none"))]
+fn main() -> std::process::ExitCode {
+    struct Stdout;
+    impl core::fmt::Write for Stdout {
+        fn write_str(&mut self, s: &str) -> core::fmt::Result {
+            // A closed pipe (`| head`) ends the output, not the program.
+            std::io::Write::write_all(&mut std::io::stdout(), s.as_bytes())
+                .map_err(|_| core::fmt::Error)
+        }
+    }
+    if firmware::run(&mut Stdout) {
+        std::process::ExitCode::SUCCESS
+    } else {
+        std::process::ExitCode::FAILURE
+    }
+}
+
+#[cfg(target_os = "none")]
+mod board {
+    use cortex_m_rt::entry;
+    use cortex_m_semihosting::{debug, hio};
+
+    struct Semihosting(hio::HostStream);
+    impl core::fmt::Write for Semihosting {
+        fn write_str(&mut self, s: &str) -> core::fmt::Result {
+            self.0.write_all(s.as_bytes()).map_err(|_| core::fmt::Error)
+        }
+    }
+
+    #[entry]
+    fn main() -> ! {
+        let ok = match hio::hstdout() {
+            Ok(stream) => super::firmware::run(&mut Semihosting(stream)),
+            Err(()) => false,
+        };
+        debug::exit(if ok {
+            debug::EXIT_SUCCESS
+        } else {
+            debug::EXIT_FAILURE
+        });
+        loop {
+            cortex_m::asm::nop();
+        }
+    }
+
+    /// The emulated NPU's interrupt: the device layer pends PendSV when a job ends, and the
+    /// driver's interrupt handler runs from here, as from the Ethos-U IRQ on a board.
+    #[cortex_m_rt::exception]
+    fn PendSV() {
+        arenaplan::sim::ethos_u_irq();
+    }
+
+    #[panic_handler]
+    fn panic(_: &core::panic::PanicInfo) -> ! {
+        debug::exit(debug::EXIT_FAILURE);
+        loop {
+            cortex_m::asm::nop();
+        }
+    }
+}

@@ -387,7 +387,8 @@ fn api(input: &Input<'_>) -> TokenStream {
     let methods = method_apis(input);
     let method_externs = methods.iter().map(|m| &m.externs);
     let method_zeroing = methods.iter().map(|m| &m.zeroing);
-    let planned = planned_io(input, &input.program.inputs, &input.program.outputs);
+    let (planned_inputs, planned_outputs) =
+        planned_io(input, &input.program.inputs, &input.program.outputs);
     let method_fns = methods.iter().map(|m| &m.functions);
     quote! {
         unsafe extern "C" {
@@ -452,20 +453,24 @@ fn api(input: &Input<'_>) -> TokenStream {
                 // this API lends as byte slices are zeroed first, so safe code never reads
                 // uninitialized memory. Only planned ones: a constant output (a constant
                 // method's) is in flash, never written.
-                const PLANNED: [bool; INPUT_COUNT + OUTPUT_COUNT] = #planned;
-                for (i, &planned) in PLANNED.iter().enumerate() {
-                    if !planned {
-                        continue;
-                    }
+                const PLANNED_INPUTS: &[u32] = &[#(#planned_inputs),*];
+                const PLANNED_OUTPUTS: &[u32] = &[#(#planned_outputs),*];
+                for &i in PLANNED_INPUTS {
                     let mut size = 0u32;
                     // SAFETY: each address is a planned buffer of `size` bytes, and no slice
                     // of it exists yet (the one `Model` is being made).
                     unsafe {
-                        let data = if i < INPUT_COUNT {
-                            model_input(i as u32, &mut size)
-                        } else {
-                            model_output((i - INPUT_COUNT) as u32, &mut size).cast_mut()
-                        };
+                        let data = model_input(i, &mut size);
+                        if !data.is_null() {
+                            ::core::ptr::write_bytes(data, 0, size as usize);
+                        }
+                    }
+                }
+                for &i in PLANNED_OUTPUTS {
+                    let mut size = 0u32;
+                    // SAFETY: as above: a planned output, so arena memory, never a constant.
+                    unsafe {
+                        let data = model_output(i, &mut size).cast_mut();
                         if !data.is_null() {
                             ::core::ptr::write_bytes(data, 0, size as usize);
                         }
@@ -551,14 +556,18 @@ fn api(input: &Input<'_>) -> TokenStream {
     }
 }
 
-/// Whether each of a method's inputs, then outputs, is planned memory (zeroed when the
-/// `Model` is taken), as a Rust array expression; the others are constants or have no memory.
-fn planned_io(input: &Input<'_>, inputs: &[usize], outputs: &[usize]) -> TokenStream {
-    let planned = inputs
-        .iter()
-        .chain(outputs)
-        .map(|&v| input.plan.buffer(v).is_some());
-    quote! { [#(#planned),*] }
+/// The positions of a method's inputs, then of its outputs, that are planned memory (zeroed
+/// when the `Model` is taken), as `u32` literals; the others are constants in flash or have no
+/// memory.
+fn planned_io(input: &Input<'_>, inputs: &[usize], outputs: &[usize]) -> (Vec<Literal>, Vec<Literal>) {
+    let planned = |ids: &[usize]| {
+        ids.iter()
+            .enumerate()
+            .filter(|&(_, &v)| input.plan.buffer(v).is_some())
+            .map(|(i, _)| Literal::u32_unsuffixed(i as u32))
+            .collect()
+    };
+    (planned(inputs), planned(outputs))
 }
 
 /// A further method's part of the Rust API: its C functions, the zeroing of its inputs and
@@ -597,7 +606,7 @@ fn method_apis(input: &Input<'_>) -> Vec<MethodApi> {
                 Literal::usize_unsuffixed(m.inputs.len()),
                 Literal::usize_unsuffixed(m.outputs.len()),
             );
-            let planned = planned_io(input, &m.inputs, &m.outputs);
+            let (planned_inputs, planned_outputs) = planned_io(input, &m.inputs, &m.outputs);
             let shown = comment(m.name.as_deref().unwrap_or(""));
             let run_doc = format!(
                 " Runs method `{shown}`; the first run of any method initializes every method's delegates. State shared between methods keeps its contents from one run to the next."
@@ -623,23 +632,23 @@ fn method_apis(input: &Input<'_>) -> Vec<MethodApi> {
                 },
                 zeroing: quote! {
                     {
-                    // Named, so that a method without inputs compares with a constant, not
-                    // a literal 0 (`unused_comparisons`).
-                    const N_IN: usize = #ninputs;
-                    const N_OUT: usize = #noutputs;
-                    const PLANNED: [bool; N_IN + N_OUT] = #planned;
-                    for (i, &planned) in PLANNED.iter().enumerate() {
-                        if !planned {
-                            continue;
-                        }
+                    const PLANNED_INPUTS: &[u32] = &[#(#planned_inputs),*];
+                    const PLANNED_OUTPUTS: &[u32] = &[#(#planned_outputs),*];
+                    for &i in PLANNED_INPUTS {
                         let mut size = 0u32;
                         // SAFETY: as for the first method's inputs and outputs.
                         unsafe {
-                            let data = if i < N_IN {
-                                #x_input(i as u32, &mut size)
-                            } else {
-                                #x_output((i - N_IN) as u32, &mut size).cast_mut()
-                            };
+                            let data = #x_input(i, &mut size);
+                            if !data.is_null() {
+                                ::core::ptr::write_bytes(data, 0, size as usize);
+                            }
+                        }
+                    }
+                    for &i in PLANNED_OUTPUTS {
+                        let mut size = 0u32;
+                        // SAFETY: as for the first method's: a planned output, never a constant.
+                        unsafe {
+                            let data = #x_output(i, &mut size).cast_mut();
                             if !data.is_null() {
                                 ::core::ptr::write_bytes(data, 0, size as usize);
                             }
@@ -651,7 +660,7 @@ fn method_apis(input: &Input<'_>) -> Vec<MethodApi> {
                     #[doc = #input_doc]
                     pub fn #input_fn(&mut self, index: usize) -> &mut [u8] {
                         const N: usize = #ninputs;
-                        assert!(index < N, "the method has {} inputs", N);
+                        assert!((0..N).contains(&index), "the method has {} inputs", N);
                         let mut size = 0u32;
                         // SAFETY: as for `input`.
                         unsafe {
@@ -666,7 +675,7 @@ fn method_apis(input: &Input<'_>) -> Vec<MethodApi> {
                     #[doc = #output_doc]
                     pub fn #output_fn(&self, index: usize) -> &[u8] {
                         const N: usize = #noutputs;
-                        assert!(index < N, "the method has {} outputs", N);
+                        assert!((0..N).contains(&index), "the method has {} outputs", N);
                         let mut size = 0u32;
                         // SAFETY: as for `output`.
                         unsafe {

@@ -37,6 +37,10 @@ unsafe extern "C" {
     ) -> i32;
 }
 
+/// A method's run and its output accessor on the generated `Model`.
+type RunMethod = fn(&mut plan::Model) -> Result<(), plan::Error>;
+type MethodOutput = fn(&plan::Model, usize) -> &[u8];
+
 /// Runs the checks; whether all passed.
 pub fn run(out: &mut dyn Write) -> bool {
     let _ = writeln!(
@@ -86,10 +90,7 @@ pub fn run(out: &mut dyn Write) -> bool {
         let _ = writeln!(out, "the model is taken already");
         return false;
     };
-    let methods: [(
-        fn(&mut plan::Model) -> Result<(), plan::Error>,
-        fn(&plan::Model, usize) -> &[u8],
-    ); 4] = [
+    let methods: [(RunMethod, MethodOutput); 4] = [
         (
             plan::Model::run_method_input0_scale,
             plan::Model::method_input0_scale_output,

@@ -143,6 +143,26 @@ static ap_status_t check_instruction(const ap_program_t *p, const ap_buffer_t *v
             return AP_ERR_INVALID_PROGRAM;
         }
     }
+    /* A tensor list among a kernel's inputs is followed by its elements: its count (a constant
+     * of 8 little-endian bytes) fits in the inputs after it. */
+    if (p->meta != NULL && ins->kind == AP_INSTR_KERNEL) {
+        for (uint32_t a = 0; a < ins->ninputs; a++) {
+            const ap_tensor_desc_t *t = &p->tensors[ins->args[a]];
+            if (p->meta[ins->args[a]].kind != AP_VALUE_TENSOR_LIST) {
+                continue;
+            }
+            if (t->mem_id != 0 || t->constant == NULL || t->size != 8) {
+                return AP_ERR_INVALID_PROGRAM;
+            }
+            uint64_t count = 0;
+            for (int b = 7; b >= 0; b--) {
+                count = (count << 8) | t->constant[b];
+            }
+            if (count > ins->ninputs - a - 1u) {
+                return AP_ERR_INVALID_PROGRAM;
+            }
+        }
+    }
     /* No argument written by the call may share a byte with another of its arguments: a backend
      * that writes an output or scratch over an input it has not finished reading (an NPU streams
      * tiles) corrupts it silently. The planner never does this (every argument of a call is alive
@@ -226,20 +246,28 @@ static ap_status_t check_meta(const ap_value_meta_t *m, const ap_tensor_desc_t *
     if (m->rank > 0 && m->dims == NULL) {
         return AP_ERR_INVALID_PROGRAM;
     }
-    uint64_t size = t->size;
+    /* An absent value (no arena, no data) has no bytes, whatever its size field says. */
+    uint64_t size = t->mem_id == 0 && t->constant == NULL ? 0 : t->size;
     switch (m->kind) {
     case AP_VALUE_TENSOR: {
+        /* The product of the dimensions other than 0 stays within 32 bits, so a kernel's
+         * strides do not overflow even for an empty tensor. */
+        uint64_t extent = 1;
+        int empty = 0;
+        for (uint16_t d = 0; d < m->rank; d++) {
+            if (m->dims[d] == 0) {
+                empty = 1;
+            } else if (extent > UINT32_MAX / m->dims[d]) {
+                return AP_ERR_INVALID_PROGRAM;
+            } else {
+                extent *= m->dims[d];
+            }
+        }
         size_t each = dtype_bytes(m->dtype);
         if (each == 0) {
             return AP_OK; /* a type the runtime does not size: kernels refuse it themselves */
         }
-        uint64_t bytes = each;
-        for (uint16_t d = 0; d < m->rank; d++) {
-            if (m->dims[d] != 0 && bytes > UINT32_MAX / m->dims[d]) {
-                return AP_ERR_INVALID_PROGRAM;
-            }
-            bytes *= m->dims[d];
-        }
+        uint64_t bytes = empty ? 0 : extent * each;
         return bytes <= size ? AP_OK : AP_ERR_INVALID_PROGRAM;
     }
     case AP_VALUE_NONE: return m->rank == 0 && size == 0 ? AP_OK : AP_ERR_INVALID_PROGRAM;

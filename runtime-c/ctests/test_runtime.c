@@ -441,6 +441,58 @@ static void kernels_by_name(void) {
     ap_method_destroy(&m);
 }
 
+/* The kernel of `value_meta`: checks what its context says of its arguments. */
+static ap_status_t sees_meta(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)args;
+    (void)user;
+    if (ctx->meta == NULL || ctx->arg_ids == NULL || nargs != 4) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    const ap_value_meta_t *x = &ctx->meta[ctx->arg_ids[0]];
+    const ap_value_meta_t *list = &ctx->meta[ctx->arg_ids[1]];
+    int ok = x->kind == AP_VALUE_TENSOR && x->dtype == 6 && x->rank == 2 && x->dims[0] == 1 && x->dims[1] == 1 &&
+             list->kind == AP_VALUE_TENSOR_LIST;
+    return ok ? AP_OK : AP_ERR_BAD_ARGUMENTS;
+}
+
+/* The value table: handed to kernels (not to delegates), checked at init — a tensor's elements
+ * within its memory, fixed-size kinds of their size, an absent value as None only, a tensor
+ * list's count within the call's inputs. */
+static void value_meta(void) {
+    static const uint8_t one[8] = {1};
+    static const uint8_t two[8] = {2};
+    static const uint32_t dims[2] = {1, 1}, big[2] = {0x10000u, 0x10000u}, empty[3] = {0, 0x10000u, 0x10000u};
+    const ap_tensor_desc_t tensors[] = {{1, 0, 4, NULL}, {0, 0, 8, one}, {1, 16, 4, NULL}, {1, 32, 4, NULL}};
+    const ap_tensor_desc_t listed_two[] = {{1, 0, 4, NULL}, {0, 0, 8, two}, {1, 16, 4, NULL}, {1, 32, 4, NULL}};
+    static const uint32_t args[] = {0, 1, 2, 3}, in[] = {0}, out[] = {3};
+    static const char *const names[] = {"sees_meta"};
+    const ap_instruction_t ins[] = {{AP_INSTR_KERNEL, 0, args, 4, 3, 1}};
+    const ap_kernel_t kernels[] = {{"sees_meta", sees_meta, NULL}};
+    const ap_value_meta_t good[] = {{AP_VALUE_TENSOR, 6, 2, dims}, {AP_VALUE_TENSOR_LIST, 0, 0, NULL},
+                                    {AP_VALUE_TENSOR, 6, 2, dims}, {AP_VALUE_TENSOR, 6, 2, dims}};
+    ap_method_t m;
+    const ap_program_t p = {tensors, 4, ins, 1, NULL, 0, names, 1, in, 1, out, 1, good};
+    CHECK_STATUS(setup(&m, &p, NULL, 0, kernels, 1), AP_OK);
+    CHECK_STATUS(ap_method_execute(&m), AP_OK);
+    ap_method_destroy(&m);
+    /* Two elements promised, one input after the list. */
+    const ap_program_t too_many = {listed_two, 4, ins, 1, NULL, 0, names, 1, in, 1, out, 1, good};
+    CHECK_STATUS(setup(&m, &too_many, NULL, 0, kernels, 1), AP_ERR_INVALID_PROGRAM);
+    /* A shape larger than the value's memory, strides past 32 bits, and an int of 4 bytes. */
+    const ap_value_meta_t bad_shape[] = {{AP_VALUE_TENSOR, 6, 2, big}, good[1], good[2], good[3]};
+    const ap_value_meta_t bad_strides[] = {{AP_VALUE_TENSOR, 6, 3, empty}, good[1], good[2], good[3]};
+    const ap_value_meta_t bad_int[] = {{AP_VALUE_INT, 0, 0, NULL}, good[1], good[2], good[3]};
+    const ap_value_meta_t *const bad[] = {bad_shape, bad_strides, bad_int};
+    for (int i = 0; i < 3; i++) {
+        const ap_program_t q = {tensors, 4, ins, 1, NULL, 0, names, 1, in, 1, out, 1, bad[i]};
+        CHECK_STATUS(setup(&m, &q, NULL, 0, kernels, 1), AP_ERR_INVALID_PROGRAM);
+    }
+    /* An absent value (no arena, no data) described as a tensor with elements. */
+    const ap_tensor_desc_t absent[] = {{0, 0, 4, NULL}, {0, 0, 8, one}, {1, 16, 4, NULL}, {1, 32, 4, NULL}};
+    const ap_program_t q = {absent, 4, ins, 1, NULL, 0, names, 1, in, 1, out, 1, good};
+    CHECK_STATUS(setup(&m, &q, NULL, 0, kernels, 1), AP_ERR_INVALID_PROGRAM);
+}
+
 /* A Neutron payload: 1 input, 1 output, 1 input argument; version 0 (scratch, SRAM scratch) or
  * 1 (also profile and debug sizes). */
 static blob_t neutron_blob_v(uint32_t version, uint32_t scratch, uint32_t sram, uint32_t profile, uint32_t debug) {
@@ -1165,6 +1217,7 @@ int main(void) {
     a_bad_plan_is_caught_by_poisoning();
     bad_tables_and_blobs();
     kernels_by_name();
+    value_meta();
     entry_points_after_failed_init();
     bound_programs();
     overlapping_arguments();

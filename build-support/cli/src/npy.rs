@@ -60,10 +60,10 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Array, String> {
     let data = &rest[len..];
     let descr = field(header, "descr").ok_or("no 'descr' in the header")?;
     let descr = descr.trim_matches(|c| c == '\'' || c == '"');
-    let descr = if descr.len() == 3 && descr.ends_with('1') {
-        format!("|{}", &descr[1..]) // '<i1' and '|i1' are the same type
-    } else {
-        descr.to_owned()
+    // '<i1' and '|i1' are the same type (a byte has no order).
+    let descr = match descr.get(1..) {
+        Some(rest) if descr.len() == 3 && descr.ends_with('1') => format!("|{rest}"),
+        _ => descr.to_owned(),
     };
     let dtype = DESCRS
         .iter()
@@ -173,5 +173,10 @@ mod tests {
         let at = good.windows(3).position(|w| w == b"|i1").unwrap();
         big_endian[at..at + 3].copy_from_slice(b">i4");
         assert!(parse(&big_endian).unwrap_err().contains("element type"));
+        // A type string whose first character is more than one byte.
+        let mut odd = good.clone();
+        let at = good.windows(3).position(|w| w == b"|i1").unwrap();
+        odd[at..at + 3].copy_from_slice("é1".as_bytes());
+        assert!(parse(&odd).unwrap_err().contains("element type"));
     }
 }

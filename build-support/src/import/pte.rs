@@ -427,7 +427,9 @@ fn read_plan(
     }
     let count = values.len();
     let list_items = tensor_list_arguments(&mut program, &lists, &optional_lists)?;
-    source.offsets.resize(program.values.len(), None); // the `None` value it may add
+    // The `None` value it may add has no place in the file's plan and no name.
+    source.offsets.resize(program.values.len(), None);
+    fqns.resize(program.values.len(), None);
     let index = |raw: i32, what: &str| -> Result<usize, ImportError> {
         usize::try_from(raw)
             .ok()
@@ -497,6 +499,11 @@ fn read_plan(
                 };
                 let args = list(args_table.vector_or_empty(1)?, &format!("instruction {n}"))?;
                 let (inputs, outputs) = split_out_args(args, &lists);
+                if let Some(&v) = outputs.iter().find(|v| list_items.contains_key(v)) {
+                    return Err(ImportError::Unsupported(format!(
+                        "instruction {n} (`{op}`) writes tensor list value {v} other than as its `out` list: not an operator arenaplan can run"
+                    )));
+                }
                 let inputs = expand_tensor_lists(inputs, &list_items);
                 Instruction::Kernel(KernelCall::new(op, inputs, outputs))
             }
@@ -837,6 +844,20 @@ fn split_out_args(mut args: Vec<usize>, lists: &BTreeMap<usize, Vec<i64>>) -> (V
     let Some(&last) = args.last() else {
         return (args, Vec::new());
     };
+    // An operator writing a tensor list (`split_copy`, `unbind_copy`): its `out` list, then
+    // the returned list, the same items; the items are the outputs.
+    if n >= 2 {
+        if let (Some(out), Some(ret)) = (lists.get(&args[n - 2]), lists.get(&last)) {
+            if out == ret && !out.is_empty() {
+                let items: Option<Vec<usize>> =
+                    out.iter().map(|&i| usize::try_from(i).ok()).collect();
+                if let Some(items) = items {
+                    args.truncate(n - 2);
+                    return (args, items);
+                }
+            }
+        }
+    }
     if let Some(items) = lists.get(&last) {
         let m = items.len();
         let matches = m > 0
@@ -1209,6 +1230,10 @@ mod tests {
         // Several out tensors returned as a new list of them.
         let lists = std::collections::BTreeMap::from([(6usize, vec![4i64, 5])]);
         assert_eq!(split_out_args(vec![0, 4, 5, 6], &lists), (vec![0], vec![4, 5]));
+        // A tensor list written (split_copy): its out list, then the returned one; the
+        // items are the outputs.
+        let lists = std::collections::BTreeMap::from([(6usize, vec![4i64, 5]), (7, vec![4, 5])]);
+        assert_eq!(split_out_args(vec![0, 2, 6, 7], &lists), (vec![0, 2], vec![4, 5]));
         // A returned scalar (sym_size): the last argument, written by the op.
         assert_eq!(split_out_args(vec![0, 1, 2], &none), (vec![0, 1], vec![2]));
         assert_eq!(split_out_args(vec![], &none), (vec![], vec![]));

@@ -16,7 +16,8 @@ pub(crate) fn materialize_views(program: &mut Program, offsets: &[Option<(i64, u
     // Who writes each value, by flat index (program inputs: before everything).
     let mut writer: Vec<Option<usize>> = vec![None; program.values.len()];
     let mut first_read: Vec<Option<usize>> = vec![None; program.values.len()];
-    for &v in &program.inputs {
+    // The caller writes inputs; state holds its contents from before the run.
+    for &v in program.inputs.iter().chain(&program.state) {
         writer[v] = Some(0);
     }
     for &(at, instruction) in &flat {
@@ -63,33 +64,125 @@ pub(crate) fn materialize_views(program: &mut Program, offsets: &[Option<(i64, u
     }
     for &(view, viewed) in &views {
         let copy = Instruction::Kernel(KernelCall::new("et:move", vec![viewed], vec![view]));
-        if program.inputs.contains(&viewed) {
-            program.body.insert(0, copy);
-        } else {
-            insert_after_writer(&mut program.body, viewed, copy);
-        }
+        let written_before = program.inputs.contains(&viewed) || program.state.contains(&viewed);
+        let writer = (!written_before)
+            .then(|| path_to(&program.body, &|i| writes(i, viewed)))
+            .flatten();
+        let reader = path_to(&program.body, &|i| reads(i, view));
+        insert(&mut program.body, writer.as_deref(), reader.as_deref(), copy);
     }
 }
 
-/// Inserts `copy` right after the instruction (at any depth) that writes `v`.
-fn insert_after_writer(body: &mut Vec<Instruction>, v: ValueId, copy: Instruction) -> bool {
-    for i in 0..body.len() {
-        let writes = match &body[i] {
-            Instruction::Kernel(k) => k.outputs.contains(&v),
-            Instruction::Delegate(d) => d.outputs.contains(&v),
-            Instruction::Branch(_) => false,
-        };
-        if writes {
-            body.insert(i + 1, copy);
-            return true;
+/// Where an instruction sits: at each depth its index in the body and, where it lies deeper,
+/// the arm of the branch at that index it lies in.
+type Path = Vec<(usize, usize)>;
+
+/// The path of the first instruction (in execution order, a branch before its arms) for which
+/// `hit` holds.
+fn path_to(body: &[Instruction], hit: &dyn Fn(&Instruction) -> bool) -> Option<Path> {
+    for (i, instruction) in body.iter().enumerate() {
+        if hit(instruction) {
+            return Some(vec![(i, 0)]);
         }
-        if let Instruction::Branch(b) = &mut body[i] {
-            for arm in &mut b.arms {
-                if insert_after_writer(arm, v, copy.clone()) {
-                    return true;
+        if let Instruction::Branch(b) = instruction {
+            for (a, arm) in b.arms.iter().enumerate() {
+                if let Some(mut rest) = path_to(arm, hit) {
+                    rest.insert(0, (i, a));
+                    return Some(rest);
                 }
             }
         }
     }
-    false
+    None
+}
+
+fn writes(instruction: &Instruction, v: ValueId) -> bool {
+    match instruction {
+        Instruction::Kernel(k) => k.outputs.contains(&v),
+        Instruction::Delegate(d) => d.outputs.contains(&v),
+        Instruction::Branch(_) => false,
+    }
+}
+
+fn reads(instruction: &Instruction, v: ValueId) -> bool {
+    match instruction {
+        Instruction::Kernel(k) => k.inputs.contains(&v),
+        Instruction::Delegate(d) => d.inputs.contains(&v),
+        Instruction::Branch(b) => b.predicate == v,
+    }
+}
+
+/// Inserts `copy` where it runs after `writer` (the start of the body for none) on every path
+/// that reaches `reader`: in the innermost body holding both, right after the instruction
+/// there that is or contains the writer. A value a branch's arms each write, read after the
+/// branch, is copied after the whole branch.
+fn insert(body: &mut Vec<Instruction>, writer: Option<&[(usize, usize)]>, reader: Option<&[(usize, usize)]>, copy: Instruction) {
+    let Some(&(w, w_arm)) = writer.and_then(|p| p.first()) else {
+        body.insert(0, copy);
+        return;
+    };
+    let (writer, reader) = (writer.unwrap_or(&[]), reader.unwrap_or(&[]));
+    let deeper = writer.len() > 1
+        && reader.len() > 1
+        && reader[0] == (w, w_arm);
+    if deeper {
+        if let Some(Instruction::Branch(b)) = body.get_mut(w) {
+            if let Some(arm) = b.arms.get_mut(w_arm) {
+                insert(arm, Some(&writer[1..]), Some(&reader[1..]), copy);
+                return;
+            }
+        }
+    }
+    body.insert((w + 1).min(body.len()), copy);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Branch, DType, Value};
+
+    fn kernel(op: &str, inputs: Vec<ValueId>, outputs: Vec<ValueId>) -> Instruction {
+        Instruction::Kernel(KernelCall::new(op, inputs, outputs))
+    }
+
+    /// A cond's output, written in both arms, viewed after the branch: the move follows the
+    /// whole branch, so it runs whichever arm ran. A view read inside the arm that writes the
+    /// viewed tensor is moved inside that arm.
+    #[test]
+    fn a_view_is_copied_where_every_path_to_its_reads_passes() {
+        let mut p = Program::new("views");
+        let c = p.add_value(Value::planned("c", DType::Bool, vec![]));
+        let x = p.add_value(Value::planned("x", DType::Float32, vec![2, 3]));
+        let y = p.add_value(Value::planned("y", DType::Float32, vec![2, 3]));
+        let view = p.add_value(Value::planned("view", DType::Float32, vec![6]));
+        let z = p.add_value(Value::planned("z", DType::Float32, vec![6]));
+        let inner = p.add_value(Value::planned("inner", DType::Float32, vec![6]));
+        let w = p.add_value(Value::planned("w", DType::Float32, vec![6]));
+        p.inputs = vec![c, x];
+        p.outputs = vec![z, w];
+        p.body = vec![
+            Instruction::Branch(Branch {
+                predicate: c,
+                arms: vec![
+                    vec![
+                        kernel("a", vec![x], vec![y]),
+                        kernel("use", vec![inner], vec![w]),
+                    ],
+                    vec![kernel("b", vec![x], vec![y]), kernel("w", vec![x], vec![w])],
+                ],
+            }),
+            kernel("relu", vec![view], vec![z]),
+        ];
+        // `view` and `inner` sit where the file's plan put `y`.
+        let mut offsets = vec![None; p.values.len()];
+        for v in [y, view, inner] {
+            offsets[v] = Some((1, 64));
+        }
+        materialize_views(&mut p, &offsets);
+        let Instruction::Branch(b) = &p.body[0] else { panic!("{:?}", p.body) };
+        assert_eq!(p.body[1], kernel("et:move", vec![y], vec![view]));
+        assert_eq!(p.body[2], kernel("relu", vec![view], vec![z]));
+        assert_eq!(b.arms[0][1], kernel("et:move", vec![y], vec![inner]));
+        assert_eq!(b.arms[1].len(), 2);
+    }
 }

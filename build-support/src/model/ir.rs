@@ -388,10 +388,22 @@ impl Value {
     /// ```
     pub fn runtime_meta(&self, has_memory: bool) -> (EValue, u8, Vec<u32>) {
         let empty = self.bytes == 0;
+        // A tensor whose bytes are not its elements' (TFLite's packed int4, a sparse
+        // constant's compressed data) has no element type a kernel could index by: 255, which
+        // the runtime does not size and kernels refuse.
+        let elements = self
+            .shape
+            .iter()
+            .try_fold(self.dtype.size(), |n, &d| n.checked_mul(d));
+        let dtype = if elements == Some(self.bytes) {
+            self.dtype.scalar_type()
+        } else {
+            u8::MAX
+        };
         match self.evalue {
             EValue::Tensor if has_memory || empty => (
                 EValue::Tensor,
-                self.dtype.scalar_type(),
+                dtype,
                 self.shape
                     .iter()
                     .map(|&d| u32::try_from(d).unwrap_or(u32::MAX))

@@ -5,7 +5,7 @@
 use arenaplan::{Call, Error, Result};
 
 use crate::tensor::{
-    broadcast_index, broadcasts, input, output, output_metas, scalar, DType, Scalar, Tensor,
+    broadcast_index, input, is_broadcast_of, output, output_metas, scalar, DType, Scalar, Tensor,
 };
 
 /// The right operand of a binary operator: a tensor, or a `Scalar` broadcast everywhere.
@@ -39,10 +39,10 @@ impl Operand<'_> {
             Operand::Scalar(s) => matches!(s, Scalar::Float(_)),
         }
     }
-    fn fits(&self, out_dims: &[u32]) -> bool {
+    fn dims(&self) -> &[u32] {
         match self {
-            Operand::Tensor(t) => broadcasts(out_dims, t.dims),
-            Operand::Scalar(_) => true,
+            Operand::Tensor(t) => t.dims,
+            Operand::Scalar(_) => &[],
         }
     }
 }
@@ -66,7 +66,7 @@ fn arith(call: &mut Call<'_>, scalar_b: bool, op: Arith) -> Result {
     let (_, outputs, _) = call.split();
     let mut out = output(&metas, outputs, 0)?;
     let dims = out.dims;
-    if !broadcasts(dims, a.dims) || !b.fits(dims) {
+    if !is_broadcast_of(dims, &[a.dims, b.dims()]) {
         return Err(Error::BadArguments);
     }
     for i in 0..out.numel() {
@@ -139,8 +139,11 @@ fn add_sub(call: &mut Call<'_>, scalar_b: bool, sign: f64) -> Result {
     let (_, outputs, _) = call.split();
     let mut out = output(&metas, outputs, 0)?;
     let dims = out.dims;
-    if !broadcasts(dims, a.dims) || !b.fits(dims) {
+    if !is_broadcast_of(dims, &[a.dims, b.dims()]) {
         return Err(Error::BadArguments);
+    }
+    if matches!(alpha, Scalar::Float(_)) && !out.dtype.is_float() {
+        return Err(Error::BadArguments); // a float alpha for an integer result, as ExecuTorch refuses
     }
     for i in 0..out.numel() {
         let ia = broadcast_index(dims, a.dims, i);
@@ -226,7 +229,7 @@ fn greater(call: &mut Call<'_>, scalar_b: bool) -> Result {
     let (_, outputs, _) = call.split();
     let mut out = output(&metas, outputs, 0)?;
     let dims = out.dims;
-    if !broadcasts(dims, a.dims) || !b.fits(dims) {
+    if !is_broadcast_of(dims, &[a.dims, b.dims()]) {
         return Err(Error::BadArguments);
     }
     let float = a.dtype.is_float() || b.is_float();
@@ -259,7 +262,7 @@ pub fn where_self(call: &mut Call<'_>) -> Result {
     let (_, outputs, _) = call.split();
     let mut out = output(&metas, outputs, 0)?;
     let dims = out.dims;
-    if !broadcasts(dims, c.dims) || !broadcasts(dims, a.dims) || !broadcasts(dims, b.dims) {
+    if !is_broadcast_of(dims, &[c.dims, a.dims, b.dims]) {
         return Err(Error::BadArguments);
     }
     for i in 0..out.numel() {

@@ -25,7 +25,7 @@ fn strides(dims: &[u32]) -> [usize; MAX_RANK] {
     let mut acc = 1;
     for d in (0..dims.len()).rev() {
         s[d] = acc;
-        acc *= dims[d] as usize;
+        acc = acc.saturating_mul(dims[d] as usize);
     }
     s
 }
@@ -158,7 +158,11 @@ pub fn sum(call: &mut Call<'_>) -> Result {
     match int_list::<MAX_RANK>(call, 1)? {
         Some((list, n)) if n > 0 => {
             for &d in &list[..n] {
-                reduced[dim(d, rank)?] = true;
+                let d = dim(d, rank)?;
+                if reduced[d] {
+                    return Err(Error::BadArguments); // a dimension named twice
+                }
+                reduced[d] = true;
             }
         }
         _ => reduced[..rank].iter_mut().for_each(|r| *r = true),

@@ -189,6 +189,20 @@ impl TensorMut<'_, '_> {
     }
 }
 
+/// Whether `data` holds every element of a `dtype` tensor of shape `dims`, and every index
+/// into it fits a `usize` (the strides of the dimensions other than 0 included).
+fn holds(data: &[u8], dims: &[u32], dtype: DType) -> bool {
+    let extent = dims
+        .iter()
+        .filter(|&&d| d != 0)
+        .try_fold(dtype.size(), |n, &d| n.checked_mul(d as usize));
+    match extent {
+        Some(_) if dims.contains(&0) => true,
+        Some(bytes) => data.len() >= bytes,
+        None => false,
+    }
+}
+
 /// The meta of flat argument `i`, which the kernels need: a program without meta is refused.
 fn meta<'a>(call: &Call<'a>, i: usize) -> Result<Meta<'a>, Error> {
     call.meta(i).ok_or(Error::BadArguments)
@@ -199,7 +213,7 @@ pub fn input<'a>(call: &Call<'a>, i: usize) -> Result<Tensor<'a>, Error> {
     let m = meta(call, i)?;
     let dtype = DType::from_code(m.dtype).ok_or(Error::BadArguments)?;
     let data = call.input(i).unwrap_or(&[]);
-    if m.kind != Kind::Tensor || data.len() < numel(m.dims) * dtype.size() {
+    if m.kind != Kind::Tensor || !holds(data, m.dims, dtype) {
         return Err(Error::BadArguments);
     }
     Ok(Tensor {
@@ -309,7 +323,7 @@ pub fn output<'a, 'b>(
     let m = metas.get(j).ok_or(Error::BadArguments)?;
     let dtype = DType::from_code(m.dtype).ok_or(Error::BadArguments)?;
     let data = outputs.get_mut(j).ok_or(Error::BadArguments)?;
-    if m.kind != Kind::Tensor || data.len() < numel(m.dims) * dtype.size() {
+    if m.kind != Kind::Tensor || !holds(data, m.dims, dtype) {
         return Err(Error::BadArguments);
     }
     Ok(TensorMut {
@@ -354,6 +368,30 @@ pub fn broadcast_index(out_dims: &[u32], dims: &[u32], linear: usize) -> usize {
     index
 }
 
+/// Whether `out_dims` is exactly the shape `shapes` broadcast together to (aligned at the
+/// right; at each place the one size other than 1, or 1), as ExecuTorch requires of an
+/// elementwise operator's output.
+pub fn is_broadcast_of(out_dims: &[u32], shapes: &[&[u32]]) -> bool {
+    let rank = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
+    if out_dims.len() != rank {
+        return false;
+    }
+    (0..rank).all(|k| {
+        let mut size = 1;
+        for s in shapes {
+            if let Some(&d) = (k + s.len()).checked_sub(rank).and_then(|at| s.get(at)) {
+                if d != 1 {
+                    if size != 1 && size != d {
+                        return false;
+                    }
+                    size = d;
+                }
+            }
+        }
+        out_dims[k] == size
+    })
+}
+
 /// Whether `dims` broadcasts to `out_dims`.
 pub fn broadcasts(out_dims: &[u32], dims: &[u32]) -> bool {
     dims.len() <= out_dims.len()
@@ -372,7 +410,7 @@ pub fn tensor_list(call: &Call<'_>, i: usize) -> Result<usize, Error> {
         Kind::TensorList if data.len() == 8 => {
             let count = u64::from_le_bytes(bytes(data, 0));
             let count = usize::try_from(count).map_err(|_| Error::BadArguments)?;
-            if i + count >= call.input_count() {
+            if count >= call.input_count().saturating_sub(i) {
                 return Err(Error::BadArguments);
             }
             Ok(count)

@@ -239,9 +239,10 @@ static size_t dtype_bytes(uint8_t dtype) {
 }
 
 /* Value v's meta agrees with its memory: a known kind; dims present for its rank; a tensor of a
- * known type no more bytes than its memory (a plan may pad an NPU's buffer to whole cache lines); an int, double or bool exactly its fixed size, None
- * no bytes, a list whole elements. Kernels read shapes from meta, so a forged shape would make
- * them index past the buffer. */
+ * known type no more bytes than its memory (a plan may pad an NPU's buffer to whole cache
+ * lines), the product of its dimensions other than 0 within 32 bits; an int, double or bool
+ * in at least its fixed size; None no bytes; a list whole elements. Kernels read shapes from
+ * meta, so a forged shape would make them index past the buffer. */
 static ap_status_t check_meta(const ap_value_meta_t *m, const ap_tensor_desc_t *t) {
     if (m->rank > 0 && m->dims == NULL) {
         return AP_ERR_INVALID_PROGRAM;
@@ -271,8 +272,9 @@ static ap_status_t check_meta(const ap_value_meta_t *m, const ap_tensor_desc_t *
         return bytes <= size ? AP_OK : AP_ERR_INVALID_PROGRAM;
     }
     case AP_VALUE_NONE: return m->rank == 0 && size == 0 ? AP_OK : AP_ERR_INVALID_PROGRAM;
-    case AP_VALUE_INT: case AP_VALUE_DOUBLE: case AP_VALUE_TENSOR_LIST: return m->rank == 0 && size == 8 ? AP_OK : AP_ERR_INVALID_PROGRAM;
-    case AP_VALUE_BOOL: return m->rank == 0 && size == 1 ? AP_OK : AP_ERR_INVALID_PROGRAM;
+    /* A scalar's memory holds at least the scalar (a planned one may be padded). */
+    case AP_VALUE_INT: case AP_VALUE_DOUBLE: case AP_VALUE_TENSOR_LIST: return m->rank == 0 && size >= 8 ? AP_OK : AP_ERR_INVALID_PROGRAM;
+    case AP_VALUE_BOOL: return m->rank == 0 && size >= 1 ? AP_OK : AP_ERR_INVALID_PROGRAM;
     case AP_VALUE_STRING: case AP_VALUE_BOOL_LIST: return m->rank == 0 ? AP_OK : AP_ERR_INVALID_PROGRAM;
     case AP_VALUE_INT_LIST: case AP_VALUE_DOUBLE_LIST:
         return m->rank == 0 && size % 8 == 0 ? AP_OK : AP_ERR_INVALID_PROGRAM;

@@ -197,9 +197,11 @@ typedef struct ap_program {
     const uint32_t *outputs;
     uint32_t noutputs;
     /* Per value, what it is (ntensors entries), or NULL: kernels then get no ap_context_t.meta.
-     * Init checks every entry: a known kind, dims present for its rank, a tensor's elements
-     * within its memory, an int, double or bool of its fixed size, None of none. A value that
-     * is never an argument (absent) is described as None. */
+     * Init checks every entry: a known kind; dims present for its rank; a tensor's elements
+     * within its memory and its dimensions other than 0 multiplying to 32 bits at most; an
+     * int, double or bool in at least its fixed size; None with no bytes; and each tensor list
+     * a kernel takes, a constant count of at most the inputs after it. A value that is never
+     * an argument (absent) is described as None. */
     const ap_value_meta_t *meta;
 } ap_program_t;
 

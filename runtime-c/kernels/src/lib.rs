@@ -23,6 +23,7 @@ use core::ffi::CStr;
 pub mod elementwise;
 pub mod index;
 pub mod linalg;
+pub mod prim;
 pub mod quant;
 pub mod shape;
 pub mod tensor;
@@ -99,6 +100,31 @@ kernels! {
     c"aten::copy_" as "aten__copy_" => index::copy_,
     c"aten::index_put_" as "aten__index_put_" => index::index_put_,
     c"aten::index_put.out" as "aten__index_put_out" => index::index_put,
+    c"executorch_prim::add.Scalar" as "executorch_prim__add_scalar" => prim::add,
+    c"executorch_prim::sub.Scalar" as "executorch_prim__sub_scalar" => prim::sub,
+    c"executorch_prim::mul.Scalar" as "executorch_prim__mul_scalar" => prim::mul,
+    c"executorch_prim::floordiv.Scalar" as "executorch_prim__floordiv_scalar" => prim::floordiv,
+    c"executorch_prim::floordiv.int" as "executorch_prim__floordiv_int" => prim::floordiv_int,
+    c"executorch_prim::truediv.Scalar" as "executorch_prim__truediv_scalar" => prim::truediv,
+    c"executorch_prim::mod.Scalar" as "executorch_prim__mod_scalar" => prim::modulo,
+    c"executorch_prim::eq.Scalar" as "executorch_prim__eq_scalar" => prim::eq,
+    c"executorch_prim::gt.Scalar" as "executorch_prim__gt_scalar" => prim::gt,
+    c"executorch_prim::lt.Scalar" as "executorch_prim__lt_scalar" => prim::lt,
+    c"executorch_prim::ge.Scalar" as "executorch_prim__ge_scalar" => prim::ge,
+    c"executorch_prim::le.Scalar" as "executorch_prim__le_scalar" => prim::le,
+    c"executorch_prim::neg.Scalar" as "executorch_prim__neg_scalar" => prim::neg,
+    c"executorch_prim::sym_float.Scalar" as "executorch_prim__sym_float_scalar" => prim::sym_float,
+    c"executorch_prim::sym_int.Scalar" as "executorch_prim__sym_int_scalar" => prim::sym_int,
+    c"executorch_prim::ceil.Scalar" as "executorch_prim__ceil_scalar" => prim::ceil,
+    c"executorch_prim::round.Scalar" as "executorch_prim__round_scalar" => prim::round,
+    c"executorch_prim::trunc.Scalar" as "executorch_prim__trunc_scalar" => prim::trunc_scalar,
+    c"executorch_prim::sym_max.Scalar" as "executorch_prim__sym_max_scalar" => prim::sym_max,
+    c"executorch_prim::sym_min.Scalar" as "executorch_prim__sym_min_scalar" => prim::sym_min,
+    c"executorch_prim::sym_not.Scalar" as "executorch_prim__sym_not_scalar" => prim::sym_not,
+    c"executorch_prim::sym_ite.Scalar" as "executorch_prim__sym_ite_scalar" => prim::sym_ite,
+    c"aten::sym_size.int" as "aten__sym_size_int" => prim::sym_size,
+    c"aten::sym_numel" as "aten__sym_numel" => prim::sym_numel,
+    c"aten::_local_scalar_dense" as "aten___local_scalar_dense" => prim::local_scalar_dense,
     c"quantized_decomposed::quantize_per_tensor.out" as "quantized_decomposed__quantize_per_tensor_out" => quant::quantize_per_tensor,
     c"quantized_decomposed::dequantize_per_tensor.out" as "quantized_decomposed__dequantize_per_tensor_out" => quant::dequantize_per_tensor,
 }

@@ -25,7 +25,8 @@ impl Rng {
 }
 
 /// Each kernel's inputs by kind: T tensor, S int or double, I int, D double, B bool, L int
-/// list, N None, O tensor or None, X a tensor list with its elements; then one tensor output.
+/// list, N None, O tensor or None, X a tensor list with its elements; then one output (a
+/// tensor, an int, a double or a bool at random).
 const SIGNATURES: &[(&str, &str)] = &[
     ("aten::add.out", "TTS"),
     ("aten::add.Scalar_out", "TSS"),
@@ -51,6 +52,31 @@ const SIGNATURES: &[(&str, &str)] = &[
     ("aten::copy_", "TB"),
     ("aten::index_put_", "XTB"),
     ("aten::index_put.out", "TXTB"),
+    ("executorch_prim::add.Scalar", "SS"),
+    ("executorch_prim::sub.Scalar", "SS"),
+    ("executorch_prim::mul.Scalar", "SS"),
+    ("executorch_prim::floordiv.Scalar", "SS"),
+    ("executorch_prim::floordiv.int", "II"),
+    ("executorch_prim::truediv.Scalar", "SS"),
+    ("executorch_prim::mod.Scalar", "II"),
+    ("executorch_prim::eq.Scalar", "SS"),
+    ("executorch_prim::gt.Scalar", "SS"),
+    ("executorch_prim::lt.Scalar", "SS"),
+    ("executorch_prim::ge.Scalar", "SS"),
+    ("executorch_prim::le.Scalar", "SS"),
+    ("executorch_prim::neg.Scalar", "S"),
+    ("executorch_prim::sym_float.Scalar", "S"),
+    ("executorch_prim::sym_int.Scalar", "S"),
+    ("executorch_prim::ceil.Scalar", "S"),
+    ("executorch_prim::round.Scalar", "S"),
+    ("executorch_prim::trunc.Scalar", "S"),
+    ("executorch_prim::sym_max.Scalar", "SS"),
+    ("executorch_prim::sym_min.Scalar", "SS"),
+    ("executorch_prim::sym_not.Scalar", "B"),
+    ("executorch_prim::sym_ite.Scalar", "BSS"),
+    ("aten::sym_size.int", "TI"),
+    ("aten::sym_numel", "T"),
+    ("aten::_local_scalar_dense", "T"),
     ("quantized_decomposed::quantize_per_tensor.out", "TDIIII"),
     ("quantized_decomposed::dequantize_per_tensor.out", "TDIIIIN"),
 ];
@@ -228,7 +254,13 @@ fn no_kernel_panics_on_any_arguments() {
         let kernel = arenaplan_kernels::find(op).unwrap_or_else(|| panic!("{op}"));
         for _ in 0..4000 {
             let inputs = arguments(&mut rng, signature, &shapes);
-            let output = tensor(&mut rng, &shapes);
+            // A tensor, or (for the scalar operators) an int, a double or a bool.
+            let output = match rng.below(4) {
+                0 => int(&mut rng),
+                1 => scalar(Kind::Double, vec![0; 8]),
+                2 => scalar(Kind::Bool, vec![0]),
+                _ => tensor(&mut rng, &shapes),
+            };
             ran += usize::from(call(kernel, inputs, output, &shapes));
         }
     }

@@ -37,7 +37,14 @@ pub(crate) fn materialize_views(program: &mut Program, offsets: &[Option<(i64, u
         first_read[v].get_or_insert(flat.len());
     }
     drop(flat);
-    // (view, viewed, position to insert the move after: None for the start).
+    // The values the file's plan puts at each place, to find a view's tensor among.
+    let mut at_place: std::collections::HashMap<(i64, u64), Vec<ValueId>> = Default::default();
+    for (v, place) in offsets.iter().enumerate() {
+        if let Some(place) = place {
+            at_place.entry(*place).or_default().push(v);
+        }
+    }
+    // (view, viewed).
     let mut views: Vec<(ValueId, ValueId)> = Vec::new();
     for v in 0..program.values.len() {
         let value = &program.values[v];
@@ -53,8 +60,12 @@ pub(crate) fn materialize_views(program: &mut Program, offsets: &[Option<(i64, u
             continue;
         };
         // The viewed tensor: same place and size, written last before the view is first read.
-        let viewed = (0..program.values.len())
-            .filter(|&b| b != v && offsets.get(b).copied().flatten() == Some(place))
+        let viewed = at_place
+            .get(&place)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&b| b != v)
             .filter(|&b| program.values[b].bytes == value.bytes)
             .filter(|&b| writer[b].is_some_and(|w| w <= read))
             .max_by_key(|&b| writer[b]);

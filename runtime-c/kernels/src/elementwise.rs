@@ -48,14 +48,20 @@ impl Operand<'_> {
 }
 
 /// The functions of one arithmetic operator, per computation type.
-struct Arith {
-    f32: fn(f32, f32) -> f32,
-    f64: fn(f64, f64) -> f64,
-    i64: fn(i64, i64) -> i64,
+struct Arith<F, D, I> {
+    f32: F,
+    f64: D,
+    i64: I,
 }
 
-/// `out = op(a, b)`, `b` the tensor or scalar input 1.
-fn arith(call: &mut Call<'_>, scalar_b: bool, op: Arith) -> Result {
+/// `out = op(a, b)`, `b` the tensor or scalar input 1, broadcast to the output's shape, each
+/// element computed in the output's type (float32 in float32; integers in 64 bits, or in
+/// double when an operand is a float).
+fn arith(
+    call: &mut Call<'_>,
+    scalar_b: bool,
+    op: Arith<impl Fn(f32, f32) -> f32, impl Fn(f64, f64) -> f64, impl Fn(i64, i64) -> i64>,
+) -> Result {
     let a = input(call, 0)?;
     let b = if scalar_b {
         Operand::Scalar(scalar(call, 1)?)
@@ -92,91 +98,59 @@ fn alpha(call: &Call<'_>, at: usize) -> core::result::Result<Scalar, Error> {
     }
 }
 
-/// `a + alpha * b` (or `-` for sub), computed in the output's type.
-fn add_sub(call: &mut Call<'_>, scalar_b: bool, sign: f64) -> Result {
+/// `a + alpha * b`, or `a - alpha * b` for sub (`sign` -1), computed in the output's type:
+/// `-alpha * b` is exactly `-(alpha * b)`, and `alpha * b` exactly `b` when alpha is 1, so
+/// this is bit for bit `a + b` and `a - b` then.
+fn add_sub(call: &mut Call<'_>, scalar_b: bool, sign: i64) -> Result {
     let alpha = alpha(call, 2)?;
-    // One alpha per computation type; `sign` folds subtraction into it.
-    let (af32, af64, ai64) = (
-        (sign * alpha.f64()) as f32,
-        sign * alpha.f64(),
-        if sign < 0.0 {
-            alpha.i64().wrapping_neg()
-        } else {
-            alpha.i64()
-        },
-    );
-    if alpha == Scalar::Int(1) || alpha == Scalar::Float(1.0) {
-        // The common case exactly as written: a + b, a - b.
-        return if sign > 0.0 {
-            arith(
-                call,
-                scalar_b,
-                Arith {
-                    f32: |a, b| a + b,
-                    f64: |a, b| a + b,
-                    i64: i64::wrapping_add,
-                },
-            )
-        } else {
-            arith(
-                call,
-                scalar_b,
-                Arith {
-                    f32: |a, b| a - b,
-                    f64: |a, b| a - b,
-                    i64: i64::wrapping_sub,
-                },
-            )
-        };
-    }
-    let a = input(call, 0)?;
-    let b = if scalar_b {
-        Operand::Scalar(scalar(call, 1)?)
-    } else {
-        Operand::Tensor(input(call, 1)?)
-    };
-    let (metas, _) = output_metas(call)?;
-    let (_, outputs, _) = call.split();
-    let mut out = output(&metas, outputs, 0)?;
-    let dims = out.dims;
-    if !is_broadcast_of(dims, &[a.dims, b.dims()]) {
-        return Err(Error::BadArguments);
-    }
-    if matches!(alpha, Scalar::Float(_)) && !out.dtype.is_float() {
+    let out_is_float = call
+        .meta(call.input_count())
+        .and_then(|m| crate::tensor::DType::from_code(m.dtype))
+        .is_some_and(|d| d.is_float());
+    if matches!(alpha, Scalar::Float(_)) && !out_is_float {
         return Err(Error::BadArguments); // a float alpha for an integer result, as ExecuTorch refuses
     }
-    for i in 0..out.numel() {
-        let ia = broadcast_index(dims, a.dims, i);
-        match out.dtype {
-            DType::F32 => out.set_f32(i, a.f32(ia) + af32 * b.f32(dims, i)),
-            DType::F64 => out.set_f64(i, a.f64(ia) + af64 * b.f64(dims, i)),
-            _ => out.set_i64(i, a.i64(ia).wrapping_add(ai64.wrapping_mul(b.i64(dims, i)))),
-        }
-    }
-    Ok(())
+    let (af32, af64) = (
+        (sign as f64 * alpha.f64()) as f32,
+        sign as f64 * alpha.f64(),
+    );
+    let ai64 = alpha.i64().wrapping_mul(sign);
+    arith(
+        call,
+        scalar_b,
+        Arith {
+            f32: move |a: f32, b: f32| a + af32 * b,
+            f64: move |a: f64, b: f64| a + af64 * b,
+            i64: move |a: i64, b: i64| a.wrapping_add(ai64.wrapping_mul(b)),
+        },
+    )
 }
 
 /// `aten::add.out(Tensor self, Tensor other, *, Scalar alpha, Tensor(a!) out)`.
 pub fn add(call: &mut Call<'_>) -> Result {
-    add_sub(call, false, 1.0)
+    add_sub(call, false, 1)
 }
 
 /// `aten::add.Scalar_out(Tensor self, Scalar other, Scalar alpha, *, Tensor(a!) out)`.
 pub fn add_scalar(call: &mut Call<'_>) -> Result {
-    add_sub(call, true, 1.0)
+    add_sub(call, true, 1)
 }
 
 /// `aten::sub.out(Tensor self, Tensor other, *, Scalar alpha, Tensor(a!) out)`.
 pub fn sub(call: &mut Call<'_>) -> Result {
-    add_sub(call, false, -1.0)
+    add_sub(call, false, -1)
 }
 
 /// `aten::sub.Scalar_out(Tensor self, Scalar other, Scalar alpha, *, Tensor(a!) out)`.
 pub fn sub_scalar(call: &mut Call<'_>) -> Result {
-    add_sub(call, true, -1.0)
+    add_sub(call, true, -1)
 }
 
-const MUL: Arith = Arith {
+/// An operator's functions as plain function pointers.
+type Plain = Arith<fn(f32, f32) -> f32, fn(f64, f64) -> f64, fn(i64, i64) -> i64>;
+
+/// Multiplication, per computation type.
+const MUL: Plain = Arith {
     f32: |a, b| a * b,
     f64: |a, b| a * b,
     i64: i64::wrapping_mul,

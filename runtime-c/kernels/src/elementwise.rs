@@ -47,6 +47,20 @@ impl Operand<'_> {
     }
 }
 
+/// A binary operator's operands: tensor input 0, and input 1 as a tensor or a `Scalar`.
+fn operands<'a>(
+    call: &Call<'a>,
+    scalar_b: bool,
+) -> core::result::Result<(Tensor<'a>, Operand<'a>), Error> {
+    let a = input(call, 0)?;
+    let b = if scalar_b {
+        Operand::Scalar(scalar(call, 1)?)
+    } else {
+        Operand::Tensor(input(call, 1)?)
+    };
+    Ok((a, b))
+}
+
 /// The functions of one arithmetic operator, per computation type.
 struct Arith<F, D, I> {
     f32: F,
@@ -62,12 +76,7 @@ fn arith(
     scalar_b: bool,
     op: Arith<impl Fn(f32, f32) -> f32, impl Fn(f64, f64) -> f64, impl Fn(i64, i64) -> i64>,
 ) -> Result {
-    let a = input(call, 0)?;
-    let b = if scalar_b {
-        Operand::Scalar(scalar(call, 1)?)
-    } else {
-        Operand::Tensor(input(call, 1)?)
-    };
+    let (a, b) = operands(call, scalar_b)?;
     let (metas, _) = output_metas(call)?;
     let (_, outputs, _) = call.split();
     let mut out = output(&metas, outputs, 0)?;
@@ -193,12 +202,7 @@ pub fn relu(call: &mut Call<'_>) -> Result {
 
 /// `a > b` over the operands' common type, into a bool (or numeric) output.
 fn greater(call: &mut Call<'_>, scalar_b: bool) -> Result {
-    let a = input(call, 0)?;
-    let b = if scalar_b {
-        Operand::Scalar(scalar(call, 1)?)
-    } else {
-        Operand::Tensor(input(call, 1)?)
-    };
+    let (a, b) = operands(call, scalar_b)?;
     let (metas, _) = output_metas(call)?;
     let (_, outputs, _) = call.split();
     let mut out = output(&metas, outputs, 0)?;

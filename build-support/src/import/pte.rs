@@ -1165,10 +1165,11 @@ fn delegate(
 
 #[cfg(test)]
 mod tests {
-    use super::{split_out_args, structure, Raw};
+    use super::{resolve_int_lists, split_out_args, structure, Raw};
     use crate::model::{
-        Branch, ConstantData, DType, Instruction, KernelCall, Value, ValueKind,
+        Branch, ConstantData, DType, EValue, Instruction, KernelCall, Program, Value, ValueKind,
     };
+    use std::collections::BTreeMap;
 
     fn call(op: &str) -> Raw {
         Raw::Call(Instruction::Kernel(KernelCall::new(op, vec![], vec![])))
@@ -1219,6 +1220,53 @@ mod tests {
             call("b"),
         ];
         assert!(structure(&mut raw, 0, 4, &values(), 0).is_err());
+    }
+
+    /// An int list takes its items' values; one with an item only known at run time (an int
+    /// a kernel writes, such as a `sym_size`) gets no data, and the call taking it is the one
+    /// named when the program is refused.
+    #[test]
+    fn int_lists_take_their_items_or_are_refused_by_the_call_that_takes_them() {
+        let mut p = Program::new("lists");
+        let int = |v: i64| Value {
+            name: format!("int{v}"),
+            dtype: DType::Int64,
+            shape: vec![],
+            bytes: 8,
+            kind: ValueKind::Constant,
+            pool: None,
+            data: Some(ConstantData::new(v.to_le_bytes().to_vec())),
+            evalue: EValue::Int,
+        };
+        let list = || Value {
+            name: "list".into(),
+            dtype: DType::Int64,
+            shape: vec![],
+            bytes: 0,
+            kind: ValueKind::Constant,
+            pool: None,
+            data: None,
+            evalue: EValue::IntList,
+        };
+        let two = p.add_value(int(2));
+        let three = p.add_value(int(3));
+        let mut written = int(0);
+        written.kind = ValueKind::Planned; // a size a kernel computes
+        written.data = None;
+        let dynamic = p.add_value(written);
+        let known = p.add_value(list());
+        let unknown = p.add_value(list());
+        let x = p.add_value(Value::planned("x", DType::Float32, vec![2, 3]));
+        let y = p.add_value(Value::planned("y", DType::Float32, vec![3, 2]));
+        p.body.push(Instruction::Kernel(KernelCall::new("aten::permute_copy.out", vec![x, known], vec![y])));
+        p.body.push(Instruction::Kernel(KernelCall::new("aten::view_copy.out", vec![y, unknown], vec![x])));
+        let items = BTreeMap::from([(known, vec![two as i64, three as i64]), (unknown, vec![two as i64, dynamic as i64])]);
+        resolve_int_lists(&mut p, &items);
+        let bytes: Vec<u8> = [2i64, 3].iter().flat_map(|v| v.to_le_bytes()).collect();
+        assert_eq!(p.values[known].data.as_ref().map(|d| d.bytes().to_vec()), Some(bytes));
+        assert_eq!(p.values[known].shape, [2]);
+        assert_eq!(p.values[unknown].kind, ValueKind::Unmanaged);
+        assert_eq!(p.unplaced_argument(), Some((1, unknown)));
     }
 
     #[test]

@@ -78,19 +78,20 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// The kind with the runtime's code (`AP_VALUE_*`), if there is one.
+    /// The kind with the runtime's code (`AP_VALUE_*`, from `runtime.h`), if there is one.
     pub const fn from_code(code: u8) -> Option<Kind> {
-        Some(match code {
-            0 => Kind::Tensor,
-            1 => Kind::None,
-            2 => Kind::Int,
-            3 => Kind::Double,
-            4 => Kind::Bool,
-            5 => Kind::String,
-            6 => Kind::IntList,
-            7 => Kind::DoubleList,
-            8 => Kind::BoolList,
-            9 => Kind::TensorList,
+        use crate::sys;
+        Some(match code as u32 {
+            sys::AP_VALUE_TENSOR => Kind::Tensor,
+            sys::AP_VALUE_NONE => Kind::None,
+            sys::AP_VALUE_INT => Kind::Int,
+            sys::AP_VALUE_DOUBLE => Kind::Double,
+            sys::AP_VALUE_BOOL => Kind::Bool,
+            sys::AP_VALUE_STRING => Kind::String,
+            sys::AP_VALUE_INT_LIST => Kind::IntList,
+            sys::AP_VALUE_DOUBLE_LIST => Kind::DoubleList,
+            sys::AP_VALUE_BOOL_LIST => Kind::BoolList,
+            sys::AP_VALUE_TENSOR_LIST => Kind::TensorList,
             _ => return None,
         })
     }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use arenaplan_build::model::{DType, Program};
 use arenaplan_build::{Build, Rendered};
-use arenaplan_host::{Arenas, Runner, Tables};
+use arenaplan_host::{Arenas, Runner};
 
 use crate::input;
 use crate::npy::{self, Array};
@@ -125,30 +125,18 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Failure> {
     if let Some(why) = arenaplan_host::why_not_runnable(program) {
         return Err(Failure::new(Status::DoesNotFit, why));
     }
-    let tables: Vec<Tables> = if program.methods.is_empty() {
-        vec![Tables::new(program, plan)]
-    } else {
-        (0..program.methods.len()).map(|m| Tables::method(program, plan, m)).collect()
-    }
-    .into_iter()
-    .collect::<Option<_>>()
-    .ok_or_else(|| Failure::new(Status::DoesNotFit, "the program's tables do not fit the runtime (a branch of more than two arms, or sizes beyond 32 bits)"))?;
+    let tables = arenaplan_host::method_tables(program, plan).ok_or_else(|| {
+        Failure::new(
+            Status::DoesNotFit,
+            "the program's tables do not fit the runtime (a branch of more than two arms, or sizes beyond 32 bits)",
+        )
+    })?;
     let arenas = Arenas::new(program, plan);
-    let npu = if plan.target == "corstone-320" {
-        arenaplan::sim::EthosU::U85_256
-    } else {
-        arenaplan::sim::EthosU::U55_128
-    };
     let runtime = |e: arenaplan::RuntimeError| Failure::new(Status::DoesNotFit, e);
-    arenaplan::sim::ethos_u(npu).map_err(runtime)?;
-    arenaplan::sim::neutron().map_err(runtime)?;
-    let backends = [
-        &raw const arenaplan::sys::ap_ethosu_backend,
-        &raw const arenaplan::sys::ap_neutron_backend,
-    ];
+    let backends = arenaplan_host::emulated_backends(&plan.target).map_err(runtime)?;
     let kernels = arenaplan_host::kernels();
     let mut runners = Vec::with_capacity(tables.len());
-    for (m, t) in tables.iter().enumerate() {
+    for (m, (_, t)) in tables.iter().enumerate() {
         // SAFETY: tables, arenas, backends and kernels outlive the runners, which run one at a
         // time over the arenas.
         let runner = unsafe { Runner::with_kernels(t, arenas.pools(), &backends, &kernels) }
@@ -184,13 +172,14 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Failure> {
         for (i, &v) in method.outputs.iter().enumerate() {
             let value = &program.values[v];
             let bytes = usize::try_from(value.bytes).unwrap_or(usize::MAX);
+            // Planned memory, or a constant output's (a constant method's) data in the tables.
             let out = runner.output(i).map_err(runtime)?;
-            let data = match &value.data {
-                // A constant output (a constant method's) is read from the program.
-                _ if out.len() >= bytes => out[..bytes].to_vec(),
-                Some(d) if d.bytes().len() == bytes => d.bytes().to_vec(),
-                _ => vec![0; bytes],
-            };
+            let data = out.get(..bytes).map(<[u8]>::to_vec).ok_or_else(|| {
+                Failure::new(
+                    Status::DoesNotFit,
+                    format!("call {k}: output {i} (`{}`) has no memory", value.name),
+                )
+            })?;
             let array = Array {
                 dtype: value.dtype,
                 shape: value.shape.clone(),

@@ -4,34 +4,13 @@
 //! output that cannot be written, nothing written then.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-#[path = "../src/npy.rs"]
-#[allow(dead_code)]
-mod npy;
+mod support;
+use support::{npy, run, stderr, temp_dir};
 
-fn arenaplan(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_arenaplan"))
-        .args(args)
-        .output()
-        .expect("runs")
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("arenaplan-run-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn fixture(case: &str, file: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../testdata/exported")
-        .join(case)
-        .join(file)
-        .display()
-        .to_string()
+/// A file of an exported fixture.
+fn fixture(case: &str, file: &str) -> PathBuf {
+    support::exported().join(case).join(file)
 }
 
 fn floats(path: &Path) -> Vec<f32> {
@@ -43,8 +22,10 @@ fn floats(path: &Path) -> Vec<f32> {
         .collect()
 }
 
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
+/// A call of `method` on `files`.
+fn call(method: &str, files: &[&Path]) -> String {
+    let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    format!("{method}:{}", files.join(","))
 }
 
 #[test]
@@ -53,21 +34,8 @@ fn calls_run_in_order_with_state_kept_and_outputs_named_by_call_and_method() {
     let program = fixture("state_counter_copy", "program.pte");
     let ones = fixture("state_counter_copy", "0-forward-in0.npy");
     // An empty method is the first; a call without files runs on zeros.
-    let result = arenaplan(&[
-        "run",
-        "--target",
-        "corstone-300",
-        "--model",
-        &program,
-        "--call",
-        "",
-        "--call",
-        &format!("forward:{ones}"),
-        "--call",
-        &format!(":{ones}"),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let calls = ["".to_owned(), call("forward", &[&ones]), call("", &[&ones])];
+    let result = run(&program, "corstone-300", &calls, &out);
     assert!(result.status.success(), "{}", stderr(&result));
     assert_eq!(floats(&out.join("0-forward-0.npy")), [0.0; 8]);
     assert_eq!(floats(&out.join("1-forward-0.npy")), [1.0; 8]);
@@ -78,17 +46,7 @@ fn calls_run_in_order_with_state_kept_and_outputs_named_by_call_and_method() {
 fn a_program_with_an_operator_no_kernel_implements_exits_1_naming_it() {
     let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/models/two_npu_calls.toml");
     let out = temp_dir("missing");
-    let result = arenaplan(&[
-        "run",
-        "--target",
-        "corstone-300",
-        "--model",
-        model.to_str().unwrap(),
-        "--call",
-        "",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let result = run(&model, "corstone-300", &["".to_owned()], &out);
     assert_eq!(result.status.code(), Some(1), "{}", stderr(&result));
     assert!(
         stderr(&result).contains("`aten::max_pool2d.out`"),
@@ -118,31 +76,20 @@ fn bad_input_exits_2_naming_the_call_or_the_file() {
     std::fs::write(&int8, npy::write(&array).unwrap()).unwrap();
     let cases: [(String, &str); 4] = [
         ("nope".into(), "no method `nope`"),
+        (call("forward", &[&garbage]), "garbage.npy: not a .npy file"),
+        (call("forward", &[&int8]), "int8.npy: input 0 is int8"),
         (
-            format!("forward:{}", garbage.display()),
-            "garbage.npy: not a .npy file",
-        ),
-        (
-            format!("forward:{}", int8.display()),
-            "int8.npy: input 0 is int8",
-        ),
-        (
-            format!("forward:{ones},{ones}"),
+            call("forward", &[&ones, &ones]),
             "takes 1 input(s), 2 file(s) given",
         ),
     ];
     for (call, reason) in cases {
-        let result = arenaplan(&[
-            "run",
-            "--target",
-            "corstone-300",
-            "--model",
+        let result = run(
             &program,
-            "--call",
-            &call,
-            "--out",
-            out.join("o").to_str().unwrap(),
-        ]);
+            "corstone-300",
+            std::slice::from_ref(&call),
+            &out.join("o"),
+        );
         assert_eq!(result.status.code(), Some(2), "{call}: {}", stderr(&result));
         assert!(
             stderr(&result).contains(reason),
@@ -158,16 +105,7 @@ fn an_output_folder_that_cannot_be_written_exits_3() {
     let dir = temp_dir("io");
     let file = dir.join("a-file");
     std::fs::write(&file, b"").unwrap();
-    let result = arenaplan(&[
-        "run",
-        "--target",
-        "corstone-300",
-        "--model",
-        &fixture("state_counter_copy", "program.pte"),
-        "--call",
-        "forward",
-        "--out",
-        file.to_str().unwrap(),
-    ]);
+    let program = fixture("state_counter_copy", "program.pte");
+    let result = run(&program, "corstone-300", &["forward".to_owned()], &file);
     assert_eq!(result.status.code(), Some(3), "{}", stderr(&result));
 }

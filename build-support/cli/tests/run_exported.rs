@@ -5,12 +5,10 @@
 //! a case that starts to run, or fails for another reason, fails this test until the list says
 //! so.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
-#[path = "../src/npy.rs"]
-#[allow(dead_code)]
-mod npy;
+mod support;
+use support::npy;
 
 /// Cases refused today, with a part of the reason `arenaplan run` gives.
 const NOT_YET: &[(&str, &str)] = &[];
@@ -59,17 +57,6 @@ const UNCHECKED: &[(&str, &str, &str)] = &[
         "the reference reads another method's memory",
     ),
 ];
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/exported")
-}
-
-fn out_dir(case: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("arenaplan-run-{case}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
 
 /// Units in the last place between two floats of one width (as ordered integers).
 fn ulps(a: f64, b: f64, single: bool) -> u64 {
@@ -132,7 +119,7 @@ fn compare(got: &npy::Array, want: &npy::Array, max_ulps: u32) -> Option<String>
 
 #[test]
 fn every_exported_program_runs_as_its_reference_or_is_listed() {
-    let mut cases: Vec<String> = std::fs::read_dir(fixtures())
+    let mut cases: Vec<String> = std::fs::read_dir(support::exported())
         .expect("build-support/testdata/exported")
         .filter_map(|e| e.ok())
         .filter(|e| e.path().join("manifest.json").is_file())
@@ -146,33 +133,26 @@ fn every_exported_program_runs_as_its_reference_or_is_listed() {
     let mut problems = Vec::new();
     let mut ran = 0;
     for case in &cases {
-        let dir = fixtures().join(case);
+        let dir = support::exported().join(case);
         let manifest: serde_json::Value =
             serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
         let calls = manifest["calls"].as_array().expect("calls");
-        let mut command = Command::new(env!("CARGO_BIN_EXE_arenaplan"));
-        command
-            .arg("run")
-            .arg("--model")
-            .arg(dir.join("program.pte"))
-            .arg("--target")
-            .arg(manifest["target"].as_str().expect("target"));
-        for call in calls {
-            let inputs: Vec<String> = call["inputs"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|i| dir.join(i.as_str().unwrap()).display().to_string())
-                .collect();
-            command.arg("--call").arg(format!(
-                "{}:{}",
-                call["method"].as_str().unwrap(),
-                inputs.join(",")
-            ));
-        }
-        let out = out_dir(case);
-        let result = command.arg("--out").arg(&out).output().expect("runs");
-        let stderr = String::from_utf8_lossy(&result.stderr);
+        let arguments: Vec<String> = calls
+            .iter()
+            .map(|call| {
+                let inputs: Vec<String> = call["inputs"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|i| dir.join(i.as_str().unwrap()).display().to_string())
+                    .collect();
+                format!("{}:{}", call["method"].as_str().unwrap(), inputs.join(","))
+            })
+            .collect();
+        let out = support::temp_dir(case);
+        let target = manifest["target"].as_str().expect("target");
+        let result = support::run(&dir.join("program.pte"), target, &arguments, &out);
+        let stderr = support::stderr(&result);
         let listed = NOT_YET.iter().find(|(c, _)| c == case);
         match (result.status.code(), listed) {
             (Some(0), None) => {}

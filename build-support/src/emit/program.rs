@@ -313,7 +313,7 @@ fn value_meta(w: &mut CWriter, input: &Input<'_>) {
                 Some(k) => format!("{name}_dims{k}"),
                 None => "0".into(),
             };
-            format!("{{{}u, {dtype}u, {}u, {table}}}", *kind as u8, dims.len())
+            format!("{{{}, {dtype}u, {}u, {table}}}", kind.c_name(), dims.len())
         }),
     );
     w.blank();

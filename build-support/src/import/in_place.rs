@@ -25,39 +25,42 @@ pub fn is_in_place_operator(op: &str) -> bool {
     base.ends_with('_') && !base.trim_matches('_').is_empty()
 }
 
-/// The values calls of in-place operators update (their one output, also their first
-/// input): mutable buffers, state of the program even when the file gives them no initial
-/// contents and no name (ExecuTorch's default export: their memory is planned and persists
-/// from run to run).
+/// The value a call of an in-place operator updates: its one output, also its first input.
+fn updated_value(instruction: &Instruction) -> Option<ValueId> {
+    let Instruction::Kernel(call) = instruction else {
+        return None;
+    };
+    let [v] = call.outputs[..] else { return None };
+    (is_in_place_operator(&call.op) && call.inputs.first() == Some(&v)).then_some(v)
+}
+
+/// The values calls of in-place operators update: mutable buffers, state of the program even
+/// when the file gives them no initial contents and no name (ExecuTorch's default export:
+/// their memory is planned and persists from run to run).
 pub(crate) fn updated_in_place(program: &Program) -> Vec<ValueId> {
     let mut out = Vec::new();
     for (_, instruction) in program.flat_instructions() {
-        if let Instruction::Kernel(call) = instruction {
-            if let [v] = call.outputs[..] {
-                if is_in_place_operator(&call.op) && call.inputs.first() == Some(&v) && !out.contains(&v) {
-                    out.push(v);
-                }
+        if let Some(v) = updated_value(instruction) {
+            if !out.contains(&v) {
+                out.push(v);
             }
         }
     }
     out
 }
 
-/// Rewrites each call of an in-place operator on `program`'s state (one output, that output
-/// its first input, passed once among the inputs) to pass the state once, as its output.
+/// Rewrites each call of an in-place operator on `program`'s state (passed once among its
+/// inputs) to pass the state once, as its output.
 pub(crate) fn adopt_in_place_updates(program: &mut Program) {
     let state = program.state.clone();
     program.for_each_instruction_mut(|_, instruction| {
-        let Instruction::Kernel(call) = instruction else {
+        let Some(v) = updated_value(instruction).filter(|v| state.contains(v)) else {
             return;
         };
-        let [out] = call.outputs[..] else { return };
-        let updates_state = is_in_place_operator(&call.op)
-            && state.contains(&out)
-            && call.inputs.first() == Some(&out)
-            && call.inputs.iter().filter(|&&v| v == out).count() == 1;
-        if updates_state {
-            call.inputs.remove(0);
+        if let Instruction::Kernel(call) = instruction {
+            if call.inputs.iter().filter(|&&i| i == v).count() == 1 {
+                call.inputs.remove(0);
+            }
         }
     });
 }

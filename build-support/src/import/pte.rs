@@ -23,9 +23,9 @@ use std::sync::Arc;
 use super::flatbuf::{read_u32, read_u64, root, Table, Vector};
 use super::ImportError;
 use crate::blobs::plugin_for;
-use crate::model::{EValue, 
-    Branch, ConstantData, DType, Delegate, DelegateCall, Instruction, KernelCall, PoolChoice, Program,
-    SourcePlan, Value, ValueKind,
+use crate::model::{
+    Branch, ConstantData, DType, Delegate, DelegateCall, EValue, Instruction, KernelCall,
+    PoolChoice, Program, SourcePlan, Value, ValueKind,
 };
 
 /// Most values, instructions or delegates accepted in one plan.
@@ -405,20 +405,15 @@ fn read_plan(
     let mut int_lists: BTreeMap<usize, Vec<i64>> = BTreeMap::new();
     for i in 0..values.len() {
         let table = values.table(i)?;
-        if table.u8(0, 0)? == 10 {
-            if let Some(list) = table.table(1)? {
-                lists.insert(i, list.vector_or_empty(0)?.i32s()?.into_iter().map(i64::from).collect());
-            }
-        }
-        if table.u8(0, 0)? == 11 {
-            if let Some(list) = table.table(1)? {
-                optional_lists.insert(i, list.vector_or_empty(0)?.i32s()?.into_iter().map(i64::from).collect());
-            }
-        }
-        if table.u8(0, 0)? == 7 {
-            if let Some(list) = table.table(1)? {
-                int_lists.insert(i, list.vector_or_empty(0)?.i64s()?);
-            }
+        // The items of lists: value indices (-1 for None in an optional tensor list).
+        let kind = table.u8(0, 0)?;
+        if let (7 | 10 | 11, Some(list)) = (kind, table.table(1)?) {
+            let items = list.vector_or_empty(0)?;
+            match kind {
+                7 => int_lists.insert(i, items.i64s()?),
+                10 => lists.insert(i, items.i32s()?.into_iter().map(i64::from).collect()),
+                _ => optional_lists.insert(i, items.i32s()?.into_iter().map(i64::from).collect()),
+            };
         }
         let (value, offset) = evalue(&table, i, &constants)?;
         fqns.push(fully_qualified_name(&table)?);
@@ -919,7 +914,7 @@ fn evalue(
         e.table(1)?
             .ok_or_else(|| ImportError::Invalid(format!("value {i} has no body")))
     };
-    let value = match kind {
+    let mut value = match kind {
         // ExecuTorch writes `None` as the union's Null member (and an absent one as NONE).
         0 | 1 => constant("none", EValue::None, DType::Bytes, Vec::new()),
         2 => {
@@ -959,7 +954,6 @@ fn evalue(
         11 => other("optional_tensor_list"),
         _ => other("unknown"),
     };
-    let mut value = value;
     value.shape = match value.evalue {
         EValue::IntList | EValue::DoubleList => vec![value.bytes / 8],
         EValue::BoolList | EValue::String => vec![value.bytes],

@@ -80,7 +80,12 @@ pub(crate) fn materialize_views(program: &mut Program, offsets: &[Option<(i64, u
             .then(|| path_to(&program.body, &|i| writes(i, viewed)))
             .flatten();
         let reader = path_to(&program.body, &|i| reads(i, view));
-        insert(&mut program.body, writer.as_deref(), reader.as_deref(), copy);
+        insert(
+            &mut program.body,
+            writer.as_deref(),
+            reader.as_deref(),
+            copy,
+        );
     }
 }
 
@@ -127,15 +132,18 @@ fn reads(instruction: &Instruction, v: ValueId) -> bool {
 /// that reaches `reader`: in the innermost body holding both, right after the instruction
 /// there that is or contains the writer. A value a branch's arms each write, read after the
 /// branch, is copied after the whole branch.
-fn insert(body: &mut Vec<Instruction>, writer: Option<&[(usize, usize)]>, reader: Option<&[(usize, usize)]>, copy: Instruction) {
+fn insert(
+    body: &mut Vec<Instruction>,
+    writer: Option<&[(usize, usize)]>,
+    reader: Option<&[(usize, usize)]>,
+    copy: Instruction,
+) {
     let Some(&(w, w_arm)) = writer.and_then(|p| p.first()) else {
         body.insert(0, copy);
         return;
     };
     let (writer, reader) = (writer.unwrap_or(&[]), reader.unwrap_or(&[]));
-    let deeper = writer.len() > 1
-        && reader.len() > 1
-        && reader[0] == (w, w_arm);
+    let deeper = writer.len() > 1 && reader.len() > 1 && reader[0] == (w, w_arm);
     if deeper {
         if let Some(Instruction::Branch(b)) = body.get_mut(w) {
             if let Some(arm) = b.arms.get_mut(w_arm) {
@@ -190,7 +198,9 @@ mod tests {
             offsets[v] = Some((1, 64));
         }
         materialize_views(&mut p, &offsets);
-        let Instruction::Branch(b) = &p.body[0] else { panic!("{:?}", p.body) };
+        let Instruction::Branch(b) = &p.body[0] else {
+            panic!("{:?}", p.body)
+        };
         assert_eq!(p.body[1], kernel("et:move", vec![y], vec![view]));
         assert_eq!(p.body[2], kernel("relu", vec![view], vec![z]));
         assert_eq!(b.arms[0][1], kernel("et:move", vec![y], vec![inner]));

@@ -103,7 +103,8 @@ pub struct Value {
 /// bytes are the value, and reaches kernels by value: an int or a double as 8 little-endian
 /// bytes, a bool as one byte, a string as its UTF-8 bytes, a list as its elements (int64,
 /// double, one byte per bool), `None` as no bytes. The runtime's `AP_VALUE_*` codes are the
-/// variants' discriminants.
+/// variants' discriminants: generated C names them ([`EValue::c_name`]), so the C compiler
+/// holds the two together, and the host runner's tests check each.
 ///
 /// ```
 /// use arenaplan_build::model::EValue;
@@ -138,6 +139,22 @@ pub enum EValue {
 }
 
 impl EValue {
+    /// The runtime's name for it (`runtime.h`), as generated C writes it.
+    pub fn c_name(self) -> &'static str {
+        match self {
+            EValue::Tensor => "AP_VALUE_TENSOR",
+            EValue::None => "AP_VALUE_NONE",
+            EValue::Int => "AP_VALUE_INT",
+            EValue::Double => "AP_VALUE_DOUBLE",
+            EValue::Bool => "AP_VALUE_BOOL",
+            EValue::String => "AP_VALUE_STRING",
+            EValue::IntList => "AP_VALUE_INT_LIST",
+            EValue::DoubleList => "AP_VALUE_DOUBLE_LIST",
+            EValue::BoolList => "AP_VALUE_BOOL_LIST",
+            EValue::TensorList => "AP_VALUE_TENSOR_LIST",
+        }
+    }
+
     /// Its name in messages, as ExecuTorch's schema writes the type.
     pub fn name(self) -> &'static str {
         match self {

@@ -1,9 +1,8 @@
 //! Running a planned program on the C runtime through the `arenaplan` bindings.
 
-use arenaplan::sys;
 use arenaplan_build::model::Program;
 use arenaplan_build::ModelPlan;
-use arenaplan_host::{Arenas, Runner, Tables};
+use arenaplan_host::{Arenas, Runner};
 
 /// Runs `program` as planned; a line saying what happened, or why it could not run.
 pub fn run(program: &Program, plan: &ModelPlan) -> Result<String, String> {
@@ -14,37 +13,13 @@ pub fn run(program: &Program, plan: &ModelPlan) -> Result<String, String> {
         return Err(why);
     }
     // One table per method (a program with several runs them in turn, over the same arenas).
-    let tables: Vec<(String, Tables)> = if program.methods.is_empty() {
-        vec![(String::new(), Tables::new(program, plan))]
-    } else {
-        (0..program.methods.len())
-            .map(|k| {
-                (
-                    program.methods[k].name.clone(),
-                    Tables::method(program, plan, k),
-                )
-            })
-            .collect()
-    }
-    .into_iter()
-    .map(|(name, t)| t.map(|t| (name, t)))
-    .collect::<Option<_>>()
-    .ok_or("the tables do not fit the runtime (a branch of more than two arms, or sizes beyond 32 bits)")?;
+    let tables = arenaplan_host::method_tables(program, plan).ok_or(
+        "the tables do not fit the runtime (a branch of more than two arms, or sizes beyond 32 bits)",
+    )?;
     let arenas = Arenas::new(program, plan);
     let pools = arenas.pools();
-    let backends = [
-        &raw const sys::ap_ethosu_backend,
-        &raw const sys::ap_neutron_backend,
-    ];
     let text = |e: arenaplan::RuntimeError| e.to_string();
-    // No NPU here: register the emulated ones the target's programs were compiled for.
-    let npu = if plan.target == "corstone-320" {
-        arenaplan::sim::EthosU::U85_256
-    } else {
-        arenaplan::sim::EthosU::U55_128
-    };
-    arenaplan::sim::ethos_u(npu).map_err(text)?;
-    arenaplan::sim::neutron().map_err(text)?;
+    let backends = arenaplan_host::emulated_backends(&plan.target).map_err(text)?;
     let kernels = arenaplan_host::kernels();
     let mut lines = Vec::new();
     for (name, t) in &tables {

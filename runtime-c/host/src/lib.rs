@@ -67,6 +67,40 @@ pub fn kernels() -> Vec<sys::ap_kernel> {
         .collect()
 }
 
+/// One table per method of `program` as `plan` placed it (one for a program with a single
+/// method), each with the method's name (empty for a single method): what a host runner runs,
+/// every method over the same arenas. `None` as for [`Tables::new`].
+pub fn method_tables(program: &Program, plan: &ModelPlan) -> Option<Vec<(String, Tables)>> {
+    if program.methods.is_empty() {
+        return Some(std::vec![(String::new(), Tables::new(program, plan)?)]);
+    }
+    (0..program.methods.len())
+        .map(|k| {
+            Some((
+                program.methods[k].name.clone(),
+                Tables::method(program, plan, k)?,
+            ))
+        })
+        .collect()
+}
+
+/// No NPU here: registers the emulated NPUs `target`'s programs were compiled for (the
+/// Ethos-U85-256 on corstone-320, the Ethos-U55-128 elsewhere, and Neutron) and returns the
+/// backends that run on them, for [`Runner::with_kernels`].
+pub fn emulated_backends(target: &str) -> Result<[*const sys::ap_backend; 2], RuntimeError> {
+    let npu = if target == "corstone-320" {
+        arenaplan::sim::EthosU::U85_256
+    } else {
+        arenaplan::sim::EthosU::U55_128
+    };
+    arenaplan::sim::ethos_u(npu)?;
+    arenaplan::sim::neutron()?;
+    Ok([
+        &raw const sys::ap_ethosu_backend,
+        &raw const sys::ap_neutron_backend,
+    ])
+}
+
 /// Why `program` cannot run on the host runner, if it cannot: operators no kernel of
 /// [`kernels`] implements (each named), or a call taking a value without memory.
 pub fn why_not_runnable(program: &Program) -> Option<String> {
@@ -179,7 +213,7 @@ pub struct Tables {
     _blobs: Vec<Vec<u128>>,
     _constants: Vec<Vec<u128>>,
     delegates: Vec<sys::ap_delegate_desc>,
-    kernel_names: Vec<CString>,
+    _kernel_names: Vec<CString>,
     kernel_ptrs: Vec<*const core::ffi::c_char>,
     _dims: Vec<Vec<u32>>,
     meta: Vec<sys::ap_value_meta>,
@@ -277,23 +311,22 @@ impl Tables {
             });
         }
         let metas = ValueMetas::new(program, plan);
-        let dims = metas.shapes;
         let meta = metas
             .entries
             .iter()
-            .map(|(kind, dtype, shape)| {
-                let at = dims
-                    .iter()
-                    .position(|d| d == shape)
-                    .filter(|_| !shape.is_empty());
+            .enumerate()
+            .map(|(v, (kind, dtype, shape))| {
                 Some(sys::ap_value_meta {
                     kind: *kind as u8,
                     dtype: *dtype,
                     rank: u16::try_from(shape.len()).ok()?,
-                    dims: at.map_or(core::ptr::null(), |k| dims[k].as_ptr()),
+                    dims: metas
+                        .shape_of(v)
+                        .map_or(core::ptr::null(), |k| metas.shapes[k].as_ptr()),
                 })
             })
             .collect::<Option<Vec<_>>>()?;
+        let dims = metas.shapes;
         let table = steps(program, plan).ok()?;
         let first = table.flat.partition_point(|&f| f < calls.start);
         let last = table.flat.partition_point(|&f| f < calls.end);
@@ -387,18 +420,13 @@ impl Tables {
             _blobs: blobs,
             _constants: constants,
             delegates,
-            kernel_names,
+            _kernel_names: kernel_names,
             kernel_ptrs,
             _dims: dims,
             meta,
             inputs: inputs.iter().map(|&v| v as u32).collect(),
             outputs: outputs.iter().map(|&v| v as u32).collect(),
         })
-    }
-
-    /// The operators the tables' kernel calls name, in order of first use.
-    pub fn kernel_names(&self) -> impl Iterator<Item = &str> {
-        self.kernel_names.iter().map(|n| n.to_str().unwrap_or(""))
     }
 
     /// The `ap_program_t` over these tables (valid while `self` lives).

@@ -12,7 +12,6 @@ mod corpus;
 
 use std::path::{Path, PathBuf};
 
-use arenaplan::sys;
 use arenaplan_build::{Build, BuildError, CallKind, EmitError};
 use arenaplan_host::{Arenas, Runner, Tables};
 
@@ -39,14 +38,8 @@ fn run(model: &Path, target: &str, seed: u8) -> Result<Vec<Vec<u8>>, &'static st
     }
     let tables = Tables::new(&program, &plan).expect("32-bit tables");
     let arenas = Arenas::new(&program, &plan);
-    let npu = if target == "corstone-320" {
-        arenaplan::sim::EthosU::U85_256
-    } else {
-        arenaplan::sim::EthosU::U55_128
-    };
-    arenaplan::sim::ethos_u(npu).unwrap();
-    let backends = [&raw const sys::ap_ethosu_backend];
-    // SAFETY: the tables, arenas and backend outlive the runner, which alone uses the arenas.
+    let backends = arenaplan_host::emulated_backends(target).unwrap();
+    // SAFETY: the tables, arenas and backends outlive the runner, which alone uses the arenas.
     let mut runner = unsafe { Runner::new(&tables, arenas.pools(), &backends) }.unwrap();
     let mut sum = 0u32;
     for i in 0..program.inputs.len() {

@@ -5,7 +5,7 @@
 use arenaplan::{Call, Error, Result};
 
 use crate::tensor::{
-    broadcast_index, input, is_broadcast_of, output, output_metas, scalar, DType, Scalar, Tensor,
+    broadcast_index, input, is_broadcast_of, output_tensor, scalar, DType, Scalar, Tensor,
 };
 
 /// The right operand of a binary operator: a tensor, or a `Scalar` broadcast everywhere.
@@ -77,9 +77,7 @@ fn arith(
     op: Arith<impl Fn(f32, f32) -> f32, impl Fn(f64, f64) -> f64, impl Fn(i64, i64) -> i64>,
 ) -> Result {
     let (a, b) = operands(call, scalar_b)?;
-    let (metas, _) = output_metas(call)?;
-    let (_, outputs, _) = call.split();
-    let mut out = output(&metas, outputs, 0)?;
+    let mut out = output_tensor(call)?;
     let dims = out.dims;
     if !is_broadcast_of(dims, &[a.dims, b.dims()]) {
         return Err(Error::BadArguments);
@@ -178,9 +176,7 @@ pub fn mul_scalar(call: &mut Call<'_>) -> Result {
 /// `aten::relu.out(Tensor self, *, Tensor(a!) out)`: NaN stays NaN, as in ExecuTorch.
 pub fn relu(call: &mut Call<'_>) -> Result {
     let a = input(call, 0)?;
-    let (metas, _) = output_metas(call)?;
-    let (_, outputs, _) = call.split();
-    let mut out = output(&metas, outputs, 0)?;
+    let mut out = output_tensor(call)?;
     if out.numel() != a.numel() {
         return Err(Error::BadArguments);
     }
@@ -203,9 +199,7 @@ pub fn relu(call: &mut Call<'_>) -> Result {
 /// `a > b` over the operands' common type, into a bool (or numeric) output.
 fn greater(call: &mut Call<'_>, scalar_b: bool) -> Result {
     let (a, b) = operands(call, scalar_b)?;
-    let (metas, _) = output_metas(call)?;
-    let (_, outputs, _) = call.split();
-    let mut out = output(&metas, outputs, 0)?;
+    let mut out = output_tensor(call)?;
     let dims = out.dims;
     if !is_broadcast_of(dims, &[a.dims, b.dims()]) {
         return Err(Error::BadArguments);
@@ -236,9 +230,7 @@ pub fn gt_scalar(call: &mut Call<'_>) -> Result {
 /// `aten::where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out)`.
 pub fn where_self(call: &mut Call<'_>) -> Result {
     let (c, a, b) = (input(call, 0)?, input(call, 1)?, input(call, 2)?);
-    let (metas, _) = output_metas(call)?;
-    let (_, outputs, _) = call.split();
-    let mut out = output(&metas, outputs, 0)?;
+    let mut out = output_tensor(call)?;
     let dims = out.dims;
     if !is_broadcast_of(dims, &[c.dims, a.dims, b.dims]) {
         return Err(Error::BadArguments);

@@ -7,17 +7,15 @@ use arenaplan::{Call, Error, Result};
 
 use crate::shape::MAX_RANK;
 use crate::tensor::{
-    boolean, broadcast_index, broadcasts, input, optional_input, output, output_metas, tensor_list,
-    DType, Tensor, TensorMut,
+    boolean, broadcast_index, broadcasts, input, optional_input, output_meta, output_tensor,
+    tensor_list, DType, Tensor, TensorMut,
 };
 
 /// `aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking)`, in place: inputs `[src,
 /// non_blocking]`, output `self`; `src` broadcast to `self`'s shape, converted to its type.
 pub fn copy_(call: &mut Call<'_>) -> Result {
     let src = input(call, 0)?;
-    let (metas, _) = output_metas(call)?;
-    let (_, outputs, _) = call.split();
-    let mut out = output(&metas, outputs, 0)?;
+    let mut out = output_tensor(call)?;
     let dims = out.dims;
     if !broadcasts(dims, src.dims) {
         return Err(Error::BadArguments);
@@ -173,22 +171,30 @@ fn put(
     Ok(())
 }
 
-/// `aten::index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate)`,
-/// in place: inputs `[indices…, values, accumulate]`, output `self`. Integer index tensors on
-/// adjacent dimensions (`None` for the others); accumulation in float32 only.
-pub fn index_put_(call: &mut Call<'_>) -> Result {
-    let (metas, _) = output_metas(call)?;
-    let rank = metas[0].dims.len();
-    let ix = indices(call, 0, rank)?;
-    let at = ix.count + 1;
+/// An `index_put`'s `values` (input `at`, after the indices) and `accumulate` (after them,
+/// false when the program leaves it out).
+fn values_and_accumulate<'a>(
+    call: &Call<'a>,
+    at: usize,
+) -> core::result::Result<(Tensor<'a>, bool), Error> {
     let values = input(call, at)?;
     let accumulate = if call.input_count() > at + 1 {
         boolean(call, at + 1)?
     } else {
         false
     };
-    let (_, outputs, _) = call.split();
-    let mut out = output(&metas, outputs, 0)?;
+    Ok((values, accumulate))
+}
+
+/// `aten::index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate)`,
+/// in place: inputs `[indices…, values, accumulate]`, output `self`. Integer index tensors on
+/// adjacent dimensions (`None` for the others); accumulation in float32 only.
+pub fn index_put_(call: &mut Call<'_>) -> Result {
+    let meta = output_meta(call)?;
+    let rank = meta.dims.len();
+    let ix = indices(call, 0, rank)?;
+    let (values, accumulate) = values_and_accumulate(call, ix.count + 1)?;
+    let mut out = output_tensor(call)?;
     put(&mut out, &ix, &values, accumulate)
 }
 
@@ -197,16 +203,8 @@ pub fn index_put_(call: &mut Call<'_>) -> Result {
 pub fn index_put(call: &mut Call<'_>) -> Result {
     let this = input(call, 0)?;
     let ix = indices(call, 1, this.dims.len())?;
-    let at = ix.count + 2;
-    let values = input(call, at)?;
-    let accumulate = if call.input_count() > at + 1 {
-        boolean(call, at + 1)?
-    } else {
-        false
-    };
-    let (metas, _) = output_metas(call)?;
-    let (_, outputs, _) = call.split();
-    let mut out = output(&metas, outputs, 0)?;
+    let (values, accumulate) = values_and_accumulate(call, ix.count + 2)?;
+    let mut out = output_tensor(call)?;
     if out.dims != this.dims {
         return Err(Error::BadArguments);
     }

@@ -5,8 +5,8 @@
 use arenaplan::{Call, Error, Result};
 
 use crate::tensor::{
-    broadcast_index, broadcasts, input, optional_input, output, output_metas, scalar, DType,
-    Scalar, Tensor, TensorMut,
+    broadcast_index, broadcasts, input, optional_input, output_tensor, scalar, DType, Scalar,
+    Tensor, TensorMut,
 };
 
 /// `out[i][j] = sum_k a[i][k] * b(k, j)`; `b_transposed` reads `b` as `[p][n]`.
@@ -92,9 +92,7 @@ fn add_bias(out: &mut TensorMut<'_, '_>, bias: &Tensor<'_>, beta: Scalar, alpha:
 /// `aten::mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out)`.
 pub fn mm(call: &mut Call<'_>) -> Result {
     let (a, b) = (input(call, 0)?, input(call, 1)?);
-    let (metas, _) = output_metas(call)?;
-    let (_, outputs, _) = call.split();
-    let mut out = output(&metas, outputs, 0)?;
+    let mut out = output_tensor(call)?;
     matmul(&a, &b, false, &mut out)
 }
 
@@ -112,9 +110,7 @@ pub fn addmm(call: &mut Call<'_>) -> Result {
     } else {
         Scalar::Int(1)
     };
-    let (metas, _) = output_metas(call)?;
-    let (_, outputs, _) = call.split();
-    let mut out = output(&metas, outputs, 0)?;
+    let mut out = output_tensor(call)?;
     matmul(&a, &b, false, &mut out)?;
     add_bias(&mut out, &bias, beta, alpha)
 }
@@ -128,9 +124,7 @@ pub fn linear(call: &mut Call<'_>) -> Result {
     } else {
         None
     };
-    let (metas, _) = output_metas(call)?;
-    let (_, outputs, _) = call.split();
-    let mut out = output(&metas, outputs, 0)?;
+    let mut out = output_tensor(call)?;
     matmul(&a, &w, true, &mut out)?;
     match bias {
         Some(bias) => add_bias(&mut out, &bias, Scalar::Int(1), Scalar::Int(1)),

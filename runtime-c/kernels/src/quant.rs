@@ -5,7 +5,7 @@
 
 use arenaplan::{Call, Error, Result};
 
-use crate::tensor::{input, int, output, output_metas, scalar, DType};
+use crate::tensor::{input, int, output_tensor, scalar, DType};
 
 /// `quantized_decomposed::quantize_per_tensor.out(Tensor input, float scale, int zero_point,
 /// int quant_min, int quant_max, ScalarType dtype, *, Tensor(a!) out)`.
@@ -14,9 +14,7 @@ pub fn quantize_per_tensor(call: &mut Call<'_>) -> Result {
     let scale = scalar(call, 1)?.f64();
     let zero_point = int(call, 2)?;
     let (qmin, qmax) = (int(call, 3)?, int(call, 4)?);
-    let (metas, _) = output_metas(call)?;
-    let (_, outputs, _) = call.split();
-    let mut out = output(&metas, outputs, 0)?;
+    let mut out = output_tensor(call)?;
     if out.numel() != x.numel() || out.dtype.is_float() || qmin > qmax {
         return Err(Error::BadArguments);
     }
@@ -35,9 +33,7 @@ pub fn dequantize_per_tensor(call: &mut Call<'_>) -> Result {
     let q = input(call, 0)?;
     let scale = scalar(call, 1)?.f64();
     let zero_point = int(call, 2)?;
-    let (metas, _) = output_metas(call)?;
-    let (_, outputs, _) = call.split();
-    let mut out = output(&metas, outputs, 0)?;
+    let mut out = output_tensor(call)?;
     if out.numel() != q.numel() || !matches!(out.dtype, DType::F32 | DType::F64) {
         return Err(Error::BadArguments);
     }

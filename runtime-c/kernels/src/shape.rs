@@ -3,7 +3,7 @@
 
 use arenaplan::{Call, Error, Result};
 
-use crate::tensor::{boolean, input, int, int_list, numel, output, output_metas, DType};
+use crate::tensor::{boolean, input, int, int_list, numel, output_meta, output_tensor, DType};
 
 /// The most dimensions these kernels handle.
 pub const MAX_RANK: usize = 8;
@@ -35,9 +35,7 @@ fn strides(dims: &[u32]) -> [usize; MAX_RANK] {
 /// contiguous tensor).
 fn copy_elements(call: &mut Call<'_>) -> Result {
     let a = input(call, 0)?;
-    let (metas, _) = output_metas(call)?;
-    let (_, outputs, _) = call.split();
-    let mut out = output(&metas, outputs, 0)?;
+    let mut out = output_tensor(call)?;
     if out.numel() != a.numel() {
         return Err(Error::BadArguments);
     }
@@ -94,9 +92,7 @@ pub fn permute_copy(call: &mut Call<'_>) -> Result {
         seen[d] = true;
         perm[k] = d;
     }
-    let (metas, _) = output_metas(call)?;
-    let (_, outputs, _) = call.split();
-    let mut out = output(&metas, outputs, 0)?;
+    let mut out = output_tensor(call)?;
     if out.dims.len() != rank || (0..rank).any(|k| out.dims[k] != a.dims[perm[k]]) {
         return Err(Error::BadArguments);
     }
@@ -128,9 +124,7 @@ pub fn select_copy(call: &mut Call<'_>) -> Result {
     if !(0..extent).contains(&index) {
         return Err(Error::BadArguments);
     }
-    let (metas, _) = output_metas(call)?;
-    let (_, outputs, _) = call.split();
-    let mut out = output(&metas, outputs, 0)?;
+    let mut out = output_tensor(call)?;
     let outer: usize = crate::tensor::numel(&a.dims[..d]);
     let inner: usize = crate::tensor::numel(&a.dims[d + 1..]);
     if out.numel() != outer * inner {
@@ -170,9 +164,7 @@ pub fn sum(call: &mut Call<'_>) -> Result {
     if call.input_count() > 2 {
         boolean(call, 2)?; // keepdim changes only the output's shape, which the plan fixed
     }
-    let (metas, _) = output_metas(call)?;
-    let (_, outputs, _) = call.split();
-    let mut out = output(&metas, outputs, 0)?;
+    let mut out = output_tensor(call)?;
     // The output's shape with the reduced dimensions kept as 1.
     let mut kept = [1u32; MAX_RANK];
     for d in 0..rank {
@@ -237,8 +229,8 @@ fn target(i: usize, dims: &[u32], reduced: &[bool; MAX_RANK], into: &[usize; MAX
 /// another along `dim` (an empty 1-D tensor, as PyTorch allows, contributes nothing).
 pub fn cat(call: &mut Call<'_>) -> Result {
     let count = crate::tensor::tensor_list(call, 0)?;
-    let (metas, _) = output_metas(call)?;
-    let rank = metas[0].dims.len();
+    let meta = output_meta(call)?;
+    let rank = meta.dims.len();
     if rank == 0 || rank > MAX_RANK {
         return Err(Error::BadArguments); // a 0-d tensor cannot be concatenated
     }
@@ -247,7 +239,7 @@ pub fn cat(call: &mut Call<'_>) -> Result {
     } else {
         0
     };
-    let out_dims = metas[0].dims;
+    let out_dims = meta.dims;
     let outer: usize = crate::tensor::numel(&out_dims[..d]);
     let inner: usize = crate::tensor::numel(&out_dims[d + 1..]);
     let out_extent = out_dims.get(d).copied().unwrap_or(1) as usize;
@@ -270,8 +262,7 @@ pub fn cat(call: &mut Call<'_>) -> Result {
     if total != out_extent {
         return Err(Error::BadArguments);
     }
-    let (_, outputs, _) = call.split();
-    let mut out = output(&metas, outputs, 0)?;
+    let mut out = output_tensor(call)?;
     let mut at = 0;
     for t in parts.iter().take(count).flatten() {
         let extent = t.dims[d] as usize;

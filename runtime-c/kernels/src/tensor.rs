@@ -299,30 +299,27 @@ pub fn int_list<const N: usize>(
             }
             Ok(Some((out, data.len() / 8)))
         }
-        Kind::Int => Ok(Some((
-            {
-                let mut out = [0i64; N];
-                if N == 0 {
-                    return Err(Error::BadArguments);
-                }
-                out[0] = int(call, i)?;
-                out
-            },
-            1,
-        ))),
+        // One int where a list is expected (`int[1]` in a schema).
+        Kind::Int if N > 0 => {
+            let mut out = [0i64; N];
+            out[0] = int(call, i)?;
+            Ok(Some((out, 1)))
+        }
         _ => Err(Error::BadArguments),
     }
 }
 
-/// Output `j` of a call with `ninputs` inputs, as a tensor the kernel writes.
-pub fn output<'a, 'b>(
-    metas: &[Meta<'a>],
-    outputs: &'b mut [&'a mut [u8]],
-    j: usize,
-) -> Result<TensorMut<'a, 'b>, Error> {
-    let m = metas.get(j).ok_or(Error::BadArguments)?;
+/// What the call's first output is.
+pub fn output_meta<'a>(call: &Call<'a>) -> Result<Meta<'a>, Error> {
+    meta(call, call.input_count())
+}
+
+/// The call's first output, as a tensor the kernel writes (every kernel here has one).
+pub fn output_tensor<'a, 'c>(call: &'c mut Call<'a>) -> Result<TensorMut<'a, 'c>, Error> {
+    let m = output_meta(call)?;
     let dtype = DType::from_code(m.dtype).ok_or(Error::BadArguments)?;
-    let data = outputs.get_mut(j).ok_or(Error::BadArguments)?;
+    let (_, outputs, _) = call.split();
+    let data = outputs.first_mut().ok_or(Error::BadArguments)?;
     if m.kind != Kind::Tensor || !holds(data, m.dims, dtype) {
         return Err(Error::BadArguments);
     }
@@ -331,19 +328,6 @@ pub fn output<'a, 'b>(
         dims: m.dims,
         data,
     })
-}
-
-/// The metas of a call's outputs (at most 4), for [`output`].
-pub fn output_metas<'a>(call: &Call<'a>) -> Result<([Meta<'a>; 4], usize), Error> {
-    let (n, k) = (call.input_count(), call.output_count());
-    if k > 4 {
-        return Err(Error::BadArguments);
-    }
-    let mut out = [Meta::UNKNOWN; 4];
-    for (j, o) in out.iter_mut().enumerate().take(k) {
-        *o = meta(call, n + j)?;
-    }
-    Ok((out, k))
 }
 
 /// The index into a tensor of shape `dims`, broadcast to `out_dims` (aligned at the right, a

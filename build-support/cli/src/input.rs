@@ -9,7 +9,7 @@ use arenaplan_build::diagnostic::SourceText;
 use arenaplan_build::import::{
     check_input_file, read_input_file, read_pte, read_tflite, InputFileError, MAX_MODEL_FILE,
 };
-use arenaplan_build::import::{load_model as load_by_extension, parse_toml_model};
+use arenaplan_build::import::{load_model as load_by_extension, parse_toml_model, ModelFolder};
 use arenaplan_build::model::Program;
 use arenaplan_build::targets::Catalogue;
 
@@ -62,8 +62,9 @@ fn text(path: &Path, max_bytes: u64) -> Result<SourceText, Failure> {
     Ok(SourceText::new(path, text))
 }
 
-/// The model at `path`, by its extension (`.pte`, `.tflite`, `.toml`).
-pub(crate) fn load_model(path: &Path) -> Result<Program, Failure> {
+/// The model at `path`, by its extension (`.pte`, `.tflite`, `.toml`). The files it names
+/// must lie in its folder, or under `files_root` when given (`--files-root`).
+pub(crate) fn load_model(path: &Path, files_root: Option<&Path>) -> Result<Program, Failure> {
     let stem = path.file_stem().and_then(|s| s.to_str());
     let content =
         |e: &dyn std::fmt::Display| Failure::bad_input(format!("{}: {e}", path.display()));
@@ -76,8 +77,8 @@ pub(crate) fn load_model(path: &Path) -> Result<Program, Failure> {
             .map_err(|e| content(&e)),
         Some("toml") => {
             let source = text(path, MAX_TEXT_FILE)?;
-            let blobs = path.parent().unwrap_or(Path::new("."));
-            parse_toml_model(&source, Some(blobs)).map_err(Failure::bad_input)
+            let files = ModelFolder::of(path).allow_under(files_root);
+            parse_toml_model(&source, Some(&files)).map_err(Failure::bad_input)
         }
         // Not a model format: the library says which formats it reads (without reading), once
         // the path is known to name a regular file.

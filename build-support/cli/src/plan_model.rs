@@ -20,6 +20,10 @@ pub(crate) struct PlanArgs {
     /// The model (.pte, .tflite or .toml).
     #[arg(long)]
     model: PathBuf,
+    /// Model files may name files under this folder (TOML `blob = "../x.bin"`); by default
+    /// only files inside the model's own folder.
+    #[arg(long, value_name = "DIR")]
+    files_root: Option<PathBuf>,
     /// Directory for the outputs (created if missing; written all or none, each file only
     /// when its bytes change).
     #[arg(long)]
@@ -68,6 +72,10 @@ enum SymbolSide {
 pub(crate) struct InspectArgs {
     /// The model (.pte, .tflite or .toml).
     model: PathBuf,
+    /// Model files may name files under this folder (TOML `blob = "../x.bin"`); by default
+    /// only files inside the model's own folder.
+    #[arg(long, value_name = "DIR")]
+    files_root: Option<PathBuf>,
     /// Also plan it for this target and print the plan summary.
     #[arg(long)]
     target: Option<String>,
@@ -81,7 +89,7 @@ pub(crate) fn plan(args: &PlanArgs) -> Result<(), Failure> {
     build
         .catalogue(input::load_catalogue(args.targets.as_deref())?)
         .target(&args.target)
-        .program(input::load_model(&args.model)?)
+        .program(input::load_model(&args.model, args.files_root.as_deref())?)
         .base(&args.base)
         .emit(emit_set(&args.emit))
         .symbols(match args.symbols {
@@ -127,7 +135,7 @@ fn emit_set(kinds: &[EmitKind]) -> Emit {
 }
 
 pub(crate) fn inspect(args: &InspectArgs) -> Result<(), Failure> {
-    let program = input::load_model(&args.model)?;
+    let program = input::load_model(&args.model, args.files_root.as_deref())?;
     print_out(&describe(&program))?;
     let Some(target_name) = &args.target else {
         return Ok(());

@@ -21,6 +21,10 @@ pub(crate) struct RunArgs {
     /// The model: .pte, .tflite or .toml.
     #[arg(long)]
     model: PathBuf,
+    /// Model files may name files under this folder (TOML `blob = "../x.bin"`); by default
+    /// only files inside the model's own folder.
+    #[arg(long, value_name = "DIR")]
+    files_root: Option<PathBuf>,
     /// Target name from the catalogue (e.g. corstone-300).
     #[arg(long, env = "ARENAPLAN_TARGET")]
     target: String,
@@ -93,7 +97,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Failure> {
     let rendered: Rendered = Build::new()
         .catalogue(input::load_catalogue(args.targets.as_deref())?)
         .target(&args.target)
-        .program(input::load_model(&args.model)?)
+        .program(input::load_model(&args.model, args.files_root.as_deref())?)
         .name("run")
         .sources(Vec::<PathBuf>::new())
         .try_render()

@@ -24,7 +24,7 @@ pub use scan::{declarations, rust_files, scan, Declaration, Found};
 
 use crate::diagnostic::Diagnostic;
 use crate::emit::{emit, Emit, EmitError, Input, Symbols};
-use crate::import::load_model;
+use crate::import::{load_model_in, ModelFolder};
 use crate::model::Program;
 use crate::output::{write_all_if_changed, WriteError};
 use crate::pipeline::{Declarations, ModelPlan, Pipeline, PipelineError};
@@ -180,6 +180,7 @@ pub struct Build {
     catalogue: Option<Catalogue>,
     target: Option<String>,
     model: Option<PathBuf>,
+    files_root: Option<PathBuf>,
     program: Option<Program>,
     sources: Option<Vec<PathBuf>>,
     base: Option<PathBuf>,
@@ -238,6 +239,22 @@ impl Build {
     /// The model to plan (`.pte`, `.tflite` or `.toml`).
     pub fn model(&mut self, path: impl Into<PathBuf>) -> &mut Self {
         self.model = Some(path.into());
+        self
+    }
+
+    /// Lets the model name files (a TOML model's `blob = "…"`) anywhere under `dir`, not only
+    /// inside its own folder (the default, so that a model cannot pull the build machine's
+    /// files into firmware). Absolute paths and system folders stay refused.
+    ///
+    /// ```no_run
+    /// // blobs shared by several models, one folder up
+    /// arenaplan_build::Build::new()
+    ///     .model("models/kws/kws.toml")
+    ///     .files_root("models")
+    ///     .compile();
+    /// ```
+    pub fn files_root(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.files_root = Some(dir.into());
         self
     }
 
@@ -468,7 +485,10 @@ impl Build {
         let declared = scan::declarations(found);
         let program = match model {
             Model::Given(program) => program.clone(),
-            Model::File(path) => load_model(path).map_err(|d| BuildError::Input(vec![d]))?,
+            Model::File(path) => {
+                let files = ModelFolder::of(path).allow_under(self.files_root.as_ref());
+                load_model_in(path, &files).map_err(|d| BuildError::Input(vec![d]))?
+            }
         };
         if let Some(line) = &cargo.broken {
             return Err(BuildError::Missing(format!(

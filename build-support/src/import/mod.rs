@@ -5,6 +5,7 @@
 
 pub(crate) mod flatbuf;
 mod in_place;
+mod model_folder;
 mod pte;
 mod tflite;
 mod toml;
@@ -22,6 +23,7 @@ use thiserror::Error;
 use crate::blobs::BlobError;
 pub use flatbuf::FbError;
 pub use in_place::is_in_place_operator;
+pub use model_folder::{ModelFolder, ModelPathError};
 pub use pte::{extended_header, load_pte, read_pte, ExtendedHeader};
 pub use tflite::{load_tflite, read_tflite};
 
@@ -59,10 +61,17 @@ pub(crate) fn read_bounded(path: &Path) -> Result<Vec<u8>, ImportError> {
     Ok(read_input_file(path, MAX_MODEL_FILE)?)
 }
 
-/// Loads a model, choosing the reader by the file's extension.
+/// Loads a model, choosing the reader by the file's extension. The files it names must be in
+/// its folder ([`ModelFolder`]).
 pub fn load_model(path: &Path) -> Result<Program, Diagnostic> {
+    load_model_in(path, &ModelFolder::of(path))
+}
+
+/// [`load_model`], with the files the model names resolved by `files` (e.g. a folder widened
+/// with [`ModelFolder::allow_under`]).
+pub fn load_model_in(path: &Path, files: &ModelFolder) -> Result<Program, Diagnostic> {
     let imported = match path.extension().and_then(|e| e.to_str()) {
-        Some("toml") => return load_toml_model(path),
+        Some("toml") => return toml::load_toml_model_in(path, files),
         Some("pte") => load_pte(path),
         Some("tflite") => load_tflite(path),
         other => {

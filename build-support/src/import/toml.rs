@@ -60,6 +60,7 @@ use crate::model::{
     ScratchSpec, Value, ValueId, ValueKind,
 };
 use crate::diagnostic::{did_you_mean, Diagnostic, SourceText};
+use crate::import::ModelFolder;
 
 /// Largest model file read.
 const MAX_MODEL_BYTES: u64 = 16 << 20;
@@ -134,18 +135,23 @@ struct RawInstruction {
     arms: Option<Vec<Vec<RawInstruction>>>,
 }
 
-/// Reads a TOML model file (blobs it names are read relative to it).
+/// Reads a TOML model file (blobs it names are read from its folder, and only from there:
+/// [`ModelFolder`]).
 pub fn load_toml_model(path: &Path) -> Result<Program, Diagnostic> {
-    let source = SourceText::read(path, MAX_MODEL_BYTES)?;
-    let base = path.parent().unwrap_or(Path::new("."));
-    parse_toml_model(&source, Some(base))
+    load_toml_model_in(path, &ModelFolder::of(path))
 }
 
-/// Parses TOML model text. `blob_dir` is where relative blob paths are resolved (`None`:
-/// blobs are refused).
+/// [`load_toml_model`], with blobs resolved by `files`.
+pub(crate) fn load_toml_model_in(path: &Path, files: &ModelFolder) -> Result<Program, Diagnostic> {
+    let source = SourceText::read(path, MAX_MODEL_BYTES)?;
+    parse_toml_model(&source, Some(files))
+}
+
+/// Parses TOML model text. `blob_dir` is where blob paths resolve and how far they may reach
+/// (`None`: blobs are refused).
 pub fn parse_toml_model(
     source: &SourceText,
-    blob_dir: Option<&Path>,
+    blob_dir: Option<&ModelFolder>,
 ) -> Result<Program, Diagnostic> {
     let raw: RawModel = toml::from_str(&source.text).map_err(|e| {
         Diagnostic::at(
@@ -166,7 +172,7 @@ pub fn parse_toml_model(
 
 struct Builder<'a> {
     source: &'a SourceText,
-    blob_dir: Option<&'a Path>,
+    blob_dir: Option<&'a ModelFolder>,
     names: HashMap<String, ValueId>,
     delegate_names: HashMap<String, usize>,
     program: Program,
@@ -359,13 +365,8 @@ impl Builder<'_> {
                 "blobs can only be read from a model file on disk",
             ));
         };
-        let full = dir.join(path.get_ref());
-        crate::import::read_input_file(&full, MAX_BLOB_BYTES).map_err(|e| {
-            self.error(
-                path.span(),
-                format!("cannot read blob {}: {e}", full.display()),
-            )
-        })
+        dir.read(path.get_ref(), MAX_BLOB_BYTES)
+            .map_err(|e| self.error(path.span(), format!("blob: {e}")))
     }
 
     fn reference(&self, name: &Spanned<String>) -> Result<ValueId, Diagnostic> {

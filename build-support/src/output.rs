@@ -1,24 +1,42 @@
-//! Writing output files safely: whole or not at all, and untouched when unchanged.
+//! Writing output files safely: only where an output belongs, whole or not at all, and
+//! untouched when unchanged.
 //!
 //! - [`write_if_changed`]: one file (`arenaplan plan-csv --output`).
-//! - [`write_all_if_changed`]: a set of files into one folder, all of them or none
-//!   (`arenaplan plan --out`, the `build.rs` API).
+//! - [`write_all_if_changed`]: a set of files published as one folder (`arenaplan plan --out`,
+//!   `arenaplan run --out`, the `build.rs` API).
+//!
+//! **Only where an output belongs.** An existing output path must be a regular file (for a
+//! set: a folder arenaplan published, or an empty folder). A symbolic link, FIFO, socket,
+//! device or someone else's folder is refused and left as it is: renaming a temporary file
+//! over `/dev/null` would replace the machine's `/dev/null`.
+//!
+//! **Whole after any crash.** A set is never updated file by file. On Unix the output folder
+//! `DIR` is a symbolic link to a *generation* folder, `.DIR.arenaplan/gen-N`, next to it:
+//! a new set is written and synced into a fresh temporary folder there, renamed to the next
+//! generation, and published by renaming a new link over `DIR` — one atomic step. Killed at
+//! any instant, `DIR` shows the complete old set or the complete new one; the next run
+//! removes what a killed run left. A lock file serialises concurrent writers of one folder.
+//! (Elsewhere the files are replaced one by one.)
+//!
+//! **Untouched when unchanged.** A set whose files already hold the same bytes is not
+//! republished, and in a new generation every unchanged file is a hard link to the old one, so
+//! its timestamp stays and build tools rebuild only what changed.
 
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use thiserror::Error;
 
-/// Prefix of the temporary folders [`write_all_if_changed`] creates inside the destination
-/// folder (and removes again, whatever happens).
+/// Prefix of the temporary files and folders arenaplan creates next to its outputs (and
+/// removes again, on the next run if it was killed).
 pub const TEMP_PREFIX: &str = ".arenaplan-tmp-";
 
 /// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so
 /// a reader never sees a partial file and a failed run leaves the old file in place. When the
 /// file already holds exactly `bytes` it is not touched (its timestamp stays, so build tools
-/// do not rebuild). Returns whether the file was written.
+/// do not rebuild). Returns whether the file was written. An existing `path` that is not a
+/// regular file (a symbolic link, FIFO, device, folder) is refused and left untouched.
 ///
 /// ```
 /// let dir = std::env::temp_dir().join(format!("arenaplan-doc-{}", std::process::id()));
@@ -26,26 +44,27 @@ pub const TEMP_PREFIX: &str = ".arenaplan-tmp-";
 /// let path = dir.join("plan.csv");
 /// assert!(arenaplan_build::output::write_if_changed(&path, b"a")?);
 /// assert!(!arenaplan_build::output::write_if_changed(&path, b"a")?);
+/// assert!(arenaplan_build::output::write_if_changed(std::path::Path::new("/dev/null"), b"a").is_err());
 /// # std::fs::remove_dir_all(&dir)?;
 /// # Ok::<(), std::io::Error>(())
 /// ```
 pub fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
+    check_output_file(path).map_err(WriteError::into_io)?;
     if holds(path, bytes) {
         return Ok(false);
     }
     let name = path
         .file_name()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "path has no file name"))?;
-    let mut temp_name = std::ffi::OsString::from(".");
+    let mut temp_name = std::ffi::OsString::from(TEMP_PREFIX);
     temp_name.push(name);
-    temp_name.push(format!(".{}.tmp", std::process::id()));
+    temp_name.push(format!(".{}", std::process::id()));
     let temp = path.with_file_name(temp_name);
-    let result = (|| {
-        let mut file = fs::File::create(&temp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        fs::rename(&temp, path)
-    })();
+    // Left by a killed run with our process id, perhaps: ours to replace, never to follow.
+    if fs::symlink_metadata(&temp).is_ok_and(|m| m.is_file()) {
+        fs::remove_file(&temp)?;
+    }
+    let result = write_new(&temp, bytes).and_then(|()| fs::rename(&temp, path));
     if result.is_err() {
         let _ = fs::remove_file(&temp);
     }
@@ -63,6 +82,17 @@ pub enum WriteError {
         /// The name.
         name: String,
     },
+    /// The output path exists and is not something arenaplan may replace: a symbolic link,
+    /// FIFO, socket, device, or a folder arenaplan did not write. It was left untouched.
+    #[error("{} is {what}, not an output of arenaplan's; it was left untouched: {fix}", path.display())]
+    NotAnOutput {
+        /// The path.
+        path: PathBuf,
+        /// What it is.
+        what: &'static str,
+        /// What to do instead.
+        fix: &'static str,
+    },
     /// Creating, writing or moving a file failed.
     #[error("writing {}: {source}", path.display())]
     Io {
@@ -78,17 +108,21 @@ impl WriteError {
     pub fn path(&self) -> PathBuf {
         match self {
             WriteError::BadName { name } => PathBuf::from(name),
-            WriteError::Io { path, .. } => path.clone(),
+            WriteError::NotAnOutput { path, .. } | WriteError::Io { path, .. } => path.clone(),
         }
     }
 
-    /// The error as an `io::Error` (a bad name is `InvalidInput`).
+    /// Whether the request was at fault (a bad name, a path that is not an output), rather
+    /// than the file system.
+    pub fn is_bad_request(&self) -> bool {
+        !matches!(self, WriteError::Io { .. })
+    }
+
+    /// The error as an `io::Error` (a bad name or path is `InvalidInput`).
     pub fn into_io(self) -> io::Error {
         match self {
-            WriteError::BadName { .. } => {
-                io::Error::new(io::ErrorKind::InvalidInput, self.to_string())
-            }
             WriteError::Io { source, .. } => source,
+            other => io::Error::new(io::ErrorKind::InvalidInput, other.to_string()),
         }
     }
 }
@@ -100,35 +134,101 @@ fn io_at(path: &Path) -> impl FnOnce(io::Error) -> WriteError + '_ {
     }
 }
 
-/// Writes every `(file name, contents)` of `files` into `dir` (created if missing), all of them
-/// or none:
-///
-/// 1. every file whose bytes differ from what `dir` holds is written (and synced) into a fresh
-///    temporary folder `dir/.arenaplan-tmp-…` — inside `dir`, so every later rename stays on
-///    one filesystem and is atomic;
-/// 2. only when all of them were written are they moved into place, one rename each (a file
-///    already holding the same bytes is not touched, so its timestamp stays and build tools do
-///    not rebuild); an existing file is first hard-linked (or copied) aside, so that if a rename
-///    fails, the files already moved are put back;
-/// 3. the temporary folder is removed, on success and on failure alike.
-///
-/// On error the files in `dir` are as they were (and a `dir` this call created is removed
-/// again when empty). Returns, for each file, whether it was written.
+/// Refuses an existing `path` that is not a regular file (not following a symbolic link).
+fn check_output_file(path: &Path) -> Result<(), WriteError> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_file() => Ok(()),
+        Ok(meta) => Err(WriteError::NotAnOutput {
+            path: path.to_path_buf(),
+            what: kind_of(&meta.file_type()),
+            fix: "give the path of a regular file, or a new one (`-` for standard output)",
+        }),
+        Err(_) => Ok(()),
+    }
+}
+
+fn kind_of(kind: &fs::FileType) -> &'static str {
+    if kind.is_symlink() {
+        return "a symbolic link";
+    }
+    if kind.is_dir() {
+        return "a folder";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return "a device";
+        }
+    }
+    "a special file"
+}
+
+/// Writes every `(file name, contents)` of `files` as the output set published at `dir`: all
+/// of them or none, and after a crash at any instant the complete old set or the complete new
+/// one (see the [module documentation](self)). `dir` must be new, an empty folder, or a set
+/// arenaplan published before; its parent folder is created if missing. Returns, for each
+/// file, whether its bytes changed.
 ///
 /// ```
 /// use arenaplan_build::output::write_all_if_changed;
-/// let dir = std::env::temp_dir().join(format!("arenaplan-doc-all-{}", std::process::id()));
+/// let top = std::env::temp_dir().join(format!("arenaplan-doc-all-{}", std::process::id()));
+/// let dir = top.join("out");
 /// let files = [("a.h", "#define A 1\n"), ("a.c", "int a;\n")];
 /// assert_eq!(write_all_if_changed(&dir, &files)?, [true, true]);
 /// assert_eq!(write_all_if_changed(&dir, &files)?, [false, false]);
-/// // A failure writes nothing: "sub" is a folder, so the set cannot be written.
-/// std::fs::create_dir(dir.join("sub"))?;
-/// assert!(write_all_if_changed(&dir, &[("a.h", "changed"), ("sub", "x")]).is_err());
-/// assert_eq!(std::fs::read_to_string(dir.join("a.h"))?, "#define A 1\n");
-/// # std::fs::remove_dir_all(&dir)?;
+/// assert_eq!(write_all_if_changed(&dir, &[("a.h", "#define A 2\n")])?, [true]);
+/// // The set is what was written last: a.c is gone with the set it belonged to.
+/// assert!(!dir.join("a.c").exists());
+/// // Someone else's folder is not an output folder.
+/// std::fs::create_dir_all(top.join("mine"))?;
+/// std::fs::write(top.join("mine/notes.txt"), "keep")?;
+/// assert!(write_all_if_changed(&top.join("mine"), &files).is_err());
+/// # std::fs::remove_dir_all(&top)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn write_all_if_changed<N, B>(dir: &Path, files: &[(N, B)]) -> Result<Vec<bool>, WriteError>
+where
+    N: AsRef<str>,
+    B: AsRef<[u8]>,
+{
+    write_all_observed(dir, files, &mut |_| {})
+}
+
+/// A point of [`write_all_if_changed`] between two changes to the file system, for tests that
+/// interrupt the publish there.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// The lock is held.
+    Locked,
+    /// What killed runs left is removed.
+    Cleaned,
+    /// File `i` of the set is in the new generation.
+    Staged(usize),
+    /// The new generation is complete under its final name.
+    Renamed,
+    /// The link to it exists, not yet in place.
+    Linked,
+    /// The link replaced `dir`: the new set is published.
+    Published,
+    /// The previous generation is removed.
+    Removed,
+}
+
+/// [`write_all_if_changed`], calling `observe` at every [`Step`].
+#[doc(hidden)]
+pub fn write_all_observed<N, B>(
+    dir: &Path,
+    files: &[(N, B)],
+    observe: &mut dyn FnMut(Step),
+) -> Result<Vec<bool>, WriteError>
 where
     N: AsRef<str>,
     B: AsRef<[u8]>,
@@ -142,36 +242,17 @@ where
             });
         }
     }
-    let existed = match fs::metadata(dir) {
-        Ok(meta) if !meta.is_dir() => {
-            return Err(WriteError::Io {
-                path: dir.to_path_buf(),
-                source: io::Error::new(io::ErrorKind::NotADirectory, "exists and is not a folder"),
-            })
-        }
-        Ok(_) => true,
-        Err(_) => fs::symlink_metadata(dir).is_ok(),
-    };
-    fs::create_dir_all(dir).map_err(io_at(dir))?;
-    let temp = match fresh_temp_dir(dir) {
-        Ok(temp) => temp,
-        Err(e) => {
-            if !existed {
-                let _ = fs::remove_dir(dir);
-            }
-            return Err(e);
-        }
-    };
-    let result = stage_and_commit(dir, &temp, files, |from, to| fs::rename(from, to));
-    let _ = fs::remove_dir_all(&temp);
-    if result.is_err() && !existed {
-        // Only succeeds when empty: nothing of ours, nothing of anyone else's, is lost.
-        let _ = fs::remove_dir(dir);
-    }
-    result
+    let files: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(n, b)| (n.as_ref(), b.as_ref()))
+        .collect();
+    // `out/` and `out` are one folder; but a trailing slash would make the system follow
+    // the link that `out` is.
+    let dir: PathBuf = dir.components().collect();
+    publish(&dir, &files, observe)
 }
 
-/// A name that `dir.join(name)` keeps inside `dir`, and not one of our temporary folders.
+/// A name that `dir.join(name)` keeps inside `dir`, and not one of our temporary names.
 fn is_plain_file_name(name: &str) -> bool {
     let mut components = Path::new(name).components();
     matches!(
@@ -180,110 +261,252 @@ fn is_plain_file_name(name: &str) -> bool {
     ) && !name.starts_with(TEMP_PREFIX)
 }
 
-/// Creates a new, empty folder `dir/.arenaplan-tmp-PID-N` (a counter, so that builds in
+#[cfg(unix)]
+/// What is at the output path now.
+enum Existing {
+    /// Nothing.
+    Nothing,
+    /// An empty folder (someone prepared it): replaced by the link.
+    EmptyFolder,
+    /// A set arenaplan published: the name of its generation folder.
+    Generation(String),
+}
+
+#[cfg(unix)]
+/// Prefix of generation folders, followed by their number.
+const GENERATION: &str = "gen-";
+
+/// The hidden folder beside `dir` that holds its generations: `.NAME.arenaplan`.
+#[cfg(unix)]
+fn store_name(dir: &Path) -> Result<String, WriteError> {
+    match dir.file_name().and_then(|n| n.to_str()) {
+        Some(name) if !matches!(name, "." | "..") => Ok(format!(".{name}.arenaplan")),
+        _ => Err(WriteError::NotAnOutput {
+            path: dir.to_path_buf(),
+            what: "not a folder name arenaplan can publish",
+            fix: "name a new folder, e.g. `out/generated`",
+        }),
+    }
+}
+
+/// Looks at `dir` without following a link, and refuses what is not an output.
+#[cfg(unix)]
+fn existing(dir: &Path, store_name: &str) -> Result<Existing, WriteError> {
+    let meta = match fs::symlink_metadata(dir) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Existing::Nothing),
+        Err(source) => return Err(io_at(dir)(source)),
+    };
+    let kind = meta.file_type();
+    if kind.is_symlink() {
+        let target = fs::read_link(dir).map_err(io_at(dir))?;
+        let mut parts = target.components();
+        if let (Some(Component::Normal(store)), Some(Component::Normal(generation)), None) =
+            (parts.next(), parts.next(), parts.next())
+        {
+            let generation = generation.to_str().unwrap_or_default();
+            if store == store_name && generation_number(generation).is_some() {
+                return Ok(Existing::Generation(generation.to_owned()));
+            }
+        }
+        return Err(WriteError::NotAnOutput {
+            path: dir.to_path_buf(),
+            what: "a symbolic link arenaplan did not make",
+            fix: "give a new path; arenaplan publishes an output folder as its own link",
+        });
+    }
+    if kind.is_dir() {
+        let mut entries = fs::read_dir(dir).map_err(io_at(dir))?;
+        if entries.next().is_none() {
+            return Ok(Existing::EmptyFolder);
+        }
+        return Err(WriteError::NotAnOutput {
+            path: dir.to_path_buf(),
+            what: "a folder arenaplan did not write",
+            fix: "give a new or empty folder (arenaplan replaces an output folder as a whole)",
+        });
+    }
+    Err(WriteError::NotAnOutput {
+        path: dir.to_path_buf(),
+        what: kind_of(&kind),
+        fix: "give the path of a new folder",
+    })
+}
+
+#[cfg(unix)]
+fn generation_number(name: &str) -> Option<u64> {
+    let digits = name.strip_prefix(GENERATION)?;
+    (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| digits.parse().ok())
+        .flatten()
+}
+
+#[cfg(unix)]
+fn publish(
+    dir: &Path,
+    files: &[(&str, &[u8])],
+    observe: &mut dyn FnMut(Step),
+) -> Result<Vec<bool>, WriteError> {
+    let store_name = store_name(dir)?;
+    // Refuse before creating anything.
+    existing(dir, &store_name)?;
+    let parent = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let store = parent.join(&store_name);
+    fs::create_dir_all(&store).map_err(io_at(&store))?;
+    let lock_path = store.join("lock");
+    let lock = fs::File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(io_at(&lock_path))?;
+    lock.lock().map_err(io_at(&lock_path))?;
+    observe(Step::Locked);
+    // Under the lock: another writer may have published meanwhile, and anything else in the
+    // store was left by a killed run.
+    let current = match existing(dir, &store_name)? {
+        Existing::Generation(g) => Some(g),
+        _ => None,
+    };
+    clean(&store, current.as_deref())?;
+    observe(Step::Cleaned);
+    let current_dir = current.as_ref().map(|g| store.join(g));
+    if let Some(current_dir) = &current_dir {
+        if generation_holds(current_dir, files) {
+            return Ok(vec![false; files.len()]);
+        }
+    }
+    let temp = fresh_temp_dir(&store)?;
+    let mut written = Vec::with_capacity(files.len());
+    for (i, (name, bytes)) in files.iter().enumerate() {
+        let staged = temp.join(name);
+        let unchanged = current_dir
+            .as_ref()
+            .map(|d| d.join(name))
+            .filter(|old| holds(old, bytes) && fs::hard_link(old, &staged).is_ok());
+        if unchanged.is_none() {
+            write_new(&staged, bytes).map_err(io_at(&staged))?;
+        }
+        written.push(unchanged.is_none());
+        observe(Step::Staged(i));
+    }
+    sync_dir(&temp);
+    let number = current.as_deref().and_then(generation_number).unwrap_or(0) + 1;
+    let next = format!("{GENERATION}{number}");
+    let next_dir = store.join(&next);
+    fs::rename(&temp, &next_dir).map_err(io_at(&next_dir))?;
+    sync_dir(&store);
+    observe(Step::Renamed);
+    let link = store.join(format!("{TEMP_PREFIX}link"));
+    std::os::unix::fs::symlink(Path::new(&store_name).join(&next), &link)
+        .map_err(io_at(&link))?;
+    observe(Step::Linked);
+    if current.is_none() && fs::symlink_metadata(dir).is_ok() {
+        // The empty folder seen above (still empty: a link cannot replace a folder).
+        fs::remove_dir(dir).map_err(io_at(dir))?;
+    }
+    fs::rename(&link, dir).map_err(io_at(dir))?;
+    sync_dir(parent);
+    observe(Step::Published);
+    if let Some(old) = current_dir {
+        // Best effort: a leftover is removed by the next run.
+        let _ = fs::remove_dir_all(old);
+    }
+    observe(Step::Removed);
+    drop(lock);
+    Ok(written)
+}
+
+/// Removes from `store` everything but the lock and the `current` generation: temporary
+/// folders and links, and generations, that killed runs left (the caller holds the lock, so
+/// no live run is using them).
+#[cfg(unix)]
+fn clean(store: &Path, current: Option<&str>) -> Result<(), WriteError> {
+    for entry in fs::read_dir(store).map_err(io_at(store))? {
+        let entry = entry.map_err(io_at(store))?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name == "lock" || Some(&*name) == current {
+            continue;
+        }
+        let path = entry.path();
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        let removed = if is_dir {
+            fs::remove_dir_all(&path)
+        } else {
+            fs::remove_file(&path)
+        };
+        removed.map_err(io_at(&path))?;
+    }
+    Ok(())
+}
+
+/// Whether the folder `generation` holds exactly `files`, byte for byte.
+#[cfg(unix)]
+fn generation_holds(generation: &Path, files: &[(&str, &[u8])]) -> bool {
+    let Ok(entries) = fs::read_dir(generation) else {
+        return false;
+    };
+    let count = entries.count();
+    count == files.len()
+        && files
+            .iter()
+            .all(|(name, bytes)| holds(&generation.join(name), bytes))
+}
+
+/// Syncs a folder's entries to disk (best effort: not every file system syncs folders).
+#[cfg(unix)]
+fn sync_dir(dir: &Path) {
+    if let Ok(d) = fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
+
+/// Where folders cannot be swapped by one rename (no symbolic links for everyone on Windows),
+/// the files are replaced one by one: each is whole, the set is not.
+#[cfg(not(unix))]
+fn publish(
+    dir: &Path,
+    files: &[(&str, &[u8])],
+    observe: &mut dyn FnMut(Step),
+) -> Result<Vec<bool>, WriteError> {
+    if let Ok(meta) = fs::symlink_metadata(dir) {
+        if !meta.is_dir() {
+            return Err(WriteError::NotAnOutput {
+                path: dir.to_path_buf(),
+                what: kind_of(&meta.file_type()),
+                fix: "give the path of a new folder",
+            });
+        }
+    }
+    fs::create_dir_all(dir).map_err(io_at(dir))?;
+    let mut written = Vec::with_capacity(files.len());
+    for (i, (name, bytes)) in files.iter().enumerate() {
+        let path = dir.join(name);
+        written.push(write_if_changed(&path, bytes).map_err(io_at(&path))?);
+        observe(Step::Staged(i));
+    }
+    Ok(written)
+}
+
+/// Creates a new, empty folder `store/.arenaplan-tmp-PID-N` (a counter, so that builds in
 /// threads of one process never share one).
-fn fresh_temp_dir(dir: &Path) -> Result<PathBuf, WriteError> {
+#[cfg(unix)]
+fn fresh_temp_dir(store: &Path) -> Result<PathBuf, WriteError> {
+    use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     loop {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let temp = dir.join(format!("{TEMP_PREFIX}{}-{n}", std::process::id()));
+        let temp = store.join(format!("{TEMP_PREFIX}{}-{n}", std::process::id()));
         match fs::create_dir(&temp) {
             Ok(()) => return Ok(temp),
-            // Left by a killed process that had our id: take the next number.
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
             Err(source) => return Err(WriteError::Io { path: temp, source }),
         }
     }
-}
-
-/// One file to move into place.
-struct Move {
-    /// The new file, in the temporary folder.
-    staged: PathBuf,
-    /// Where it goes.
-    dest: PathBuf,
-    /// The previous file, linked aside, if there was one.
-    backup: Option<PathBuf>,
-}
-
-fn stage_and_commit<N, B>(
-    dir: &Path,
-    temp: &Path,
-    files: &[(N, B)],
-    rename: impl FnMut(&Path, &Path) -> io::Result<()>,
-) -> Result<Vec<bool>, WriteError>
-where
-    N: AsRef<str>,
-    B: AsRef<[u8]>,
-{
-    let (new_dir, old_dir) = (temp.join("new"), temp.join("old"));
-    fs::create_dir(&new_dir).map_err(io_at(&new_dir))?;
-    fs::create_dir(&old_dir).map_err(io_at(&old_dir))?;
-    // Stage: write every changed file; nothing in `dir` is touched yet.
-    let mut written = Vec::with_capacity(files.len());
-    let mut moves = Vec::new();
-    for (name, bytes) in files {
-        let (name, bytes) = (name.as_ref(), bytes.as_ref());
-        let dest = dir.join(name);
-        if let Ok(meta) = fs::metadata(&dest) {
-            if meta.is_dir() {
-                return Err(WriteError::Io {
-                    path: dest,
-                    source: io::Error::new(
-                        io::ErrorKind::IsADirectory,
-                        "a folder is in the way of this output file",
-                    ),
-                });
-            }
-        }
-        if holds(&dest, bytes) {
-            written.push(false);
-            continue;
-        }
-        let staged = new_dir.join(name);
-        write_new(&staged, bytes).map_err(io_at(&staged))?;
-        written.push(true);
-        moves.push(Move {
-            staged,
-            dest,
-            backup: None,
-        });
-    }
-    // Keep the previous files aside, still without touching `dir`.
-    for m in &mut moves {
-        if fs::symlink_metadata(&m.dest).is_ok() {
-            let backup = old_dir.join(m.staged.file_name().expect("a plain file name"));
-            fs::hard_link(&m.dest, &backup)
-                .or_else(|_| fs::copy(&m.dest, &backup).map(|_| ()))
-                .map_err(io_at(&m.dest))?;
-            m.backup = Some(backup);
-        }
-    }
-    commit(&moves, rename)?;
-    Ok(written)
-}
-
-/// Moves every staged file into place; if one move fails, puts back what was moved before it.
-fn commit(
-    moves: &[Move],
-    mut rename: impl FnMut(&Path, &Path) -> io::Result<()>,
-) -> Result<(), WriteError> {
-    for (i, m) in moves.iter().enumerate() {
-        if let Err(source) = rename(&m.staged, &m.dest) {
-            for done in moves[..i].iter().rev() {
-                // Best effort: the error below is what the caller needs to know.
-                let _ = match &done.backup {
-                    Some(backup) => fs::rename(backup, &done.dest),
-                    None => fs::remove_file(&done.dest),
-                };
-            }
-            return Err(WriteError::Io {
-                path: m.dest.clone(),
-                source,
-            });
-        }
-    }
-    Ok(())
 }
 
 /// Whether `path` is a regular file holding exactly `bytes` (never reads anything else: a
@@ -311,12 +534,14 @@ mod tests {
         let d =
             std::env::temp_dir().join(format!("arenaplan-output-{name}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&d);
+        fs::create_dir_all(&d).unwrap();
         d
     }
 
     #[test]
     fn names_that_leave_the_folder_are_refused_before_anything_is_created() {
-        let dir = temp("names");
+        let top = temp("names");
+        let dir = top.join("out");
         for bad in ["", ".", "..", "x/y", "/abs", "a/../b", ".arenaplan-tmp-1-0"] {
             assert!(
                 matches!(
@@ -330,60 +555,53 @@ mod tests {
             write_all_if_changed(&dir, &[("a", "x"), ("a", "y")]),
             Err(WriteError::BadName { .. })
         ));
-        assert!(!dir.exists());
+        assert_eq!(fs::read_dir(&top).unwrap().count(), 0);
+        fs::remove_dir_all(&top).unwrap();
     }
 
+    #[cfg(unix)]
     #[test]
-    fn a_failed_move_puts_back_the_files_moved_before_it() {
-        let dir = temp("rollback");
-        write_all_if_changed(&dir, &[("a", "old a"), ("c", "same")]).unwrap();
-        let temp = fresh_temp_dir(&dir).unwrap();
-        let mut calls = 0;
-        let result = stage_and_commit(
-            &dir,
-            &temp,
-            &[
-                ("a", "new a"),
-                ("b", "new b"),
-                ("c", "same"),
-                ("d", "new d"),
-            ],
-            |from, to| {
-                calls += 1;
-                if calls == 3 {
-                    Err(io::Error::other("disk on fire"))
-                } else {
-                    fs::rename(from, to)
-                }
-            },
+    fn unchanged_files_keep_their_inode_in_a_new_generation() {
+        use std::os::unix::fs::MetadataExt;
+        let top = temp("inode");
+        let dir = top.join("out");
+        write_all_if_changed(&dir, &[("a", "same"), ("b", "old")]).unwrap();
+        let inode = fs::metadata(dir.join("a")).unwrap().ino();
+        assert_eq!(
+            write_all_if_changed(&dir, &[("a", "same"), ("b", "new")]).unwrap(),
+            [false, true]
         );
-        fs::remove_dir_all(&temp).unwrap();
-        let e = result.unwrap_err();
-        assert_eq!(e.path(), dir.join("d"));
-        let mut names: Vec<String> = fs::read_dir(&dir)
+        assert_eq!(fs::metadata(dir.join("a")).unwrap().ino(), inode);
+        assert_eq!(fs::read_to_string(dir.join("b")).unwrap(), "new");
+        // Named with a trailing slash, it is the same output folder.
+        let slash = PathBuf::from(format!("{}/", dir.display()));
+        assert_eq!(
+            write_all_if_changed(&slash, &[("a", "same"), ("b", "new")]).unwrap(),
+            [false, false]
+        );
+        // Only the lock and the current generation remain.
+        let store = top.join(".out.arenaplan");
+        let mut left: Vec<String> = fs::read_dir(&store)
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
-        names.sort();
-        assert_eq!(names, ["a", "c"]);
-        assert_eq!(fs::read_to_string(dir.join("a")).unwrap(), "old a");
-        fs::remove_dir_all(&dir).unwrap();
+        left.sort();
+        assert_eq!(left, ["gen-2", "lock"]);
+        fs::remove_dir_all(&top).unwrap();
     }
 
     #[test]
-    fn a_folder_in_the_way_writes_nothing_and_leaves_no_temporary_folder() {
-        let dir = temp("in-the-way");
-        write_all_if_changed(&dir, &[("a", "old a")]).unwrap();
-        fs::create_dir(dir.join("b")).unwrap();
-        let e = write_all_if_changed(&dir, &[("a", "new a"), ("b", "new b")]).unwrap_err();
-        assert_eq!(e.path(), dir.join("b"));
-        let mut names: Vec<String> = fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .collect();
-        names.sort();
-        assert_eq!(names, ["a", "b"]);
-        assert_eq!(fs::read_to_string(dir.join("a")).unwrap(), "old a");
-        fs::remove_dir_all(&dir).unwrap();
+    fn an_empty_folder_becomes_the_output_and_a_full_one_is_left_alone() {
+        let top = temp("folders");
+        fs::create_dir(top.join("empty")).unwrap();
+        write_all_if_changed(&top.join("empty"), &[("a", "x")]).unwrap();
+        assert_eq!(fs::read_to_string(top.join("empty/a")).unwrap(), "x");
+        fs::create_dir(top.join("full")).unwrap();
+        fs::write(top.join("full/mine"), "keep").unwrap();
+        let e = write_all_if_changed(&top.join("full"), &[("a", "x")]).unwrap_err();
+        assert!(e.is_bad_request(), "{e}");
+        assert_eq!(fs::read_dir(top.join("full")).unwrap().count(), 1);
+        assert!(!top.join(".full.arenaplan").exists());
+        fs::remove_dir_all(&top).unwrap();
     }
 }

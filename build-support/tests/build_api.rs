@@ -402,35 +402,29 @@ fn artifacts_are_written_all_or_none() {
     build(&dir, Symbols::Rust).unwrap();
     assert!(temp_folders(&dir).is_empty() && temp_folders(&root).is_empty());
 
-    // The C side owning the symbols changes the Rust module and the C source; the header
-    // cannot be written (a folder is in its way), so nothing may change.
+    // Someone breaks the published set (a folder where the header was): the next build
+    // publishes a whole new set beside it rather than patching the broken one.
     std::fs::remove_file(dir.join("ethosu_u55_two_calls.h")).unwrap();
     std::fs::create_dir(dir.join("ethosu_u55_two_calls.h")).unwrap();
-    let before = snapshot(&dir);
-    std::thread::sleep(std::time::Duration::from_millis(20));
-    match build(&dir, Symbols::C) {
-        Err(BuildError::Write { path, .. }) => {
-            assert_eq!(path, dir.join("ethosu_u55_two_calls.h"))
-        }
-        other => panic!("expected a write error, got {other:?}"),
-    }
-    assert_eq!(snapshot(&dir), before, "previous artifacts untouched");
-    assert!(temp_folders(&dir).is_empty() && temp_folders(&root).is_empty());
-
-    // With the way clear, the new artifacts are all written.
-    std::fs::remove_dir(dir.join("ethosu_u55_two_calls.h")).unwrap();
     let g = build(&dir, Symbols::C).unwrap();
     assert!(g.header.is_file());
-    assert_ne!(
-        std::fs::read(&g.rust).unwrap(),
-        before
-            .iter()
-            .find(|(n, _)| n == "ethosu_u55_two_calls.rs")
-            .and_then(|(_, f)| f.as_ref())
-            .unwrap()
-            .0
-    );
     assert!(temp_folders(&dir).is_empty() && temp_folders(&root).is_empty());
+
+    // A folder that is not arenaplan's is refused before anything is written, and kept.
+    let foreign = root.join("foreign");
+    std::fs::create_dir_all(&foreign).unwrap();
+    std::fs::write(foreign.join("notes.txt"), "mine").unwrap();
+    let before = snapshot(&foreign);
+    match build(&foreign, Symbols::C) {
+        Err(BuildError::OutputName(e)) => assert_eq!(e.path(), foreign),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    assert_eq!(
+        snapshot(&foreign),
+        before,
+        "someone else's folder untouched"
+    );
+    assert!(!root.join(".foreign.arenaplan").exists());
 }
 
 #[test]

@@ -19,7 +19,8 @@ pub(crate) struct Args {
     /// Pool alignment in bytes (sizes in the public instances are exact, hence 1).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     alignment: u64,
-    /// Write the plan here instead of standard output (written whole or not at all).
+    /// Write the plan here instead of standard output (`-`): written whole or not at all, and
+    /// only over a regular file (a link, FIFO or device is refused and left untouched).
     #[arg(long, short)]
     output: Option<PathBuf>,
     /// Search budget in steps (deterministic: the same budget gives the same plan anywhere).
@@ -61,10 +62,15 @@ pub(crate) fn run(args: &Args) -> Result<(), Failure> {
     table
         .write_with_offsets(&plan.offsets, &mut bytes)
         .map_err(|e| Failure::new(Status::Internal, format!("formatting the plan: {e}")))?;
-    match &args.output {
-        Some(path) => write_if_changed(path, &bytes)
-            .map(|_| ())
-            .map_err(|e| Failure::io(format!("writing {}: {e}", path.display())))?,
+    match args.output.as_deref().filter(|p| p.as_os_str() != "-") {
+        Some(path) => write_if_changed(path, &bytes).map(|_| ()).map_err(|e| {
+            let status = if e.kind() == io::ErrorKind::InvalidInput {
+                Status::BadInput
+            } else {
+                Status::Io
+            };
+            Failure::new(status, format!("writing {}: {e}", path.display()))
+        })?,
         None => {
             let mut out = io::stdout().lock();
             out.write_all(&bytes)

@@ -195,10 +195,14 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Failure> {
             files.push((format!("{k}-{}-{i}.npy", method.name), file));
         }
     }
-    std::fs::create_dir_all(&args.out)
-        .map_err(|e| Failure::io(format!("{}: cannot create: {e}", args.out.display())))?;
-    arenaplan_build::output::write_all_if_changed(&args.out, &files)
-        .map_err(|e| Failure::io(format!("{}: {e}", args.out.display())))?;
+    arenaplan_build::output::write_all_if_changed(&args.out, &files).map_err(|e| {
+        let status = if e.is_bad_request() {
+            Status::BadInput
+        } else {
+            Status::Io
+        };
+        Failure::new(status, e)
+    })?;
     for (name, _) in &files {
         eprintln!("wrote {}", args.out.join(name).display());
     }

@@ -217,9 +217,12 @@ fn entries(dir: &std::path::Path) -> Vec<String> {
     names
 }
 
-/// No temporary folder of the output writer left in `dir` or beside it.
+/// No temporary folder of the output writer left in `dir`, beside it, or among its
+/// generations.
 fn assert_no_temp_folder(dir: &std::path::Path) {
-    for d in [dir, dir.parent().unwrap()] {
+    let name = dir.file_name().unwrap().to_string_lossy();
+    let store = dir.with_file_name(format!(".{name}.arenaplan"));
+    for d in [dir, dir.parent().unwrap(), &store] {
         let left: Vec<String> = entries(d)
             .into_iter()
             .filter(|n| n.starts_with(".arenaplan-tmp"))
@@ -532,7 +535,8 @@ fn an_output_that_cannot_be_written_is_an_io_failure() {
     let dir = temp_dir("out-file");
     let file = dir.join("not-a-folder");
     std::fs::write(&file, "precious").unwrap();
-    for out in [file.clone(), file.join("below")] {
+    // A file where the folder goes is bad input (2); below a file, the file system refuses (3).
+    for (out, code) in [(file.clone(), 2), (file.join("below"), 3)] {
         let result = arenaplan(&[
             "plan",
             "--target",
@@ -542,7 +546,7 @@ fn an_output_that_cannot_be_written_is_an_io_failure() {
             "--out",
             out.to_str().unwrap(),
         ]);
-        assert_eq!(result.status.code(), Some(3), "{}", stderr(&result));
+        assert_eq!(result.status.code(), Some(code), "{}", stderr(&result));
         assert!(
             stderr(&result).contains("not-a-folder"),
             "{}",
@@ -583,21 +587,24 @@ fn a_failed_write_leaves_the_previous_outputs_as_they_were() {
         .collect();
     assert_eq!(before.len(), 3, "json, report, svg");
 
-    // A changed model (so every file changes) whose C header cannot be written: a folder
-    // is where it goes.
+    // A changed model (so every file changes) whose set cannot be published: a file is
+    // where the folder of its generations goes.
     let changed = model_variant(&dir, "changed.toml", "size = 8192", "size = 4096");
-    std::fs::create_dir(out.join("two_npu_calls.h")).unwrap();
+    let store = dir.join(".out.arenaplan");
+    let moved = dir.join("store-aside");
+    std::fs::rename(&store, &moved).unwrap();
+    std::fs::write(&store, "in the way").unwrap();
     std::thread::sleep(std::time::Duration::from_millis(20));
     let failed = plan(&changed, "all");
     assert_eq!(failed.status.code(), Some(3), "{}", stderr(&failed));
     assert!(
-        stderr(&failed).contains("two_npu_calls.h"),
+        stderr(&failed).contains(".out.arenaplan"),
         "{}",
         stderr(&failed)
     );
-    let mut expected: Vec<String> = before.iter().map(|f| f.0.clone()).collect();
-    expected.push("two_npu_calls.h".into());
-    expected.sort();
+    std::fs::remove_file(&store).unwrap();
+    std::fs::rename(&moved, &store).unwrap();
+    let expected: Vec<String> = before.iter().map(|f| f.0.clone()).collect();
     assert_eq!(entries(&out), expected, "no new file, no temporary folder");
     for (name, bytes, modified) in &before {
         let path = out.join(name);
@@ -611,7 +618,6 @@ fn a_failed_write_leaves_the_previous_outputs_as_they_were() {
     assert_no_temp_folder(&out);
 
     // Once the way is clear, everything is written.
-    std::fs::remove_dir(out.join("two_npu_calls.h")).unwrap();
     let done = plan(&changed, "all");
     assert!(done.status.success(), "{}", stderr(&done));
     assert_ne!(
@@ -621,7 +627,6 @@ fn a_failed_write_leaves_the_previous_outputs_as_they_were() {
     assert!(out.join("two_npu_calls.h").is_file());
     assert_no_temp_folder(&out);
 }
-
 #[test]
 fn names_reach_the_terminal_without_control_characters() {
     let dir = temp_dir("terminal");

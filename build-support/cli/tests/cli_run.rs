@@ -106,6 +106,12 @@ fn an_output_folder_that_cannot_be_written_exits_3() {
     let file = dir.join("a-file");
     std::fs::write(&file, b"").unwrap();
     let program = fixture("state_counter_copy", "program.pte");
-    let result = run(&program, "corstone-300", &["forward".to_owned()], &file);
+    // Below a file: the file system refuses.
+    let below = file.join("out");
+    let result = run(&program, "corstone-300", &["forward".to_owned()], &below);
     assert_eq!(result.status.code(), Some(3), "{}", stderr(&result));
+    // A file where the folder goes: not an output folder, bad input, left as it was.
+    let result = run(&program, "corstone-300", &["forward".to_owned()], &file);
+    assert_eq!(result.status.code(), Some(2), "{}", stderr(&result));
+    assert_eq!(std::fs::read(&file).unwrap(), b"");
 }

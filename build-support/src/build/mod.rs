@@ -60,7 +60,9 @@ pub enum BuildError {
     /// The plan cannot be written as the requested artifacts.
     #[error(transparent)]
     Emit(#[from] EmitError),
-    /// An output's file name is not one plain, unique file name (from `.name(...)`).
+    /// An output's file name is not one plain, unique file name (from `.name(...)`), or the
+    /// output folder is not one arenaplan may replace (a symbolic link, a device, someone
+    /// else's folder: from `.out_dir(...)`), which was left untouched.
     #[error(transparent)]
     OutputName(WriteError),
     /// An output could not be written (then none was: the previous outputs are as they were).
@@ -346,13 +348,24 @@ impl Build {
         let rendered = self.render(&mut cargo)?;
         let out_dir = match &self.out_dir {
             Some(d) => d.clone(),
-            None => std::env::var_os("OUT_DIR")
-                .map(|d| PathBuf::from(d).join("arenaplan"))
-                .ok_or_else(|| BuildError::Missing("no output directory: OUT_DIR is not set (run from build.rs) and .out_dir(...) was not called".into()))?,
+            None => {
+                let dir = std::env::var_os("OUT_DIR")
+                    .map(|d| PathBuf::from(d).join("arenaplan"))
+                    .ok_or_else(|| BuildError::Missing("no output directory: OUT_DIR is not set (run from build.rs) and .out_dir(...) was not called".into()))?;
+                // Cargo's OUT_DIR is the build's own: a plain folder there was written file
+                // by file by an earlier arenaplan, and is replaced by a published set.
+                if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+                    std::fs::remove_dir_all(&dir).map_err(|source| BuildError::Write {
+                        path: dir.clone(),
+                        source,
+                    })?;
+                }
+                dir
+            }
         };
         // All artifacts or none: a failure leaves the previous ones as they were.
         write_all_if_changed(&out_dir, &rendered.files).map_err(|e| match e {
-            WriteError::BadName { .. } => BuildError::OutputName(e),
+            e if e.is_bad_request() => BuildError::OutputName(e),
             _ => BuildError::Write {
                 path: e.path(),
                 source: e.into_io(),

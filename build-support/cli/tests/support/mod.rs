@@ -1,4 +1,5 @@
 //! What the `arenaplan run` tests share: the command, the exported fixtures, `.npy` files.
+#![allow(dead_code)] // each test file uses some of these
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -28,6 +28,10 @@ pub fn ident(name: &str) -> String {
     arenaplan_syntax::names::c_ident(name)
 }
 
+/// The longest [`base_name`]: with the longest pool name (64 bytes) it still gives file names
+/// within the 255 bytes file systems allow.
+pub const MAX_BASE_NAME_BYTES: usize = 128;
+
 /// The base name of a model's generated files and the prefix of its C symbols: `name` as an
 /// [`ident`], refused when the files would stand in for others — a C standard header
 /// (`stdint.h` on the include path would shadow the system's) or another model's tables (`m`
@@ -75,6 +79,12 @@ pub fn base_name(name: &str) -> Result<String, String> {
     if C_HEADERS.contains(&base.as_str()) {
         return Err(format!(
             "the output name `{base}` would make `{base}.h`, which shadows the C standard header <{base}.h>; give another name"
+        ));
+    }
+    if base.len() > MAX_BASE_NAME_BYTES {
+        return Err(format!(
+            "the output name is {} bytes long; the generated files are named after it (`NAME.<pool>.ld` must fit a file system's 255-byte file names), so it may be at most {MAX_BASE_NAME_BYTES} bytes: give a shorter name",
+            base.len()
         ));
     }
     if base.ends_with("_program") {

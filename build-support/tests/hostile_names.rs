@@ -150,9 +150,12 @@ fn without_comments(text: &str) -> String {
     out
 }
 
-/// What the pipeline says when it refuses the TOML model `text` for `target`.
+/// What the importer or the pipeline says when it refuses the TOML model `text` for `target`.
 fn refusal(text: &str, target: &str) -> String {
-    let program = parse_toml_model(&SourceText::new("m.toml", text), None).unwrap();
+    let program = match parse_toml_model(&SourceText::new("m.toml", text), None) {
+        Ok(program) => program,
+        Err(e) => return e.to_string(),
+    };
     let catalogue = Catalogue::builtin();
     common::planned(catalogue.target(target).unwrap(), program)
         .expect_err("the model is refused")

@@ -39,10 +39,15 @@ fn a_cycle_or_missing_producer() {
     );
     let e = error(&text);
     assert!(
-        e.starts_with("m.toml:19:16: tensor `t` is read before any instruction writes it"),
+        e.starts_with(
+            "m.toml:19:16: instruction 0 reads `t` (value 2) before any instruction writes it"
+        ),
         "{e}"
     );
-    assert!(e.contains("a read of one's own output is a cycle"), "{e}");
+    assert!(
+        e.contains("a call reading its own output is a cycle"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -64,7 +69,7 @@ fn unknown_delegate_kind_and_dtype() {
 fn outputs_must_be_written_and_constants_not() {
     let e = error(HEAD);
     assert!(
-        e.starts_with("m.toml:3:12: program output `y` is never written"),
+        e.starts_with("m.toml:3:12: output `y` (value 1) is never written"),
         "{e}"
     );
     let text = HEAD.replacen(
@@ -74,7 +79,7 @@ fn outputs_must_be_written_and_constants_not() {
     );
     let e = error(&format!("{text}[[instruction]]\nkind = \"kernel\"\nop = \"copy\"\ninputs = [\"x\"]\noutputs = [\"y\"]\n"));
     assert!(
-        e.contains("tensor `y` is constant and cannot be written"),
+        e.contains("instruction 0 writes `y` (value 1), which is constant"),
         "{e}"
     );
 }

@@ -49,6 +49,9 @@ pub enum ImportError {
     /// A delegate's blob is not what its backend expects.
     #[error(transparent)]
     Blob(#[from] BlobError),
+    /// The program breaks a rule every model must keep, whatever its format.
+    #[error(transparent)]
+    Model(#[from] crate::model::ModelError),
     /// The model file was not read: not a regular file, too large, or unreadable.
     #[error(transparent)]
     File(#[from] InputFileError),

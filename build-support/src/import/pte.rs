@@ -242,7 +242,14 @@ fn segment_range(
     }
 }
 
+/// Reads the program and applies the semantic check every importer ends with.
 fn read_shared(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> {
+    let program = read_unchecked(file, name)?;
+    crate::model::check(&program)?;
+    Ok(program)
+}
+
+fn read_unchecked(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> {
     let data: &[u8] = file;
     let header = extended_header(data)?;
     let program_table = root(data, Some(b"ET12"))?;
@@ -493,7 +500,7 @@ fn read_plan(
                     format!("{name}.{overload}")
                 };
                 let args = list(args_table.vector_or_empty(1)?, &format!("instruction {n}"))?;
-                let (inputs, outputs) = split_out_args(args, &lists);
+                let (inputs, outputs) = kernel_args(&op, args, &lists);
                 if let Some(&v) = outputs.iter().find(|v| list_items.contains_key(v)) {
                     return Err(ImportError::Unsupported(format!(
                         "instruction {n} (`{op}`) writes tensor list value {v} other than as its `out` list: not an operator arenaplan can run"
@@ -521,7 +528,7 @@ fn read_plan(
                     // the scratch pass plans them again.
                     Some((i, o))
                         if args.len() > i + o
-                            && args[i + o..].iter().all(|&v| is_byte_buffer(&program.values[v])) =>
+                            && args[i + o..].iter().all(|&v| program.values[v].is_byte_buffer()) =>
                     {
                         carried.extend_from_slice(&args[i + o..]);
                         (args[..i].to_vec(), args[i..i + o].to_vec())
@@ -689,12 +696,6 @@ fn fully_qualified_name(e: &Table<'_>) -> Result<Option<String>, ImportError> {
 }
 
 /// A 1-D tensor of bytes: the shape of delegate scratch in an ExecuTorch program.
-fn is_byte_buffer(value: &Value) -> bool {
-    value.shape.len() == 1
-        && matches!(value.dtype, DType::UInt8 | DType::Int8 | DType::Bytes)
-        && value.kind == ValueKind::Planned
-}
-
 /// Takes the scratch values a program carried out of it (each used by its call only), so the
 /// program is the one without them and the plan the same.
 fn drop_carried_scratch(
@@ -817,6 +818,24 @@ fn structure(
         i += 1;
     }
     Ok(out)
+}
+
+/// A kernel call's arguments as inputs and outputs. An in-place operator (`relu_(self) ->
+/// self`) returns its `self`: every argument but the returned one is read, even when they
+/// repeat (`[v, v]` is one read of `v` and one write). Any other: [`split_out_args`].
+fn kernel_args(
+    op: &str,
+    args: Vec<usize>,
+    lists: &BTreeMap<usize, Vec<i64>>,
+) -> (Vec<usize>, Vec<usize>) {
+    match (args.first(), args.split_last()) {
+        (Some(&first), Some((&last, rest)))
+            if super::is_in_place_operator(op) && first == last && !rest.is_empty() =>
+        {
+            (rest.to_vec(), vec![last])
+        }
+        _ => split_out_args(args, lists),
+    }
 }
 
 /// A kernel call's one argument list as inputs and outputs, by ExecuTorch's emitter: the
@@ -1159,7 +1178,7 @@ fn delegate(
 
 #[cfg(test)]
 mod tests {
-    use super::{resolve_int_lists, split_out_args, structure, Raw};
+    use super::{kernel_args, resolve_int_lists, split_out_args, structure, Raw};
     use crate::model::{
         Branch, ConstantData, DType, EValue, Instruction, KernelCall, Program, Value, ValueKind,
     };
@@ -1179,6 +1198,23 @@ mod tests {
 
     fn kernel(op: &str) -> Instruction {
         Instruction::Kernel(KernelCall::new(op, vec![], vec![]))
+    }
+
+    /// `relu_(v) -> v` is emitted `[v, v]`: one read and one write of `v`, not a write alone
+    /// (which would lose the input). The model check then gives it the TOML verdict.
+    #[test]
+    fn a_pte_in_place_kernel_keeps_its_input() {
+        let lists = BTreeMap::new();
+        assert_eq!(kernel_args("aten::relu_", vec![1, 1], &lists), (vec![1], vec![1]));
+        assert_eq!(
+            kernel_args("aten::add_.Tensor", vec![1, 2, 3, 1], &lists),
+            (vec![1, 2, 3], vec![1])
+        );
+        // An out-variant op returning its out tensor keeps the repeated tail once.
+        assert_eq!(
+            kernel_args("aten::add.out", vec![1, 2, 3, 4, 4], &lists),
+            (vec![1, 2, 3], vec![4])
+        );
     }
 
     #[test]

@@ -25,7 +25,14 @@ pub fn read_tflite(data: &[u8], name: &str) -> Result<Program, ImportError> {
     read_shared(&Arc::new(data.to_vec()), name)
 }
 
+/// Reads the model and applies the semantic check every importer ends with.
 fn read_shared(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> {
+    let program = read_unchecked(file, name)?;
+    crate::model::check(&program)?;
+    Ok(program)
+}
+
+fn read_unchecked(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> {
     let data: &[u8] = file;
     let model = root(data, Some(b"TFL3"))?;
     let buffers = model.vector_or_empty(4)?;

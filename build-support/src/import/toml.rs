@@ -192,35 +192,19 @@ impl Builder<'_> {
         }
     }
 
-    fn build(mut self, raw: RawModel) -> Result<Program, Diagnostic> {
-        for t in raw.tensors {
+    fn build(mut self, mut raw: RawModel) -> Result<Program, Diagnostic> {
+        for t in std::mem::take(&mut raw.tensors) {
             self.tensor(t)?;
         }
-        for d in raw.delegates {
+        for d in std::mem::take(&mut raw.delegates) {
             self.delegate(d)?;
         }
         self.program.inputs = self.refs(&raw.inputs)?;
         self.program.outputs = self.refs(&raw.outputs)?;
         self.program.body = self.instructions(&raw.instructions, 0)?;
-        let mut written: Vec<bool> = self
-            .program
-            .values
-            .iter()
-            .map(|v| v.kind == ValueKind::Constant)
-            .collect();
-        for &i in &self.program.inputs {
-            written[i] = true;
-        }
-        check_dataflow(&self, &raw.instructions, &mut written)?;
-        for (name, &id) in raw.outputs.iter().zip(&self.program.outputs) {
-            if !written[id] {
-                return Err(self
-                    .error(
-                        name.span(),
-                        format!("program output `{}` is never written", name.get_ref()),
-                    )
-                    .with_help("add the instruction that produces it, or list it under `inputs`"));
-            }
+        // The one semantic check every importer ends with, pointed at the line it concerns.
+        if let Err(e) = crate::model::check(&self.program) {
+            return Err(self.locate(&raw, &e));
         }
         Ok(self.program)
     }
@@ -369,6 +353,35 @@ impl Builder<'_> {
             .map_err(|e| self.error(path.span(), format!("blob: {e}")))
     }
 
+    /// `e` as a diagnostic at the line it concerns: the reference to the value in the
+    /// instruction it names, else the instruction, else the output list's entry.
+    fn locate(&self, raw: &RawModel, e: &crate::model::ModelError) -> Diagnostic {
+        use crate::model::ModelError as E;
+        let value_name = match e {
+            E::ReadBeforeWrite { name, .. }
+            | E::WritesConstant { name, .. }
+            | E::InPlace { name, .. }
+            | E::OutputNeverWritten { name, .. } => Some(name.as_str()),
+            _ => None,
+        };
+        fn named<'a>(
+            mut names: impl Iterator<Item = &'a Spanned<String>>,
+            value_name: Option<&str>,
+        ) -> Option<std::ops::Range<usize>> {
+            names
+                .find(|n| Some(n.get_ref().as_str()) == value_name)
+                .map(|n| n.span())
+        }
+        let span = match e.instruction() {
+            Some(flat) => raw_at(&raw.instructions, &mut { flat }).map(|r| {
+                let refs = r.inputs.iter().chain(&r.predicate).chain(&r.outputs);
+                named(refs, value_name).unwrap_or_else(|| r.kind.span())
+            }),
+            None => named(raw.outputs.iter(), value_name),
+        };
+        self.error(span.unwrap_or(0..0), e.to_string())
+    }
+
     fn reference(&self, name: &Spanned<String>) -> Result<ValueId, Diagnostic> {
         self.names.get(name.get_ref()).copied().ok_or_else(|| {
             let mut d = self.error(name.span(), format!("no tensor named `{}`", name.get_ref()));
@@ -483,50 +496,19 @@ impl Builder<'_> {
     }
 }
 
-/// Every value must be written before it is read (a read of a value nothing wrote earlier is a
-/// cycle or a missing producer), and constants are never written. A value written in any arm
-/// of a branch counts as written after it.
-fn check_dataflow(
-    b: &Builder<'_>,
-    raw: &[RawInstruction],
-    written: &mut Vec<bool>,
-) -> Result<(), Diagnostic> {
+/// The raw instruction with flat index `flat` (a branch before its arms' instructions, as
+/// [`Program::flat_instructions`] counts).
+fn raw_at<'a>(raw: &'a [RawInstruction], flat: &mut usize) -> Option<&'a RawInstruction> {
     for r in raw {
-        for name in r.inputs.iter().chain(r.predicate.iter()) {
-            let id = b.reference(name)?;
-            if !written[id] {
-                return Err(b
-                    .error(name.span(), format!("tensor `{}` is read before any instruction writes it", name.get_ref()))
-                    .with_help("reorder the instructions, add its producer, or list it under the program's `inputs` (a read of one's own output is a cycle)"));
-            }
+        if *flat == 0 {
+            return Some(r);
         }
-        for name in &r.outputs {
-            let id = b.reference(name)?;
-            if b.program.values[id].kind == ValueKind::Constant {
-                return Err(b.error(
-                    name.span(),
-                    format!(
-                        "tensor `{}` is constant and cannot be written",
-                        name.get_ref()
-                    ),
-                ));
+        *flat -= 1;
+        for arm in r.arms.iter().flatten() {
+            if let Some(found) = raw_at(arm, flat) {
+                return Some(found);
             }
-        }
-        if let Some(arms) = &r.arms {
-            let before = written.clone();
-            let mut after = written.clone();
-            for arm in arms {
-                let mut in_arm = before.clone();
-                check_dataflow(b, arm, &mut in_arm)?;
-                for (a, w) in after.iter_mut().zip(in_arm) {
-                    *a |= w;
-                }
-            }
-            *written = after;
-        }
-        for name in &r.outputs {
-            written[b.reference(name)?] = true;
         }
     }
-    Ok(())
+    None
 }

@@ -438,6 +438,15 @@ impl Value {
     pub fn is_planned(&self) -> bool {
         matches!(self.kind, ValueKind::Planned | ValueKind::Scratch { .. }) && self.bytes > 0
     }
+
+    /// Whether it is a planned byte buffer (one dimension of 8-bit or byte elements): the
+    /// shape ExecuTorch gives scratch memory passed as an argument (a delegate's trailing
+    /// scratch, a Cortex-M kernel's `scratch_buffer`).
+    pub fn is_byte_buffer(&self) -> bool {
+        self.shape.len() == 1
+            && matches!(self.dtype, DType::UInt8 | DType::Int8 | DType::Bytes)
+            && self.kind == ValueKind::Planned
+    }
 }
 
 /// One step of the program.

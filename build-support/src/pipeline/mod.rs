@@ -50,7 +50,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::model::{Instruction, Program, ValueKind};
+use crate::model::{Program, ValueKind};
 use arenaplan_planner::Planner;
 use crate::targets::Target;
 
@@ -213,17 +213,11 @@ pub enum PipelineError {
     /// A call's argument table cannot be built.
     #[error(transparent)]
     Arguments(#[from] MissingScratch),
-    /// A call writes a value it also reads or writes elsewhere in its arguments: the runtime
-    /// refuses such a call (an NPU streams, writing before it has read everything).
-    #[error("instruction {call}: value {value} (`{name}`) is written by the call and also passed to it again; give the output its own tensor")]
-    InPlace {
-        /// Flat instruction index.
-        call: usize,
-        /// The value.
-        value: usize,
-        /// Its name.
-        name: String,
-    },
+    /// The program breaks a rule of every model ([`crate::model::check`]): a read before any
+    /// write, a written constant, a value written and passed again, an output never written,
+    /// a name too long.
+    #[error(transparent)]
+    Model(#[from] crate::model::ModelError),
     /// A branch the runtime cannot run.
     #[error(transparent)]
     Branch(#[from] BranchError),
@@ -286,7 +280,7 @@ impl<'t> Pipeline<'t> {
     /// Runs every step on `program` and returns the program as planned (scratch inserted)
     /// with its plan.
     pub fn run(&self, mut program: Program) -> Result<(Program, ModelPlan), PipelineError> {
-        refuse_in_place(&program)?;
+        crate::model::check(&program)?;
         let bound = bind_scratch(&program, self.target, &self.external, &self.kernels)
             .map_err(PipelineError::Scratch)?;
         insert_scratch(&mut program, &bound);
@@ -348,28 +342,6 @@ impl<'t> Pipeline<'t> {
     pub fn plan(&self, program: Program) -> Result<ModelPlan, PipelineError> {
         self.run(program).map(|(_, plan)| plan)
     }
-}
-
-/// Refuses a call that passes a value it writes (an output) a second time: as an input or as
-/// another output. Inputs may repeat (x + x reads x twice).
-fn refuse_in_place(program: &Program) -> Result<(), PipelineError> {
-    for (index, instruction) in program.flat_instructions() {
-        let (inputs, outputs) = match instruction {
-            Instruction::Kernel(k) => (&k.inputs, &k.outputs),
-            Instruction::Delegate(d) => (&d.inputs, &d.outputs),
-            Instruction::Branch(_) => continue,
-        };
-        for (i, &v) in outputs.iter().enumerate() {
-            if inputs.contains(&v) || outputs[..i].contains(&v) {
-                return Err(PipelineError::InPlace {
-                    call: index,
-                    value: v,
-                    name: crate::names::comment(&program.values[v].name),
-                });
-            }
-        }
-    }
-    Ok(())
 }
 
 fn call_plans(arguments: &[CallArgs]) -> Vec<CallPlan> {

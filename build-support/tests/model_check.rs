@@ -1,0 +1,144 @@
+//! One semantic check for every importer: the same program gets the same verdict whether it
+//! came as TOML or as the IR a `.pte` or `.tflite` importer builds, and every name a file
+//! controls is bounded before any code is generated.
+
+use arenaplan_build::diagnostic::SourceText;
+use arenaplan_build::import::parse_toml_model;
+use arenaplan_build::model::{
+    check, DType, Instruction, KernelCall, ModelError, Program, Value, MAX_NAME_BYTES,
+};
+use arenaplan_build::names::{base_name, MAX_BASE_NAME_BYTES};
+
+fn toml(body: &str) -> Result<Program, String> {
+    let text = format!(
+        "name = \"m\"\ninputs = [\"x\"]\noutputs = [\"y\"]\n\
+         [[tensor]]\nname = \"x\"\ndtype = \"int8\"\nshape = [4]\n\
+         [[tensor]]\nname = \"y\"\ndtype = \"int8\"\nshape = [4]\n{body}"
+    );
+    parse_toml_model(&SourceText::new("m.toml", &text), None).map_err(|d| d.to_string())
+}
+
+fn kernel(op: &str, inputs: &str, outputs: &str) -> String {
+    format!("[[instruction]]\nkind = \"kernel\"\nop = \"{op}\"\ninputs = [{inputs}]\noutputs = [{outputs}]\n")
+}
+
+/// The program an importer of a binary format builds: x in, y out, `body` between.
+fn ir(body: Vec<(&str, Vec<usize>, Vec<usize>)>) -> Program {
+    let mut p = Program::new("m");
+    let x = p.add_value(Value::planned("x", DType::Int8, vec![4]));
+    let y = p.add_value(Value::planned("y", DType::Int8, vec![4]));
+    p.inputs = vec![x];
+    p.outputs = vec![y];
+    for (op, inputs, outputs) in body {
+        p.body
+            .push(Instruction::Kernel(KernelCall::new(op, inputs, outputs)));
+    }
+    p
+}
+
+#[test]
+fn a_pte_in_place_kernel_gets_the_toml_verdict() {
+    // relu into y, then relu_ on y: y read and written by one call.
+    let e = toml(&format!(
+        "{}{}",
+        kernel("relu", "\"x\"", "\"y\""),
+        kernel("aten::relu_", "\"y\"", "\"y\"")
+    ))
+    .unwrap_err();
+    assert!(
+        e.contains(
+            "instruction 1: value 1 (`y`) is written by the call and also passed to it again"
+        ),
+        "{e}"
+    );
+    let program = ir(vec![
+        ("relu", vec![0], vec![1]),
+        ("aten::relu_", vec![1], vec![1]),
+    ]);
+    assert!(matches!(
+        check(&program),
+        Err(ModelError::InPlace {
+            instruction: 1,
+            value: 1,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn a_read_before_any_write_is_refused_in_every_format() {
+    let e = toml(&format!(
+        "{}{}",
+        kernel("copy", "\"y\"", "\"x\""),
+        kernel("relu", "\"x\"", "\"y\"")
+    ))
+    .unwrap_err();
+    assert!(e.starts_with("m.toml:"), "located: {e}");
+    assert!(
+        e.contains("instruction 0 reads `y` (value 1) before any instruction writes it"),
+        "{e}"
+    );
+    let program = ir(vec![("copy", vec![1], vec![0]), ("relu", vec![0], vec![1])]);
+    assert!(matches!(
+        check(&program),
+        Err(ModelError::ReadBeforeWrite {
+            instruction: 0,
+            value: 1,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn a_workspace_nothing_writes_may_be_read() {
+    // ExecuTorch's Cortex-M kernels take their scratch as a uint8 argument nothing writes.
+    let mut program = ir(vec![("cortex_m::avg_pool.out", vec![0, 2], vec![1])]);
+    program.add_value(Value::planned("scratch", DType::UInt8, vec![256]));
+    assert_eq!(check(&program), Ok(()));
+    // An int8 activation is not a workspace: reading it unwritten is refused.
+    program.values[2].dtype = DType::Int8;
+    assert!(matches!(
+        check(&program),
+        Err(ModelError::ReadBeforeWrite { value: 2, .. })
+    ));
+}
+
+#[test]
+fn a_name_over_the_limit_is_refused_at_import() {
+    let long = "n".repeat(MAX_NAME_BYTES + 1);
+    let e = toml(&kernel(&long, "\"x\"", "\"y\"")).unwrap_err();
+    assert!(
+        e.contains("instruction 0's operator is 1025 bytes long; names may be at most 1024 bytes"),
+        "{e}"
+    );
+    let mut program = ir(vec![("relu", vec![0], vec![1])]);
+    program.values[0].name = long.clone();
+    assert!(matches!(
+        check(&program),
+        Err(ModelError::NameTooLong { .. })
+    ));
+    // Exactly the limit is fine.
+    program.values[0].name.pop();
+    assert_eq!(check(&program), Ok(()));
+}
+
+#[test]
+fn an_eight_megabyte_name_is_refused_without_generating_code() {
+    let huge = "n".repeat(8 << 20);
+    let text = format!("name = \"{huge}\"\n");
+    let e = parse_toml_model(&SourceText::new("m.toml", &text), None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("the program's name is 8388608 bytes long"),
+        "{}",
+        &e[..200.min(e.len())]
+    );
+}
+
+#[test]
+fn a_program_name_too_long_for_a_file_name_is_bad_input() {
+    assert!(base_name(&"m".repeat(MAX_BASE_NAME_BYTES)).is_ok());
+    let e = base_name(&"m".repeat(MAX_BASE_NAME_BYTES + 1)).unwrap_err();
+    assert!(e.contains("give a shorter name"), "{e}");
+}

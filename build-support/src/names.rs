@@ -9,7 +9,9 @@
 //!   `quote!` tokens, escaped by construction);
 //! - inside a **comment**: [`comment`] (safe in `/* */` and `//` comments of C, Rust and linker
 //!   scripts);
-//! - inside **XML** (the SVG): [`xml`].
+//! - inside **XML** (the SVG): [`xml`];
+//! - in **text for a terminal or a report** (messages, `inspect`, `NAME.report.txt`, cargo's
+//!   build output): [`display`], applied where the text leaves arenaplan.
 //!
 //! Emitters never write a model's or target's string any other way; `tests/hostile_names.rs`
 //! puts hostile names in every field and checks the generated files.
@@ -180,9 +182,59 @@ pub fn xml(s: &str) -> String {
     out
 }
 
+/// `text` safe to show on a terminal or in a report: line breaks and tabs stay; every other
+/// control character (ESC sequences, carriage returns, NUL) and every invisible formatting
+/// character that can reorder or hide text (bidi overrides and isolates such as U+202E,
+/// zero-width characters, line separators) is shown escaped as `\u{…}`, so a model's names
+/// can neither drive the terminal nor make a line read differently from what it holds.
+///
+/// ```
+/// use arenaplan_build::names::display;
+/// assert_eq!(display("conv\u{1b}[2J"), "conv\\u{1b}[2J");
+/// assert_eq!(display("abc\u{202e}fed"), "abc\\u{202e}fed");
+/// assert_eq!(display("line 1\nline 2 \"é\""), "line 1\nline 2 \"é\"");
+/// ```
+pub fn display(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c != '\n' && c != '\t' && (c.is_control() || is_invisible_format(c)) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Unicode format characters that change how text around them is shown while showing nothing
+/// themselves: bidi marks, embeddings, overrides and isolates; zero-width spaces and joiners;
+/// line and paragraph separators; the byte-order mark; interlinear annotation marks.
+fn is_invisible_format(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061c}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{2069}'
+            | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}'
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn display_escapes_what_a_terminal_would_act_on() {
+        for c in ['\u{1b}', '\r', '\0', '\u{7f}', '\u{85}', '\u{202e}', '\u{2066}', '\u{200b}', '\u{feff}'] {
+            let shown = display(&format!("a{c}b"));
+            assert!(!shown.contains(c), "{c:?}: {shown}");
+            assert!(shown.starts_with("a\\u{"), "{shown}");
+        }
+        assert_eq!(display("tab\there\nnext"), "tab\there\nnext");
+        assert_eq!(display("中文 ünïcode"), "中文 ünïcode");
+    }
 
     #[test]
     fn identifiers_avoid_keywords_and_digits() {

@@ -91,18 +91,10 @@ impl Failure {
     }
 }
 
-/// `text` safe for a terminal: control characters other than line breaks and tabs (escape
-/// sequences, carriage returns) from a model's names become `?`.
+/// `text` safe for a terminal: the library's one rule for text that leaves arenaplan
+/// ([`arenaplan_build::names::display`]: control, bidi and invisible characters escaped).
 pub(crate) fn printable(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() && c != '\n' && c != '\t' {
-                '?'
-            } else {
-                c
-            }
-        })
-        .collect()
+    arenaplan_build::names::display(text)
 }
 
 fn main() -> ExitCode {

@@ -116,7 +116,7 @@ pub(crate) fn plan(args: &PlanArgs) -> Result<(), Failure> {
         );
     }
     for file in &generated.files {
-        eprintln!("wrote {}", file.display());
+        eprintln!("wrote {}", crate::printable(&file.display().to_string()));
     }
     Ok(())
 }

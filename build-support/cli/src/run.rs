@@ -204,7 +204,8 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Failure> {
         Failure::new(status, e)
     })?;
     for (name, _) in &files {
-        eprintln!("wrote {}", args.out.join(name).display());
+        let path = args.out.join(name);
+        eprintln!("wrote {}", crate::printable(&path.display().to_string()));
     }
     Ok(())
 }

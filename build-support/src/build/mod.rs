@@ -331,7 +331,7 @@ impl Build {
         match self.try_compile() {
             Ok(g) => g,
             Err(e) => {
-                for line in e.to_string().lines() {
+                for line in crate::names::display(&e.to_string()).lines() {
                     println!("cargo::error=arenaplan: {line}");
                 }
                 std::process::exit(1);

@@ -120,28 +120,27 @@ pub fn check(program: &Program) -> Result<(), ModelError> {
     check_names(program)?;
     let display = |v: ValueId| program.values[v].name.clone();
     // Each method runs on its own, from its inputs: check each over its own instructions.
-    let entries: Vec<Entry<'_>> =
-        if program.methods.is_empty() {
-            vec![(
-                String::new(),
-                &program.inputs,
-                &program.outputs,
-                0..program.body.len(),
-            )]
-        } else {
-            program
-                .methods
-                .iter()
-                .map(|m| {
-                    (
-                        format!("method `{}`: ", m.name),
-                        &m.inputs[..],
-                        &m.outputs[..],
-                        m.body.clone(),
-                    )
-                })
-                .collect()
-        };
+    let entries: Vec<Entry<'_>> = if program.methods.is_empty() {
+        vec![(
+            String::new(),
+            &program.inputs,
+            &program.outputs,
+            0..program.body.len(),
+        )]
+    } else {
+        program
+            .methods
+            .iter()
+            .map(|m| {
+                (
+                    format!("method `{}`: ", m.name),
+                    &m.inputs[..],
+                    &m.outputs[..],
+                    m.body.clone(),
+                )
+            })
+            .collect()
+    };
     // Flat index of each top-level instruction, to name instructions as everyone else does.
     let mut flat_start = Vec::with_capacity(program.body.len());
     let mut next = 0;

@@ -111,5 +111,6 @@ pub fn report(
             b.id, program.values[b.id].name, kind, b.mem_id, b.offset, b.size, b.first, b.last
         );
     }
-    out
+    // Names come from the model: nothing in them may act on the terminal that shows the report.
+    crate::names::display(&out)
 }

@@ -186,9 +186,10 @@ impl Catalogue {
             )));
         }
         let mut targets: Vec<Target> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for raw_target in raw.targets {
             let name = raw_target.name.get_ref();
-            if targets.iter().any(|t| &t.name == name) {
+            if !seen.insert(name.clone()) {
                 return Err(Diagnostic::at(
                     source,
                     raw_target.name.span().start,
@@ -324,6 +325,14 @@ fn validate_target(source: &SourceText, raw: schema::RawTarget) -> Result<Target
         );
     }
     let mut pools: Vec<Pool> = Vec::new();
+    // Indexes, so that validation stays linear in the number of pools: mem_id and name to the
+    // pool, each section to its pool, and every dotted prefix of a section (`.arena` of
+    // `.arena.npu`) to the pool whose section lies under it.
+    let mut by_mem_id = std::collections::HashSet::new();
+    let mut by_name: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut by_section: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut under_prefix: std::collections::HashMap<String, usize> =
+        std::collections::HashMap::new();
     for p in raw.pools {
         let mem_id = *p.mem_id.get_ref();
         if mem_id < 1 || mem_id > i64::from(u32::MAX) {
@@ -333,7 +342,7 @@ fn validate_target(source: &SourceText, raw: schema::RawTarget) -> Result<Target
             ));
         }
         let mem_id = mem_id as u32;
-        if pools.iter().any(|q| q.mem_id == mem_id) {
+        if !by_mem_id.insert(mem_id) {
             return Err(at(
                 p.mem_id.span(),
                 format!("target `{target_name}`: mem_id {mem_id} is used by two pools"),
@@ -345,11 +354,18 @@ fn validate_target(source: &SourceText, raw: schema::RawTarget) -> Result<Target
         named(NameKind::Region, "region", &p.region)?;
         // A fragment keeps `SECTION` and `SECTION.*`: no pool's section may fall under another's.
         let section = p.section.get_ref();
-        if let Some(q) = pools.iter().find(|q| {
-            q.section == *section
-                || section.starts_with(&format!("{}.", q.section))
-                || q.section.starts_with(&format!("{section}."))
-        }) {
+        let prefixes = || {
+            section
+                .match_indices('.')
+                .map(|(i, _)| &section[..i])
+                .filter(|prefix| !prefix.is_empty())
+        };
+        let overlapping = by_section
+            .get(section)
+            .or_else(|| under_prefix.get(section))
+            .or_else(|| prefixes().find_map(|prefix| by_section.get(prefix)))
+            .map(|&i| &pools[i]);
+        if let Some(q) = overlapping {
             return Err(at(
                 p.section.span(),
                 format!(
@@ -362,7 +378,7 @@ fn validate_target(source: &SourceText, raw: schema::RawTarget) -> Result<Target
             ));
         }
         let name = p.name.get_ref().clone();
-        if pools.iter().any(|q| q.name == name) {
+        if by_name.contains_key(&name) {
             return Err(at(
                 p.name.span(),
                 format!("target `{target_name}`: pool name `{name}` is used twice"),
@@ -407,6 +423,12 @@ fn validate_target(source: &SourceText, raw: schema::RawTarget) -> Result<Target
                 Some(v as u64)
             }
         };
+        let index = pools.len();
+        by_name.insert(name.clone(), index);
+        by_section.insert(section.clone(), index);
+        for prefix in prefixes() {
+            under_prefix.entry(prefix.to_owned()).or_insert(index);
+        }
         pools.push(Pool {
             mem_id,
             name,
@@ -420,10 +442,9 @@ fn validate_target(source: &SourceText, raw: schema::RawTarget) -> Result<Target
         });
     }
     let pool_named = |name: &Spanned<String>, what: &str| -> Result<u32, Diagnostic> {
-        pools
-            .iter()
-            .find(|p| &p.name == name.get_ref())
-            .map(|p| p.mem_id)
+        by_name
+            .get(name.get_ref())
+            .map(|&i| pools[i].mem_id)
             .ok_or_else(|| {
                 let names: Vec<&str> = pools.iter().map(|p| p.name.as_str()).collect();
                 let mut d = at(

@@ -258,3 +258,40 @@ fn sections_do_not_fall_under_each_other() {
         assert!(e.contains("overlaps `.arenaplan.a`"), "{e}");
     }
 }
+
+#[test]
+fn a_section_above_another_overlaps_it_too() {
+    let deep = MINIMAL.replacen(".arenaplan.a\"", ".arenaplan.a.deep\"", 1);
+    let e = error(&deep.replacen(
+        "section = \".arenaplan.f\"",
+        "section = \".arenaplan.a\"",
+        1,
+    ));
+    assert!(e.contains("overlaps `.arenaplan.a.deep`"), "{e}");
+    // A shared prefix that is not a whole dotted part is no overlap.
+    assert!(parse(&MINIMAL.replacen(
+        "section = \".arenaplan.f\"",
+        "section = \".arenaplan.ab\"",
+        1
+    ))
+    .is_ok());
+}
+
+/// Validation is linear in the pools (it was quadratic: 10,000 pools took 9.7 s); this many
+/// validate, and the last one's duplicate is still found.
+#[test]
+fn ten_thousand_pools_validate_and_a_duplicate_among_them_is_found() {
+    let mut text = String::from(
+        "schema_version = 1\n[[target]]\nname = \"big\"\ncpu = \"cortex-m55\"\nrust_target = \"thumbv8m.main-none-eabihf\"\ndefault_pool = \"p0\"\n",
+    );
+    for i in 0..10_000 {
+        text.push_str(&format!(
+            "[[target.pool]]\nmem_id = {}\nname = \"p{i}\"\ncapacity = 4096\nsection = \".arenaplan.p{i}\"\nregion = \"SRAM\"\n",
+            i + 1
+        ));
+    }
+    let catalogue = parse(&text).unwrap();
+    assert_eq!(catalogue.target("big").unwrap().pools.len(), 10_000);
+    text.push_str("[[target.pool]]\nmem_id = 10001\nname = \"last\"\ncapacity = 4096\nsection = \".arenaplan.p9999.x\"\nregion = \"SRAM\"\n");
+    assert!(error(&text).contains("overlaps `.arenaplan.p9999`"));
+}

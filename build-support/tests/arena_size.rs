@@ -46,8 +46,8 @@ fn a_hundred_bytes_fit_a_hundred_byte_pool_at_alignment_16() {
     let (_, plan) = common::planned(catalogue.target("board").unwrap(), program).unwrap();
     assert_eq!(plan.pools[0].size, 100);
     assert_eq!(
-        plan.pools[0].lower_bound, 112,
-        "the bound counts sizes rounded to 16"
+        plan.pools[0].lower_bound, 100,
+        "the bound is one of the arena that ends at its last byte"
     );
 }
 

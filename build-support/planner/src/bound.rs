@@ -17,6 +17,59 @@ pub fn lower_bound(problem: &Problem) -> u64 {
     items_lower_bound(&Item::from_problem(problem))
 }
 
+/// The least end any placement's last byte can reach: a true lower bound of an arena that
+/// ends at the last byte a buffer uses (not rounded up to the alignment, as arenaplan's
+/// pools are reported), where [`lower_bound`] bounds an arena of whole rounded buffers.
+///
+/// Among buffers alive at one instant, the one placed highest starts above every other's
+/// rounded size, and ends its own unrounded size later: so at each instant the bound is the
+/// rounded sizes alive, less the largest rounding among them. It is never above
+/// [`lower_bound`], and below it by less than the largest alignment. A pinned buffer forces
+/// its own end.
+///
+/// ```
+/// use arenaplan_planner::{end_lower_bound, lower_bound, Buffer, Problem};
+/// // 100 and 12 bytes alive together, alignment 16: whole buffers need 112 + 16 bytes, but
+/// // with the 100-byte one on top its last byte is at 16 + 100.
+/// let p = Problem::new(vec![Buffer::new(100, 0, 2), Buffer::new(12, 1, 3)]).with_alignment(16);
+/// assert_eq!(lower_bound(&p), 128);
+/// assert_eq!(end_lower_bound(&p), 116);
+/// ```
+pub fn end_lower_bound(problem: &Problem) -> u64 {
+    // (time, is_start, rounded size, rounding): ends before starts at equal times.
+    let mut events: Vec<(u64, bool, u64, u64)> = Vec::with_capacity(problem.buffers.len() * 2);
+    let mut pinned_end = 0u64;
+    for b in &problem.buffers {
+        let rounded = b.padded_size(problem.alignment);
+        let slack = rounded - b.size.min(rounded);
+        events.push((b.lower, true, rounded, slack));
+        events.push((b.upper, false, rounded, slack));
+        if let Some(offset) = b.fixed_offset {
+            pinned_end = pinned_end.max(offset.saturating_add(b.size));
+        }
+    }
+    events.sort_unstable();
+    let mut slacks: std::collections::BTreeMap<u64, usize> = std::collections::BTreeMap::new();
+    let (mut live, mut peak) = (0u128, 0u128);
+    for (_, is_start, rounded, slack) in events {
+        if is_start {
+            live += u128::from(rounded);
+            *slacks.entry(slack).or_default() += 1;
+            let largest = slacks.keys().next_back().copied().unwrap_or(0);
+            peak = peak.max(live - u128::from(largest));
+        } else {
+            live -= u128::from(rounded);
+            if let Some(n) = slacks.get_mut(&slack) {
+                *n -= 1;
+                if *n == 0 {
+                    slacks.remove(&slack);
+                }
+            }
+        }
+    }
+    u64::try_from(peak).unwrap_or(u64::MAX).max(pinned_end)
+}
+
 /// [`lower_bound`] over planner items.
 pub(crate) fn items_lower_bound(items: &[Item]) -> u64 {
     // (time, is_start, size): at equal times ends sort before starts (false < true), which is

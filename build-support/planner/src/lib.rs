@@ -42,6 +42,6 @@ pub mod baseline;
 pub mod lifetime_csv;
 pub mod verify;
 
-pub use bound::lower_bound;
+pub use bound::{end_lower_bound, lower_bound};
 pub use planner::{Goal, Plan, PlanError, Planner, DEFAULT_STEP_BUDGET};
 pub use problem::{Buffer, Problem, ProblemError, MAX_BYTES};

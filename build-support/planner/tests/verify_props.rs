@@ -1,7 +1,7 @@
 //! Property tests: the planner's plans pass the checker, and the checker rejects what it must.
 
 use arenaplan_planner::verify::{verify, VerifyError};
-use arenaplan_planner::{lower_bound, Buffer, Planner, Problem};
+use arenaplan_planner::{end_lower_bound, lower_bound, Buffer, Planner, Problem};
 use proptest::prelude::*;
 
 fn buffer() -> impl Strategy<Value = Buffer> {
@@ -46,6 +46,17 @@ proptest! {
         prop_assert!(!collides(&p, &plan.offsets));
         prop_assert!(plan.arena >= lower_bound(&p));
         prop_assert_eq!(plan.lower_bound, lower_bound(&p));
+    }
+
+    /// The bound of an arena that ends at its last byte is never above that end (the
+    /// corpus's ethosu_u55_kws_ref.pte once reported 22,720 for an arena of 22,716), nor above
+    /// the bound of whole rounded buffers.
+    #[test]
+    fn the_lower_bound_never_exceeds_the_arena(p in problem()) {
+        let plan = Planner::new().step_budget(20_000).plan(&p).unwrap();
+        let end = p.buffers.iter().zip(&plan.offsets).map(|(b, &o)| o + b.size).max().unwrap();
+        prop_assert!(end_lower_bound(&p) <= end, "{} > {end}", end_lower_bound(&p));
+        prop_assert!(end_lower_bound(&p) <= lower_bound(&p));
     }
 
     #[test]

@@ -99,9 +99,11 @@ pub struct PoolPlan {
     pub size: u64,
     /// Bytes the pool has.
     pub capacity: u64,
-    /// No arena for these buffers, each rounded up to the pool's alignment, can be smaller (the
-    /// most bytes alive at one time). `size` may be below it by less than one alignment, as the
-    /// last buffer is not rounded.
+    /// No arena for these buffers can be smaller: `size` is never below it
+    /// ([`arenaplan_planner::end_lower_bound`]: the most bytes alive at one time, each buffer
+    /// rounded up to the pool's alignment but the one ending highest, whose last byte the
+    /// arena reaches). It is below the figure that rounds every buffer (TFLM's, Vela's) by
+    /// less than one alignment.
     pub lower_bound: u64,
 }
 

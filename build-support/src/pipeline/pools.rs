@@ -281,10 +281,10 @@ pub(super) fn plan_pool(
                 .map(|(b, &offset)| offset + b.size)
                 .max()
                 .unwrap_or(0);
+            // The one bound of a pool's arena, which ends at its last byte.
+            let lower_bound = arenaplan_planner::end_lower_bound(&problem);
             if end > pool.capacity {
-                return Err(
-                    overflow(program, pool, members, &problem, end, plan.lower_bound).into(),
-                );
+                return Err(overflow(program, pool, members, &problem, end, lower_bound).into());
             }
             Ok((
                 PoolPlan {
@@ -292,17 +292,15 @@ pub(super) fn plan_pool(
                     name: pool.name.clone(),
                     size: end,
                     capacity: pool.capacity,
-                    // The bound counts sizes rounded to the alignment (the figure other tools
-                    // give); an arena ending at its last byte may end below it by less than
-                    // one alignment.
-                    lower_bound: plan.lower_bound,
+                    lower_bound,
                 },
                 plan.offsets,
             ))
         }
-        Err(PlanError::DoesNotFit {
-            arena, lower_bound, ..
-        }) => Err(overflow(program, pool, members, &problem, arena, lower_bound).into()),
+        Err(PlanError::DoesNotFit { arena, .. }) => {
+            let lower_bound = arenaplan_planner::end_lower_bound(&problem);
+            Err(overflow(program, pool, members, &problem, arena, lower_bound).into())
+        }
         Err(source) => Err(PipelineError::Plan {
             pool: pool.name.clone(),
             source,

@@ -447,3 +447,32 @@ fn one_linker_script_includes_every_pool_and_link_args_pass_it() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn plans_stopped_early_are_marked_in_the_report_and_the_plan() {
+    let dir = temp("stopped");
+    let mut planner = arenaplan_planner::Planner::new();
+    // Set before planning starts: every pool gets the placement it has by then.
+    planner.stop_flag(std::sync::Arc::new(std::sync::atomic::AtomicBool::new(
+        true,
+    )));
+    let g = Build::new()
+        .model(testdata("fixtures/ethosu_u55_two_calls.pte"))
+        .target("corstone-300")
+        .source(testdata("firmware/decls.rs"))
+        .planner(planner)
+        .out_dir(&dir)
+        .cargo_metadata(false)
+        .try_compile()
+        .unwrap();
+    assert!(g.plan.pools.iter().all(|p| p.stopped_early));
+    let report = std::fs::read_to_string(dir.join("ethosu_u55_two_calls.report.txt")).unwrap();
+    assert!(report.contains("Planning was stopped early"), "{report}");
+    let json = std::fs::read_to_string(dir.join("ethosu_u55_two_calls.plan.json")).unwrap();
+    assert!(json.contains("\"stopped_early\": true"), "{json}");
+    // A complete plan says nothing of it.
+    let done = temp("not-stopped");
+    build(&done, Symbols::Rust).unwrap();
+    let json = std::fs::read_to_string(done.join("ethosu_u55_two_calls.plan.json")).unwrap();
+    assert!(!json.contains("stopped_early"));
+}

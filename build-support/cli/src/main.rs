@@ -8,6 +8,7 @@ mod npy;
 mod plan_csv;
 mod plan_model;
 mod run;
+mod supervise;
 
 use std::fmt::Display;
 use std::process::ExitCode;

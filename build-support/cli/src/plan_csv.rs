@@ -30,6 +30,11 @@ pub(crate) struct Args {
     /// count; only the time changes.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..1025))]
     threads: Option<u64>,
+    /// Stop after this many seconds with the best verified plan found so far, marked as
+    /// such (Ctrl-C does the same; a second Ctrl-C quits). Without it the plan is the
+    /// deterministic one of the budget.
+    #[arg(long, value_name = "SECONDS", value_parser = crate::supervise::parse_deadline)]
+    deadline: Option<f64>,
 }
 
 pub(crate) fn run(args: &Args) -> Result<(), Failure> {
@@ -48,7 +53,10 @@ pub(crate) fn run(args: &Args) -> Result<(), Failure> {
     if let Some(threads) = args.threads {
         planner.threads(threads as usize);
     }
-    let plan = planner.plan(&problem).map_err(|e| match e {
+    let supervisor = crate::supervise::Supervisor::watch(&mut planner, args.deadline);
+    let result = planner.plan(&problem);
+    drop(supervisor);
+    let plan = result.map_err(|e| match e {
         PlanError::DoesNotFit { .. } => Failure::new(Status::DoesNotFit, format!("{name}: {e}")),
         PlanError::Invalid(ref invalid) => {
             match invalid.buffer_index().and_then(|i| table.rows.get(i)) {
@@ -79,11 +87,15 @@ pub(crate) fn run(args: &Args) -> Result<(), Failure> {
         }
     }
     eprintln!(
-        "buffers={} lower_bound={} arena={} gap={:.2}%",
+        "buffers={} lower_bound={} arena={} gap={:.2}%{}",
         table.rows.len(),
         plan.lower_bound,
         plan.arena,
-        plan.gap_percent()
+        plan.gap_percent(),
+        if plan.stopped { " stopped=early" } else { "" }
     );
+    if plan.stopped {
+        eprintln!("{}", crate::supervise::STOPPED_NOTE);
+    }
     Ok(())
 }

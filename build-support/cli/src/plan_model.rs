@@ -34,6 +34,11 @@ pub(crate) struct PlanArgs {
     /// Search budget in steps per pool.
     #[arg(long, default_value_t = DEFAULT_STEP_BUDGET)]
     budget: u64,
+    /// Stop after this many seconds with the best verified plans found so far, marked as such
+    /// in the report (Ctrl-C does the same; a second Ctrl-C quits). Without it the plans are
+    /// the deterministic ones of the budget.
+    #[arg(long, value_name = "SECONDS", value_parser = crate::supervise::parse_deadline)]
+    deadline: Option<f64>,
     /// Artifacts to write: any of rust, c, linker, json, report, or all.
     #[arg(long, value_delimiter = ',', default_value = "json,report")]
     emit: Vec<EmitKind>,
@@ -102,13 +107,18 @@ pub(crate) fn plan(args: &PlanArgs) -> Result<(), Failure> {
     build.sources(&args.sources);
     let mut planner = Planner::new();
     planner.step_budget(args.budget);
+    let supervisor = crate::supervise::Supervisor::watch(&mut planner, args.deadline);
     build.planner(planner);
     if let Some(name) = &args.name {
         build.name(name);
     }
-    let generated = build
-        .try_compile()
-        .map_err(|e| build_failure(&args.model, e))?;
+    let result = build.try_compile();
+    let stopped = supervisor.stopped();
+    drop(supervisor);
+    let generated = result.map_err(|e| build_failure(&args.model, e))?;
+    if stopped {
+        eprintln!("{}", crate::supervise::STOPPED_NOTE);
+    }
     for p in &generated.plan.pools {
         eprintln!(
             "pool {} (mem_id {}): arena={} lower_bound={} capacity={}",

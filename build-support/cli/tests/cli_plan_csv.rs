@@ -235,3 +235,85 @@ fn inputs_that_are_not_regular_files_or_cannot_be_read() {
         assert!(stderr.contains("mem.csv: cannot read"), "{stderr}");
     }
 }
+
+/// A lifetime CSV whose bound is out of reach: the default budget would search for seconds.
+fn hard_csv(dir: &std::path::Path) -> PathBuf {
+    let mut x = 3u64;
+    let mut next = |m: u64| {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (x >> 33) % m
+    };
+    let mut text = String::from("id,lower,upper,size\n");
+    for i in 0..3_000u64 {
+        let lower = i / 4;
+        text.push_str(&format!(
+            "{i},{lower},{},{}\n",
+            lower + 1 + next(40),
+            1 + next(4096)
+        ));
+    }
+    let path = dir.join("hard.csv");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn assert_stopped_early(out: &Output, plan: &std::path::Path) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains(" stopped=early\n"), "{stderr}");
+    assert!(
+        stderr.contains("best verified plan found by then"),
+        "{stderr}"
+    );
+    // The plan written is whole: every buffer with its offset.
+    assert_eq!(
+        std::fs::read_to_string(plan).unwrap().lines().count(),
+        3_001
+    );
+}
+
+#[test]
+fn plan_csv_stops_at_the_deadline_with_the_best_plan_marked() {
+    let dir = temp_dir("deadline");
+    let input = hard_csv(&dir);
+    let plan = dir.join("plan.csv");
+    let out = arenaplan(&[
+        "plan-csv",
+        input.to_str().unwrap(),
+        "--deadline",
+        "0.2",
+        "-o",
+        plan.to_str().unwrap(),
+    ]);
+    assert_stopped_early(&out, &plan);
+    let bad = arenaplan(&["plan-csv", input.to_str().unwrap(), "--deadline", "-1"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[cfg(unix)]
+#[test]
+fn plan_csv_stops_on_ctrl_c_with_the_best_plan_marked() {
+    let dir = temp_dir("ctrl-c");
+    let input = hard_csv(&dir);
+    let plan = dir.join("plan.csv");
+    let child = Command::new(env!("CARGO_BIN_EXE_arenaplan"))
+        .args([
+            "plan-csv",
+            input.to_str().unwrap(),
+            "-o",
+            plan.to_str().unwrap(),
+        ])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    assert_stopped_early(&out, &plan);
+}

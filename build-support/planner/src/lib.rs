@@ -43,5 +43,5 @@ pub mod lifetime_csv;
 pub mod verify;
 
 pub use bound::{end_lower_bound, lower_bound};
-pub use planner::{Goal, Plan, PlanError, Planner, DEFAULT_STEP_BUDGET};
+pub use planner::{Goal, Phase, Plan, PlanError, Planner, Progress, DEFAULT_STEP_BUDGET};
 pub use problem::{Buffer, Problem, ProblemError, MAX_BYTES};

@@ -1,6 +1,8 @@
 //! The planner: constructive placement, then search where it pays, then the checker.
 
 use std::cmp::Reverse;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use thiserror::Error;
 
@@ -9,7 +11,7 @@ use crate::components::independent_groups;
 use crate::construct::{busiest_moment_first, place, size_descending, tflm_order, Busiest, Fit};
 use crate::item::{arena_of, Item};
 use crate::problem::{Problem, ProblemError};
-use crate::search::{search, Outcome};
+use crate::search::{search_until, Outcome};
 use crate::verify::{verify, VerifyError};
 
 /// Default search budget in steps (one step: one buffer or instant examined). About ten
@@ -43,6 +45,9 @@ pub struct Plan {
     pub lower_bound: u64,
     /// Search steps used, out of the budget.
     pub steps: u64,
+    /// Whether the planner was stopped before it was done ([`Planner::stop_flag`]): the plan
+    /// is the best verified one found by then, not the one the budget gives.
+    pub stopped: bool,
 }
 
 impl Plan {
@@ -99,6 +104,8 @@ pub struct Planner {
     step_budget: u64,
     goal: Goal,
     threads: usize,
+    stop: Option<Arc<AtomicBool>>,
+    progress: Option<ProgressFn>,
 }
 
 impl Default for Planner {
@@ -107,8 +114,54 @@ impl Default for Planner {
             step_budget: DEFAULT_STEP_BUDGET,
             goal: Goal::Smallest,
             threads: default_threads(),
+            stop: None,
+            progress: None,
         }
     }
+}
+
+/// What the planner is doing, reported to [`Planner::on_progress`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Phase {
+    /// The constructive placements are done.
+    Constructed,
+    /// Searching for a plan within the capacity.
+    FittingCapacity,
+    /// Searching for a plan at the lower bound.
+    ReachingBound,
+    /// Bisecting between the bound and the best arena.
+    Bisecting,
+}
+
+/// A snapshot of the planner's work ([`Planner::on_progress`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Progress {
+    /// What it is doing.
+    pub phase: Phase,
+    /// The best arena found so far.
+    pub arena: u64,
+    /// The lower bound.
+    pub lower_bound: u64,
+    /// Steps used so far.
+    pub steps: u64,
+}
+
+/// A progress callback, shared by clones of a planner.
+#[derive(Clone)]
+struct ProgressFn(Arc<dyn Fn(&Progress) + Send + Sync>);
+
+impl std::fmt::Debug for ProgressFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProgressFn")
+    }
+}
+
+/// What every search of one `plan` call shares.
+struct Work {
+    threads: usize,
+    stop: Arc<AtomicBool>,
 }
 
 /// Most threads the planner uses by default: its parallel work comes in a few pieces at a
@@ -156,6 +209,40 @@ impl Planner {
         self
     }
 
+    /// Stops planning early once `flag` is set (by a deadline or Ctrl-C): the plan returned is
+    /// the best verified one found by then, marked [`Plan::stopped`]. Without the flag set, the
+    /// result is the deterministic one of the step budget.
+    ///
+    /// ```
+    /// use std::sync::{atomic::AtomicBool, Arc};
+    /// use arenaplan_planner::{Buffer, Planner, Problem};
+    /// let p = Problem::new((0..40).map(|i| Buffer::new(8 + i % 5, i % 7, i % 7 + 3)).collect());
+    /// let plan = Planner::new().stop_flag(Arc::new(AtomicBool::new(true))).plan(&p).unwrap();
+    /// assert!(plan.stopped && plan.arena >= plan.lower_bound);
+    /// ```
+    pub fn stop_flag(&mut self, flag: Arc<AtomicBool>) -> &mut Self {
+        self.stop = Some(flag);
+        self
+    }
+
+    /// Calls `f` as the planner moves on (after the constructive placements, and at the start
+    /// and end of each phase of search): for a progress display. It never changes the plan.
+    pub fn on_progress(&mut self, f: impl Fn(&Progress) + Send + Sync + 'static) -> &mut Self {
+        self.progress = Some(ProgressFn(Arc::new(f)));
+        self
+    }
+
+    fn report(&self, phase: Phase, groups: &[Group], lower_bound: u64, budget: u64) {
+        if let Some(ProgressFn(f)) = &self.progress {
+            f(&Progress {
+                phase,
+                arena: groups.iter().map(|g| g.arena).max().unwrap_or(0),
+                lower_bound,
+                steps: self.step_budget - budget,
+            });
+        }
+    }
+
     /// Plans `problem` and proves the result with the independent checker.
     pub fn plan(&self, problem: &Problem) -> Result<Plan, PlanError> {
         problem.validate()?;
@@ -177,17 +264,21 @@ impl Planner {
             .map(|members| Group::constructed(&items, members, &baselines, self.threads))
             .collect();
         let mut budget = self.step_budget;
+        let work = Work {
+            threads: self.threads,
+            stop: self
+                .stop
+                .clone()
+                .unwrap_or_else(|| Arc::new(AtomicBool::new(false))),
+        };
+        self.report(Phase::Constructed, &groups, bound, budget);
         // An arena above the capacity is an error, whatever the goal: first every group above
         // it tries to fit, with the whole budget. (Aiming lower from the start, with half of it,
         // lost plans that fit: MiniMalloc's E needs 1.28e9 steps, and the budget was 2e9.)
         if let Some(capacity) = problem.capacity {
-            reach(
-                &mut groups,
-                &items,
-                capacity.max(bound),
-                &mut budget,
-                self.threads,
-            );
+            self.report(Phase::FittingCapacity, &groups, bound, budget);
+            reach(&mut groups, &items, capacity.max(bound), &mut budget, &work);
+            self.report(Phase::FittingCapacity, &groups, bound, budget);
         }
         let target = bound;
         let smallest = self.goal == Goal::Smallest || problem.capacity.is_none();
@@ -196,8 +287,10 @@ impl Planner {
         if smallest && problem.capacity.is_none_or(|c| c > bound) {
             let mut half = budget / 2;
             budget -= half;
-            reach(&mut groups, &items, target, &mut half, self.threads);
+            self.report(Phase::ReachingBound, &groups, bound, budget);
+            reach(&mut groups, &items, target, &mut half, &work);
             budget += half;
+            self.report(Phase::ReachingBound, &groups, bound, budget);
         }
         // ...and then bisects on the group that sets the arena.
         while smallest && budget > 0 {
@@ -205,11 +298,13 @@ impl Planner {
             else {
                 break;
             };
+            self.report(Phase::Bisecting, &groups, bound, budget);
             if groups[worst].arena <= target
-                || !groups[worst].bisect(&items, target, &mut budget, self.threads)
+                || !groups[worst].bisect(&items, target, &mut budget, &work)
             {
                 break;
             }
+            self.report(Phase::Bisecting, &groups, bound, budget);
         }
 
         let mut offsets = vec![0u64; items.len()];
@@ -234,13 +329,14 @@ impl Planner {
             arena,
             lower_bound: bound,
             steps: self.step_budget - budget,
+            stopped: work.stop.load(Ordering::Relaxed),
         })
     }
 }
 
 /// Every group above `target` tries to reach it, sharing `budget` fairly (what one leaves goes
 /// to the next); `budget` is decreased by the steps used.
-fn reach(groups: &mut [Group], items: &[Item], target: u64, budget: &mut u64, threads: usize) {
+fn reach(groups: &mut [Group], items: &[Item], target: u64, budget: &mut u64, work: &Work) {
     // Smaller groups first: they tend to finish early and leave their share to the rest.
     let mut above: Vec<usize> = (0..groups.len())
         .filter(|&g| groups[g].arena > target)
@@ -249,7 +345,7 @@ fn reach(groups: &mut [Group], items: &[Item], target: u64, budget: &mut u64, th
     for (done, &g) in above.iter().enumerate() {
         let mut share = *budget / (above.len() - done) as u64;
         *budget -= share;
-        groups[g].attempt(items, target, &mut share, threads);
+        groups[g].attempt(items, target, &mut share, work);
         *budget += share;
     }
 }
@@ -355,9 +451,9 @@ impl Group {
     }
 
     /// Searches for a placement within `capacity`; keeps it if found. Returns whether found.
-    fn attempt(&mut self, items: &[Item], capacity: u64, budget: &mut u64, threads: usize) -> bool {
+    fn attempt(&mut self, items: &[Item], capacity: u64, budget: &mut u64, work: &Work) -> bool {
         let local: Vec<Item> = self.members.iter().map(|&i| items[i]).collect();
-        match search(&local, capacity, budget, threads) {
+        match search_until(&local, capacity, budget, work.threads, &work.stop) {
             Outcome::Found(offsets) => {
                 self.arena = arena_of(&local, &offsets);
                 self.offsets = offsets;
@@ -369,7 +465,7 @@ impl Group {
 
     /// Bisects between `target` (or the group's own bound) and the current arena, each
     /// attempt with half the budget left. Returns whether the arena went down.
-    fn bisect(&mut self, items: &[Item], target: u64, budget: &mut u64, threads: usize) -> bool {
+    fn bisect(&mut self, items: &[Item], target: u64, budget: &mut u64, work: &Work) -> bool {
         let local: Vec<Item> = self.members.iter().map(|&i| items[i]).collect();
         let before = self.arena;
         let mut low = target.max(items_lower_bound(&local)) + 1;
@@ -377,7 +473,7 @@ impl Group {
             let capacity = low + (self.arena - 1 - low) / 2;
             let mut slice = (*budget / 2).max(1);
             *budget -= slice;
-            let found = self.attempt(items, capacity, &mut slice, threads);
+            let found = self.attempt(items, capacity, &mut slice, work);
             *budget += slice;
             if !found {
                 low = capacity + 1;

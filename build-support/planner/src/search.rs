@@ -90,10 +90,30 @@ enum Key {
 /// Searches for offsets of `items` (one independent group) with every end `<= capacity`.
 /// `budget` is decreased by the steps used. Up to `threads` runs of a round go at once; the
 /// outcome and the steps charged are the same at any thread count (see [`Round`]).
+#[cfg(test)]
 pub(crate) fn search(items: &[Item], capacity: u64, budget: &mut u64, threads: usize) -> Outcome {
-    let Some(first) = State::new(items, capacity) else {
+    search_until(
+        items,
+        capacity,
+        budget,
+        threads,
+        &Arc::new(AtomicBool::new(false)),
+    )
+}
+
+/// [`search`], stopping as out of budget (and with none left) as soon as `stop` is set: the
+/// one way to cut a search short that is not a step count (a deadline, Ctrl-C).
+pub(crate) fn search_until(
+    items: &[Item],
+    capacity: u64,
+    budget: &mut u64,
+    threads: usize,
+    stop: &Arc<AtomicBool>,
+) -> Outcome {
+    let Some(mut first) = State::new(items, capacity) else {
         return Outcome::TooLarge;
     };
+    first.stop = Arc::clone(stop);
     if items
         .iter()
         .any(|it| it.fixed.is_some_and(|o| o + it.size > capacity))
@@ -105,6 +125,10 @@ pub(crate) fn search(items: &[Item], capacity: u64, budget: &mut u64, threads: u
     let wheel = Mutex::new(Squeaky::new(items, size_descending(items, &every)));
     let mut node_limit = 2 * states[0].free.len() as u64 + 2;
     for round in 0u32.. {
+        if stop.load(Ordering::Relaxed) {
+            *budget = 0;
+            return Outcome::OutOfBudget;
+        }
         // Parts ranked afresh in every round; as at the root for the first few (cheap, and
         // some instances fall to it at once).
         let static_too = round < STATIC_ROUNDS;
@@ -142,11 +166,14 @@ pub(crate) fn search(items: &[Item], capacity: u64, budget: &mut u64, threads: u
         };
         while states.len() < workers {
             match State::new(items, capacity) {
-                Some(state) => states.push(state),
+                Some(mut state) => {
+                    state.stop = Arc::clone(stop);
+                    states.push(state)
+                }
                 None => return Outcome::TooLarge,
             }
         }
-        match Round::new(&runs, *budget, &wheel).play(&mut states[..workers]) {
+        match Round::new(&runs, *budget, &wheel, stop).play(&mut states[..workers]) {
             (RoundEnd::NextRound, left) => *budget = left,
             (RoundEnd::Found(offsets), left) => {
                 *budget = left;
@@ -217,6 +244,8 @@ struct Round<'r> {
     wheel: &'r Mutex<Squeaky>,
     ledger: Mutex<Ledger>,
     next: AtomicUsize,
+    /// Set from outside to stop the whole search.
+    stop: &'r AtomicBool,
 }
 
 /// The in-order charging of a round's runs.
@@ -232,10 +261,16 @@ struct Ledger {
 }
 
 impl<'r> Round<'r> {
-    fn new(runs: &'r [RunSpec], budget: u64, wheel: &'r Mutex<Squeaky>) -> Self {
+    fn new(
+        runs: &'r [RunSpec],
+        budget: u64,
+        wheel: &'r Mutex<Squeaky>,
+        stop: &'r AtomicBool,
+    ) -> Self {
         Round {
             runs,
             wheel,
+            stop,
             ledger: Mutex::new(Ledger {
                 reports: runs.iter().map(|_| None).collect(),
                 cancels: runs.iter().map(|_| None).collect(),
@@ -291,9 +326,17 @@ impl<'r> Round<'r> {
                     .node_limit
                     .saturating_mul(2 * state.free.len() as u64 + 2);
                 let mut wheel = self.wheel.lock().unwrap_or_else(|e| e.into_inner());
-                match wheel.run(state.items, state.capacity, &mut budget, limit, &cancel) {
+                match wheel.run(
+                    state.items,
+                    state.capacity,
+                    &mut budget,
+                    limit,
+                    [&*cancel, self.stop],
+                ) {
                     Some(offsets) => (Run::Found, Some(offsets)),
-                    None if cancel.load(Ordering::Relaxed) => (Run::Cancelled, None),
+                    None if cancel.load(Ordering::Relaxed) || self.stop.load(Ordering::Relaxed) => {
+                        (Run::Cancelled, None)
+                    }
                     None if budget == 0 => (Run::OutOfBudget, None),
                     None => (Run::NodeLimit, None),
                 }
@@ -459,6 +502,8 @@ struct State<'a> {
     rerank_parts: bool,
     /// Set by another thread when the current run is no longer needed.
     cancel: Option<Arc<AtomicBool>>,
+    /// Set from outside to stop the whole search ([`search_until`]).
+    stop: Arc<AtomicBool>,
 }
 
 impl<'a> State<'a> {
@@ -549,6 +594,7 @@ impl<'a> State<'a> {
             order: ORDERS[0],
             rerank_parts: false,
             cancel: None,
+            stop: Arc::new(AtomicBool::new(false)),
         })
     }
 
@@ -634,6 +680,7 @@ impl<'a> State<'a> {
                 .cancel
                 .as_ref()
                 .is_some_and(|c| c.load(Ordering::Relaxed))
+                || self.stop.load(Ordering::Relaxed)
             {
                 break Run::Cancelled;
             }
@@ -1201,20 +1248,23 @@ mod tests {
         let items = [item(1, 0, 1)];
         let wheel = Mutex::new(Squeaky::new(&items, vec![0]));
         // Run 1 finds a placement before run 0 reports: charged after run 0's 20 steps.
-        let round = Round::new(&runs, 100, &wheel);
+        let never = AtomicBool::new(false);
+        let round = Round::new(&runs, 100, &wheel, &never);
         round.report(1, report(Run::Found, 10, true));
         assert_eq!(ending(&round), ("not yet", 100));
         round.report(0, report(Run::NodeLimit, 20, false));
         assert_eq!(ending(&round), ("found", 70));
         // Run 1 was given more than run 0 left it: with 95 spent first, its 10 steps are over
         // budget, as they would have been on one thread.
-        let round = Round::new(&runs, 100, &wheel);
+        let never = AtomicBool::new(false);
+        let round = Round::new(&runs, 100, &wheel, &never);
         round.report(1, report(Run::Found, 10, true));
         round.report(0, report(Run::NodeLimit, 95, false));
         assert_eq!(ending(&round), ("out of budget", 0));
         // An earlier run's end wins over a later run's, and a later run still going is
         // cancelled.
-        let round = Round::new(&runs, 100, &wheel);
+        let never = AtomicBool::new(false);
+        let round = Round::new(&runs, 100, &wheel, &never);
         let cancel = Arc::new(AtomicBool::new(false));
         round.lock().cancels[2] = Some(Arc::clone(&cancel));
         round.report(1, report(Run::Exhausted, 5, false));
@@ -1222,7 +1272,8 @@ mod tests {
         assert!(cancel.load(Ordering::Relaxed));
         assert_eq!(ending(&round), ("found", 95));
         // Every run at its node limit: on to the next round, charged for all three.
-        let round = Round::new(&runs, 100, &wheel);
+        let never = AtomicBool::new(false);
+        let round = Round::new(&runs, 100, &wheel, &never);
         for i in [2, 0, 1] {
             round.report(i, report(Run::NodeLimit, 30, false));
         }

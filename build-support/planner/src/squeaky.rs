@@ -32,7 +32,13 @@ pub(crate) fn squeaky_wheel(
 ) -> Option<Vec<u64>> {
     let mut wheel = Squeaky::new(items, order.to_vec());
     let limit = *budget;
-    wheel.run(items, capacity, budget, limit, &AtomicBool::new(false))
+    wheel.run(
+        items,
+        capacity,
+        budget,
+        limit,
+        [&AtomicBool::new(false), &AtomicBool::new(false)],
+    )
 }
 
 /// The squeaky wheel's state between runs: the order it has learnt so far.
@@ -55,7 +61,7 @@ impl Squeaky {
     }
 
     /// Places and learns until a placement within `capacity` comes out (returned), or `limit`
-    /// steps of this run or the whole `budget` are spent, or `cancel` is set; `budget` is
+    /// steps of this run or the whole `budget` are spent, or either `cancel` flag is set; `budget` is
     /// decreased by the steps used. Where it stops depends only on the steps (a cancelled run's
     /// state is never used again), so a later run carries on the same way whatever happened in
     /// between.
@@ -65,10 +71,11 @@ impl Squeaky {
         capacity: u64,
         budget: &mut u64,
         limit: u64,
-        cancel: &AtomicBool,
+        cancel: [&AtomicBool; 2],
     ) -> Option<Vec<u64>> {
         let mut used = 0u64;
-        while *budget > 0 && used < limit && !cancel.load(Ordering::Relaxed) {
+        let cancelled = || cancel.iter().any(|c| c.load(Ordering::Relaxed));
+        while *budget > 0 && used < limit && !cancelled() {
             let (offsets, work) = place_in(items, &self.order, Fit::First, &mut self.index);
             *budget = budget.saturating_sub(work);
             used += work;

@@ -105,6 +105,11 @@ pub struct PoolPlan {
     /// arena reaches). It is below the figure that rounds every buffer (TFLM's, Vela's) by
     /// less than one alignment.
     pub lower_bound: u64,
+    /// Planning was stopped early (a deadline, Ctrl-C: [`arenaplan_planner::Planner::stop_flag`]):
+    /// the arena is the best verified one found by then. Absent from the JSON when false, so
+    /// a complete plan's files are the same as ever.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stopped_early: bool,
 }
 
 /// Where one buffer lives.

@@ -293,6 +293,7 @@ pub(super) fn plan_pool(
                     size: end,
                     capacity: pool.capacity,
                     lower_bound,
+                    stopped_early: plan.stopped,
                 },
                 plan.offsets,
             ))

@@ -24,6 +24,12 @@ pub fn report(
     if !target.description.is_empty() {
         let _ = writeln!(out, "  {}", target.description);
     }
+    if plan.pools.iter().any(|p| p.stopped_early) {
+        let _ = writeln!(
+            out,
+            "\nPlanning was stopped early (a deadline or Ctrl-C): the arenas are the best found by then, not the step budget's deterministic result."
+        );
+    }
     let _ = writeln!(out, "\nPools");
     let _ = writeln!(
         out,

@@ -646,6 +646,6 @@ fn names_reach_the_terminal_without_control_characters() {
     ]);
     let stdout = String::from_utf8_lossy(&result.stdout);
     assert!(result.status.success(), "{}", stderr(&result));
-    assert!(stdout.contains("?[2Jwiped?fake"), "{stdout}");
+    assert!(stdout.contains("\\u{1b}[2Jwiped\\u{d}fake"), "{stdout}");
     assert!(!stdout.contains('\u{1b}') && !stdout.contains('\r'));
 }

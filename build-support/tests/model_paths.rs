@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use arenaplan_build::import::{load_model, load_model_in, ModelFolder};
 
+mod common;
+
 /// A fresh folder `NAME/models/m/` holding `m.toml` whose delegate names `blob`.
 fn model_with_blob(name: &str, blob: &str) -> (PathBuf, PathBuf) {
     let top = std::env::temp_dir().join(format!("arenaplan-paths-{name}-{}", std::process::id()));
@@ -18,33 +20,8 @@ fn model_with_blob(name: &str, blob: &str) -> (PathBuf, PathBuf) {
     fs::write(top.join("secret.txt"), b"CI_TOKEN=hunter2").unwrap();
     let model = dir.join("m.toml");
     let blob = toml::Value::String(blob.to_owned());
-    fs::write(
-        &model,
-        format!(
-            r#"name = "m"
-inputs = ["x"]
-outputs = ["y"]
-[[tensor]]
-name = "x"
-dtype = "int8"
-shape = [16]
-[[tensor]]
-name = "y"
-dtype = "int8"
-shape = [16]
-[[delegate]]
-name = "npu"
-backend = "MyBackend"
-blob = {blob}
-[[instruction]]
-kind = "delegate"
-delegate = "npu"
-inputs = ["x"]
-outputs = ["y"]
-"#
-        ),
-    )
-    .unwrap();
+    let text = common::one_call("MyBackend", "").replace("scratch = []", &format!("blob = {blob}"));
+    fs::write(&model, text).unwrap();
     (top, model)
 }
 
@@ -53,7 +30,7 @@ fn refusal(name: &str, blob: &str) -> String {
     let (top, model) = model_with_blob(name, blob);
     let e = load_model(&model).unwrap_err().to_string();
     fs::remove_dir_all(&top).unwrap();
-    assert!(e.contains("m.toml:15"), "names the file and line: {e}");
+    assert!(e.contains("m.toml:16"), "names the file and line: {e}");
     assert!(!e.contains("hunter2"));
     e
 }

@@ -10,7 +10,23 @@ mod support;
 
 use support::{exported, stderr, temp_dir};
 
-fn arenaplan(args: &[&std::ffi::OsStr]) -> Output {
+/// `plan` (or `run`, with a call) of `model` for corstone-300 into `out`.
+fn writer(command: &str, model: &Path, out: &Path) -> Vec<std::ffi::OsString> {
+    let mut args: Vec<std::ffi::OsString> = vec![
+        command.into(),
+        "--target".into(),
+        "corstone-300".into(),
+        "--model".into(),
+        model.into(),
+    ];
+    if command == "run" {
+        args.extend(["--call".into(), "forward".into()]);
+    }
+    args.extend(["--out".into(), out.into()]);
+    args
+}
+
+fn arenaplan(args: &[impl AsRef<std::ffi::OsStr>]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_arenaplan"))
         .args(args)
         .output()
@@ -62,7 +78,7 @@ fn state(path: &Path) -> (String, Option<Vec<u8>>) {
     )
 }
 
-fn refused_untouched(what: &str, path: &Path, args: &[&std::ffi::OsStr]) {
+fn refused_untouched(what: &str, path: &Path, args: &[impl AsRef<std::ffi::OsStr>]) {
     let before = state(path);
     let out = arenaplan(args);
     assert_eq!(out.status.code(), Some(2), "{what}: {}", stderr(&out));
@@ -87,34 +103,13 @@ fn every_writer_refuses_a_device_a_fifo_and_a_symlink() {
             &path,
             &["plan-csv".as_ref(), csv.as_os_str(), "-o".as_ref(), p],
         );
-        refused_untouched(
-            &format!("plan --out {what}"),
-            &path,
-            &[
-                "plan".as_ref(),
-                "--target".as_ref(),
-                "corstone-300".as_ref(),
-                "--model".as_ref(),
-                model.as_os_str(),
-                "--out".as_ref(),
-                p,
-            ],
-        );
-        refused_untouched(
-            &format!("run --out {what}"),
-            &path,
-            &[
-                "run".as_ref(),
-                "--target".as_ref(),
-                "corstone-300".as_ref(),
-                "--model".as_ref(),
-                model.as_os_str(),
-                "--call".as_ref(),
-                "forward".as_ref(),
-                "--out".as_ref(),
-                p,
-            ],
-        );
+        for command in ["plan", "run"] {
+            refused_untouched(
+                &format!("{command} --out {what}"),
+                &path,
+                &writer(command, &model, &path),
+            );
+        }
     }
     assert_eq!(
         std::fs::read_to_string(dir.join("precious.txt")).unwrap(),
@@ -128,15 +123,7 @@ fn a_folder_of_someone_elses_is_not_an_output_folder() {
     let dir = temp_dir("foreign-folder");
     std::fs::write(dir.join("notes.txt"), "mine").unwrap();
     let model = exported().join("linear_stack_bias/program.pte");
-    let out = arenaplan(&[
-        "plan".as_ref(),
-        "--target".as_ref(),
-        "corstone-300".as_ref(),
-        "--model".as_ref(),
-        model.as_os_str(),
-        "--out".as_ref(),
-        dir.as_os_str(),
-    ]);
+    let out = arenaplan(&writer("plan", &model, &dir));
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("a folder arenaplan did not write"));
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);

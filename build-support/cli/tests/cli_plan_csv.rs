@@ -237,26 +237,9 @@ fn inputs_that_are_not_regular_files_or_cannot_be_read() {
 }
 
 /// A lifetime CSV whose bound is out of reach: the default budget would search for seconds.
-fn hard_csv(dir: &std::path::Path) -> PathBuf {
-    let mut x = 3u64;
-    let mut next = |m: u64| {
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (x >> 33) % m
-    };
-    let mut text = String::from("id,lower,upper,size\n");
-    for i in 0..3_000u64 {
-        let lower = i / 4;
-        text.push_str(&format!(
-            "{i},{lower},{},{}\n",
-            lower + 1 + next(40),
-            1 + next(4096)
-        ));
-    }
-    let path = dir.join("hard.csv");
-    std::fs::write(&path, text).unwrap();
-    path
+fn hard_csv() -> PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../testdata/lifetimes/unreachable_bound.csv")
 }
 
 fn assert_stopped_early(out: &Output, plan: &std::path::Path) {
@@ -277,7 +260,7 @@ fn assert_stopped_early(out: &Output, plan: &std::path::Path) {
 #[test]
 fn plan_csv_stops_at_the_deadline_with_the_best_plan_marked() {
     let dir = temp_dir("deadline");
-    let input = hard_csv(&dir);
+    let input = hard_csv();
     let plan = dir.join("plan.csv");
     let out = arenaplan(&[
         "plan-csv",
@@ -296,7 +279,7 @@ fn plan_csv_stops_at_the_deadline_with_the_best_plan_marked() {
 #[test]
 fn plan_csv_stops_on_ctrl_c_with_the_best_plan_marked() {
     let dir = temp_dir("ctrl-c");
-    let input = hard_csv(&dir);
+    let input = hard_csv();
     let plan = dir.join("plan.csv");
     let child = Command::new(env!("CARGO_BIN_EXE_arenaplan"))
         .args([

@@ -5,32 +5,25 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+use arenaplan_planner::lifetime_csv::LifetimeTable;
 use arenaplan_planner::verify::verify;
-use arenaplan_planner::{Buffer, Phase, Planner, Problem};
+use arenaplan_planner::{Phase, Planner, Problem};
 
-/// Buffers in groups of four, living 1 to 40 instants: the bound is out of reach, so the
-/// search would spend its whole budget.
-fn hard(n: u64) -> Problem {
-    let mut x = 3u64;
-    let mut next = |m: u64| {
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (x >> 33) % m
-    };
-    Problem::new(
-        (0..n)
-            .map(|i| {
-                let lower = i / 4;
-                Buffer::new(1 + next(4096), lower, lower + 1 + next(40))
-            })
-            .collect(),
-    )
+/// Buffers in groups of four, living 1 to 40 instants, whose bound is out of reach: the search
+/// would spend its whole budget (`build-support/testdata/lifetimes/unreachable_bound.csv`, also
+/// what the CLI's tests stop).
+fn hard() -> Problem {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../testdata/lifetimes/unreachable_bound.csv"
+    );
+    let file = std::fs::File::open(path).unwrap();
+    LifetimeTable::parse(file).unwrap().to_problem(1)
 }
 
 #[test]
 fn a_stopped_plan_is_the_best_verified_one_marked() {
-    let p = hard(3_000);
+    let p = hard();
     let stop = Arc::new(AtomicBool::new(false));
     let phases = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&phases);
@@ -56,7 +49,8 @@ fn a_stopped_plan_is_the_best_verified_one_marked() {
 
 #[test]
 fn without_the_flag_set_the_plan_is_the_budgets() {
-    let p = hard(400);
+    let mut p = hard();
+    p.buffers.truncate(400);
     let mut with_flag = Planner::new();
     with_flag
         .step_budget(200_000)

@@ -1,29 +1,4 @@
-//! Where the files a model names (a TOML model's `blob = "…"`) may be: inside the model's own
-//! folder, and nowhere else unless the build widens that on purpose.
-//!
-//! A model is input from outside the firmware team (a model zoo, a converter, a colleague), and
-//! whatever a blob path names is copied into the generated C and linked into firmware. So a
-//! model file must not be able to reach the build machine's files: `blob = "/proc/self/environ"`
-//! would ship the build's environment (CI secrets included) in a binary. The rule, in one place:
-//!
-//! - a path is relative (an absolute path is machine-specific and leaves the folder);
-//! - after following every symbolic link, it lies under the allowed root (by default the
-//!   model's folder; [`ModelFolder::allow_under`] widens it, e.g. to a repository's root);
-//! - it is never under `/proc`, `/sys` or `/dev`, however reached and whatever the root;
-//! - it names a regular file, read as every input is ([`read_input_file`]).
-//!
-//! ```
-//! use arenaplan_build::import::ModelFolder;
-//! let dir = std::env::temp_dir().join(format!("arenaplan-doc-folder-{}", std::process::id()));
-//! std::fs::create_dir_all(dir.join("blobs"))?;
-//! std::fs::write(dir.join("blobs/npu.bin"), b"cmd")?;
-//! let folder = ModelFolder::new(&dir);
-//! assert_eq!(folder.read("blobs/npu.bin", 1024).unwrap(), b"cmd");
-//! assert!(folder.read("/etc/hostname", 1024).is_err());
-//! assert!(folder.read("../outside.bin", 1024).is_err());
-//! # std::fs::remove_dir_all(&dir)?;
-//! # Ok::<(), std::io::Error>(())
-//! ```
+//! Where the files a model names may be: [`ModelFolder`].
 
 use std::path::{Component, Path, PathBuf};
 
@@ -35,7 +10,32 @@ use super::{read_input_file, InputFileError};
 /// (`/proc/self/environ`), devices and system state are never model data.
 const SPECIAL_FILESYSTEMS: [&str; 3] = ["/proc", "/sys", "/dev"];
 
-/// The folder a model's file references resolve in, and the root they may not leave.
+/// Where the files a model names (a TOML model's `blob = "…"`) may be: inside the model's own
+/// folder, and nowhere else unless the build widens that on purpose.
+///
+/// A model is input from outside the firmware team (a model zoo, a converter, a colleague), and
+/// whatever a blob path names is copied into the generated C and linked into firmware. So a
+/// model file must not be able to reach the build machine's files: `blob = "/proc/self/environ"`
+/// would ship the build's environment (CI secrets included) in a binary. The rule, in one place:
+///
+/// - a path is relative (an absolute path is machine-specific and leaves the folder);
+/// - after following every symbolic link, it lies under the allowed root (by default the
+///   model's folder; [`ModelFolder::allow_under`] widens it, e.g. to a repository's root);
+/// - it is never under `/proc`, `/sys` or `/dev`, however reached and whatever the root;
+/// - it names a regular file, read as every input is ([`read_input_file`]).
+///
+/// ```
+/// use arenaplan_build::import::ModelFolder;
+/// let dir = std::env::temp_dir().join(format!("arenaplan-doc-folder-{}", std::process::id()));
+/// std::fs::create_dir_all(dir.join("blobs"))?;
+/// std::fs::write(dir.join("blobs/npu.bin"), b"cmd")?;
+/// let folder = ModelFolder::new(&dir);
+/// assert_eq!(folder.read("blobs/npu.bin", 1024).unwrap(), b"cmd");
+/// assert!(folder.read("/etc/hostname", 1024).is_err());
+/// assert!(folder.read("../outside.bin", 1024).is_err());
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct ModelFolder {
     dir: PathBuf,
@@ -107,7 +107,7 @@ impl ModelFolder {
     }
 
     /// The file `reference` names, as a path with every symbolic link resolved, once every
-    /// rule in the [module documentation](self) holds.
+    /// rule of [`ModelFolder`] holds.
     pub fn resolve(&self, reference: &str) -> Result<PathBuf, ModelPathError> {
         if reference.is_empty() {
             return Err(ModelPathError::Empty);

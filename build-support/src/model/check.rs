@@ -1,39 +1,4 @@
-//! The one semantic check of a program, whichever importer read it: a `.pte`, a `.tflite` and
-//! a TOML model that say the same thing get the same verdict, because every importer ends
-//! with [`check`] (and the pipeline begins with it, for programs built in code).
-//!
-//! The rules, each in one place:
-//!
-//! - **Bounded names.** Every name a file gives (the program's, values', delegates', backends',
-//!   operators', methods', labels, compile specs) is at most [`MAX_NAME_BYTES`] bytes. Names
-//!   reach generated C (string literals, comments, symbols): a longer one would give C that a
-//!   strict compiler refuses, or code no tool handles in reasonable time.
-//! - **Reads after writes.** A call reads only values that hold something when it runs: its
-//!   method's inputs, constants, state (kept between runs), memory the runtime or caller owns
-//!   (unplanned values, such as TFLite's variable tensors), or values an earlier call wrote.
-//!   A byte buffer no call writes is a workspace its readers use as scratch (ExecuTorch's
-//!   Cortex-M kernels take theirs as an argument): it may be read. A
-//!   value written in either arm of a branch counts as written after it. A delegate call whose
-//!   outputs the file does not separate from its inputs (a backend arenaplan does not know) is
-//!   taken to write those of its arguments not yet written.
-//! - **Constants are never written.**
-//! - **No call writes a value it also passes again** (as an input, or as another output): the
-//!   runtime's argument contract gives every written argument memory of its own, since an NPU
-//!   streams and writes before it has read everything. (State updated in place is passed once,
-//!   as the output: [`crate::import::is_in_place_operator`].)
-//! - **Outputs are written**: each output of a method is written by it, or is one of its
-//!   inputs, a constant or state.
-//!
-//! ```
-//! use arenaplan_build::model::{check, DType, Instruction, KernelCall, ModelError, Program, Value};
-//! let mut p = Program::new("m");
-//! let x = p.add_value(Value::planned("x", DType::Int8, vec![4]));
-//! let y = p.add_value(Value::planned("y", DType::Int8, vec![4]));
-//! p.inputs = vec![x];
-//! p.outputs = vec![y];
-//! p.body.push(Instruction::Kernel(KernelCall::new("relu", vec![y], vec![x])));
-//! assert!(matches!(check(&p), Err(ModelError::ReadBeforeWrite { instruction: 0, .. })));
-//! ```
+//! The one semantic check of a program, whatever its format: [`check`].
 
 use thiserror::Error;
 
@@ -115,7 +80,44 @@ impl ModelError {
 /// One entry point: its name for messages, inputs, outputs and top-level instructions.
 type Entry<'a> = (String, &'a [ValueId], &'a [ValueId], std::ops::Range<usize>);
 
-/// Checks every rule of the [module documentation](self); returns the first broken one.
+/// The one semantic check of a program, whichever importer read it: a `.pte`, a `.tflite` and
+/// a TOML model that say the same thing get the same verdict, because every importer ends
+/// with [`check`] (and the pipeline begins with it, for programs built in code).
+///
+/// The rules, each in one place:
+///
+/// - **Bounded names.** Every name a file gives (the program's, values', delegates', backends',
+///   operators', methods', labels, compile specs) is at most [`MAX_NAME_BYTES`] bytes. Names
+///   reach generated C (string literals, comments, symbols): a longer one would give C that a
+///   strict compiler refuses, or code no tool handles in reasonable time.
+/// - **Reads after writes.** A call reads only values that hold something when it runs: its
+///   method's inputs, constants, state (kept between runs), memory the runtime or caller owns
+///   (unplanned values, such as TFLite's variable tensors), or values an earlier call wrote.
+///   A byte buffer no call writes is a workspace its readers use as scratch (ExecuTorch's
+///   Cortex-M kernels take theirs as an argument): it may be read. A
+///   value written in either arm of a branch counts as written after it. A delegate call whose
+///   outputs the file does not separate from its inputs (a backend arenaplan does not know) is
+///   taken to write those of its arguments not yet written.
+/// - **Constants are never written.**
+/// - **No call writes a value it also passes again** (as an input, or as another output): the
+///   runtime's argument contract gives every written argument memory of its own, since an NPU
+///   streams and writes before it has read everything. (State updated in place is passed once,
+///   as the output: [`crate::import::is_in_place_operator`].)
+/// - **Outputs are written**: each output of a method is written by it, or is one of its
+///   inputs, a constant or state.
+///
+/// ```
+/// use arenaplan_build::model::{check, DType, Instruction, KernelCall, ModelError, Program, Value};
+/// let mut p = Program::new("m");
+/// let x = p.add_value(Value::planned("x", DType::Int8, vec![4]));
+/// let y = p.add_value(Value::planned("y", DType::Int8, vec![4]));
+/// p.inputs = vec![x];
+/// p.outputs = vec![y];
+/// p.body.push(Instruction::Kernel(KernelCall::new("relu", vec![y], vec![x])));
+/// assert!(matches!(check(&p), Err(ModelError::ReadBeforeWrite { instruction: 0, .. })));
+/// ```
+///
+/// Returns the first rule broken.
 pub fn check(program: &Program) -> Result<(), ModelError> {
     check_names(program)?;
     let display = |v: ValueId| program.values[v].name.clone();

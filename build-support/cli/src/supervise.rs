@@ -96,7 +96,10 @@ fn watch(
             stop.store(true, Ordering::Relaxed);
         }
         if terminal && now - start >= QUIET && now - last_shown >= QUIET {
-            let progress = *latest.lock().unwrap_or_else(|e| e.into_inner());
+            let progress = latest
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .map(|p| (p.phase, p.arena, p.lower_bound));
             eprint!("\r{:<78}", line(progress, stop.load(Ordering::Relaxed)));
             let _ = std::io::stderr().flush();
             shown = true;
@@ -109,25 +112,44 @@ fn watch(
 }
 
 /// One progress line: phase, best arena, gap to the bound.
-fn line(progress: Option<Progress>, stopping: bool) -> String {
+fn line(progress: Option<(Phase, u64, u64)>, stopping: bool) -> String {
     let stopping = if stopping { " (stopping)" } else { "" };
-    let Some(p) = progress else {
+    let Some((phase, arena, lower_bound)) = progress else {
         return format!("planning: placing{stopping}");
     };
-    let phase = match p.phase {
+    let phase = match phase {
         Phase::Constructed => "placed",
         Phase::FittingCapacity => "fitting the capacity",
         Phase::ReachingBound => "searching for the bound",
         Phase::Bisecting => "bisecting",
         _ => "planning",
     };
-    let gap = if p.lower_bound == 0 {
+    let gap = if lower_bound == 0 {
         0.0
     } else {
-        p.arena.saturating_sub(p.lower_bound) as f64 * 100.0 / p.lower_bound as f64
+        arena.saturating_sub(lower_bound) as f64 * 100.0 / lower_bound as f64
     };
     format!(
-        "planning: {phase}, best arena {} bytes, {gap:.2}% above the bound {}{stopping}",
-        p.arena, p.lower_bound
+        "planning: {phase}, best arena {arena} bytes, {gap:.2}% above the bound {lower_bound}{stopping}"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_progress_line_says_phase_best_arena_and_gap() {
+        let p = (Phase::Bisecting, 110, 100);
+        assert_eq!(
+            line(Some(p), false),
+            "planning: bisecting, best arena 110 bytes, 10.00% above the bound 100"
+        );
+        assert!(line(Some(p), true).ends_with(" (stopping)"));
+        assert_eq!(line(None, false), "planning: placing");
+        assert!(parse_deadline("0.5").is_ok());
+        for bad in ["0", "-1", "nan", "inf", "x"] {
+            assert!(parse_deadline(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -649,3 +649,69 @@ fn names_reach_the_terminal_without_control_characters() {
     assert!(stdout.contains("\\u{1b}[2Jwiped\\u{d}fake"), "{stdout}");
     assert!(!stdout.contains('\u{1b}') && !stdout.contains('\r'));
 }
+
+/// A model from a model zoo cannot carry the build machine's environment into firmware: a blob
+/// path out of its folder is bad input naming the line, and nothing is written.
+#[test]
+fn a_blob_path_out_of_the_model_folder_is_refused_and_nothing_is_written() {
+    let dir = temp_dir("blob-escape");
+    let out = dir.join("out");
+    for blob in ["/proc/self/environ", "../../etc/hostname"] {
+        let model = dir.join("zoo.toml");
+        std::fs::write(
+            &model,
+            format!(
+                "name = \"zoo\"\ninputs = [\"x\"]\noutputs = [\"y\"]\n[[tensor]]\nname = \"x\"\ndtype = \"int8\"\nshape = [16]\n[[tensor]]\nname = \"y\"\ndtype = \"int8\"\nshape = [16]\n[[delegate]]\nname = \"npu\"\nbackend = \"MyBackend\"\nblob = \"{blob}\"\n[[instruction]]\nkind = \"delegate\"\ndelegate = \"npu\"\ninputs = [\"x\"]\noutputs = [\"y\"]\n"
+            ),
+        )
+        .unwrap();
+        let result = arenaplan(&[
+            "plan",
+            "--target",
+            "corstone-300",
+            "--model",
+            model.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(result.status.code(), Some(2), "{}", stderr(&result));
+        assert!(
+            stderr(&result).contains("zoo.toml:15:"),
+            "{}",
+            stderr(&result)
+        );
+        assert!(!out.exists());
+    }
+}
+
+/// A program named too long for the files named after it is bad input (it was an I/O
+/// failure, exit 3, once the file system refused the name).
+#[test]
+fn a_program_name_too_long_for_a_file_name_exits_2() {
+    let dir = temp_dir("long-name");
+    let text = std::fs::read_to_string(MODEL).unwrap();
+    let first = text.lines().find(|l| l.starts_with("name = ")).unwrap();
+    let model = dir.join("long.toml");
+    std::fs::write(
+        &model,
+        text.replacen(first, &format!("name = \"{}\"", "m".repeat(300)), 1),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let result = arenaplan(&[
+        "plan",
+        "--target",
+        "corstone-300",
+        "--model",
+        model.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(result.status.code(), Some(2), "{}", stderr(&result));
+    assert!(
+        stderr(&result).contains("give a shorter name"),
+        "{}",
+        stderr(&result)
+    );
+    assert!(!out.exists());
+}

@@ -60,11 +60,9 @@
 //!
 //! The [model IR](model) is public: [`Build::program`] plans a program made elsewhere. The
 //! stages behind it (import, the backends' blob readers in `blobs`, pipeline, verify, emit,
-//! output) are public only with the feature `internals`, for arenaplan's own tools and tests:
-//! they change without notice.
+//! output) are documented only with the feature `internals`, for arenaplan's own tools and
+//! tests: they change without notice.
 #![deny(missing_docs)]
-// Without `internals` the stages are private, and items only tools use are unused.
-#![cfg_attr(not(feature = "internals"), allow(dead_code, unused_imports))]
 
 pub use arenaplan_planner::{PlanError, Planner};
 pub use arenaplan_syntax::{diagnostic, targets};
@@ -82,26 +80,24 @@ pub mod model;
 
 mod c_writer;
 
-/// Declares the pipeline's stage modules: public with `internals`, private without.
-macro_rules! stages {
-    ($($(#[$meta:meta])* $name:ident;)*) => {$(
-        $(#[$meta])*
-        #[cfg(feature = "internals")]
-        pub mod $name;
-        $(#[$meta])*
-        #[cfg(not(feature = "internals"))]
-        mod $name;
-    )*};
-}
-
-stages! {
-    blobs;
-    build;
-    emit;
-    import;
-    names;
-    output;
-    pipeline;
-    report;
-    verify;
-}
+// The pipeline's stages: public for arenaplan's own tools and tests, documented only with the
+// feature `internals` (they change without notice). Plain declarations, so rustfmt and the
+// dead-code lint see every module.
+#[cfg_attr(not(feature = "internals"), doc(hidden))]
+pub mod blobs;
+#[cfg_attr(not(feature = "internals"), doc(hidden))]
+pub mod build;
+#[cfg_attr(not(feature = "internals"), doc(hidden))]
+pub mod emit;
+#[cfg_attr(not(feature = "internals"), doc(hidden))]
+pub mod import;
+#[cfg_attr(not(feature = "internals"), doc(hidden))]
+pub mod names;
+#[cfg_attr(not(feature = "internals"), doc(hidden))]
+pub mod output;
+#[cfg_attr(not(feature = "internals"), doc(hidden))]
+pub mod pipeline;
+#[cfg_attr(not(feature = "internals"), doc(hidden))]
+pub mod report;
+#[cfg_attr(not(feature = "internals"), doc(hidden))]
+pub mod verify;

@@ -227,7 +227,10 @@ mod tests {
 
     #[test]
     fn display_escapes_what_a_terminal_would_act_on() {
-        for c in ['\u{1b}', '\r', '\0', '\u{7f}', '\u{85}', '\u{202e}', '\u{2066}', '\u{200b}', '\u{feff}'] {
+        for c in [
+            '\u{1b}', '\r', '\0', '\u{7f}', '\u{85}', '\u{202e}', '\u{2066}', '\u{200b}',
+            '\u{feff}',
+        ] {
             let shown = display(&format!("a{c}b"));
             assert!(!shown.contains(c), "{c:?}: {shown}");
             assert!(shown.starts_with("a\\u{"), "{shown}");

@@ -401,8 +401,7 @@ fn publish(
     sync_dir(&store);
     observe(Step::Renamed);
     let link = store.join(format!("{TEMP_PREFIX}link"));
-    std::os::unix::fs::symlink(Path::new(&store_name).join(&next), &link)
-        .map_err(io_at(&link))?;
+    std::os::unix::fs::symlink(Path::new(&store_name).join(&next), &link).map_err(io_at(&link))?;
     observe(Step::Linked);
     if current.is_none() && fs::symlink_metadata(dir).is_ok() {
         // The empty folder seen above (still empty: a link cannot replace a folder).

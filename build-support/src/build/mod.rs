@@ -143,9 +143,14 @@ impl Generated {
             return Ok(false);
         }
         let memory_x = memory_x.as_ref();
-        let out = std::env::var_os("OUT_DIR").map(PathBuf::from).ok_or_else(|| {
-            std::io::Error::new(std::io::ErrorKind::NotFound, "OUT_DIR is not set: call this from build.rs")
-        })?;
+        let out = std::env::var_os("OUT_DIR")
+            .map(PathBuf::from)
+            .ok_or_else(|| {
+                std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "OUT_DIR is not set: call this from build.rs",
+                )
+            })?;
         std::fs::copy(memory_x, out.join("memory.x"))?;
         println!("cargo::rustc-link-search={}", out.display());
         println!("cargo::rerun-if-changed={}", memory_x.display());
@@ -384,7 +389,11 @@ impl Build {
                 .map(|(f, _)| out_dir.join(f))
                 .collect(),
             linker_script: out_dir.join(format!("{name}.x")),
-            files: rendered.files.iter().map(|(f, _)| out_dir.join(f)).collect(),
+            files: rendered
+                .files
+                .iter()
+                .map(|(f, _)| out_dir.join(f))
+                .collect(),
             name,
             plan: rendered.plan,
             program: rendered.program,
@@ -508,8 +517,13 @@ impl Build {
                 "a path holds a line break, which a cargo instruction cannot carry: {line:?}; rename it"
             )));
         }
-        let name = crate::names::base_name(self.name.as_deref().unwrap_or(&program.name))
-            .map_err(|e| BuildError::Missing(format!("{e} with .name(...) in build.rs (--name for the arenaplan command)")))?;
+        let name = crate::names::base_name(self.name.as_deref().unwrap_or(&program.name)).map_err(
+            |e| {
+                BuildError::Missing(format!(
+                    "{e} with .name(...) in build.rs (--name for the arenaplan command)"
+                ))
+            },
+        )?;
         let mut pipeline = Pipeline::new(target);
         if let Some(p) = &self.planner {
             pipeline.planner(p.clone());

@@ -3,12 +3,14 @@
 
 use std::path::{Path, PathBuf};
 
-use arenaplan_syntax::delegate::{backend_module, check_delegate, parse_args_partial, Attribute, Scratch};
+use arenaplan_syntax::delegate::{
+    backend_module, check_delegate, parse_args_partial, Attribute, Scratch,
+};
 use syn::spanned::Spanned;
 
 use crate::diagnostic::{Diagnostic, SourceText};
 use crate::model::{Origin, PoolChoice, ScratchSpec};
-use crate::pipeline::{BackendScratch, DeclaredScratch, Declarations, KernelScratch};
+use crate::pipeline::{BackendScratch, Declarations, DeclaredScratch, KernelScratch};
 use crate::targets::Target;
 
 /// Largest source file scanned.
@@ -85,8 +87,12 @@ pub fn scan(
                 let mine = || seen.iter().filter(|(a, _, _)| *a == attribute);
                 if let Some((_, _, first)) = mine().find(|(_, b, _)| *b == id) {
                     problems.push(
-                        at(&source, attr.span(), format!("{what} `{id}` is declared twice"))
-                            .with_help(format!("the first declaration is at {first}; keep one")),
+                        at(
+                            &source,
+                            attr.span(),
+                            format!("{what} `{id}` is declared twice"),
+                        )
+                        .with_help(format!("the first declaration is at {first}; keep one")),
                     );
                     continue;
                 }
@@ -108,7 +114,9 @@ pub fn scan(
                             attr.span(),
                             format!("{what}s `{other}` and `{id}` would both be {clash}"),
                         )
-                        .with_help(format!("`{other}` is declared at {first}; rename one of them")),
+                        .with_help(format!(
+                            "`{other}` is declared at {first}; rename one of them"
+                        )),
                     );
                     continue;
                 }
@@ -218,7 +226,9 @@ fn declaration(
         other => {
             let message = match attribute {
                 Attribute::Delegate => "#[delegate] needs arguments: backend, scratch, mem_id",
-                Attribute::Kernel => "#[kernel] needs arguments: op, and scratch with mem_id if it needs scratch",
+                Attribute::Kernel => {
+                    "#[kernel] needs arguments: op, and scratch with mem_id if it needs scratch"
+                }
             };
             return (Err(vec![at(source, other.span(), message)]), None);
         }

@@ -1,7 +1,7 @@
 //! The C header and source for integrators.
 
-use crate::c_writer::CWriter;
 use super::{banner, c_ident, upper_ident, Input, Symbols};
+use crate::c_writer::CWriter;
 
 pub(super) fn header(input: &Input<'_>) -> String {
     let name = input.name;
@@ -103,11 +103,15 @@ const CHECK: [&str; 4] = [
 fn types(w: &mut CWriter) {
     w.guarded("ARENAPLAN_TABLE_TYPES", |w| {
         w.comment("A planned buffer: value id, pool, offset and size.");
-        w.block("typedef struct arenaplan_buffer", " arenaplan_buffer_t;", |w| {
-            for field in ["value", "mem_id", "offset", "size"] {
-                w.line(format!("uint32_t {field};"));
-            }
-        });
+        w.block(
+            "typedef struct arenaplan_buffer",
+            " arenaplan_buffer_t;",
+            |w| {
+                for field in ["value", "mem_id", "offset", "size"] {
+                    w.line(format!("uint32_t {field};"));
+                }
+            },
+        );
         w.line("ARENAPLAN_CHECK(buffer_has_the_rust_layout, sizeof(arenaplan_buffer_t) == 16);")
             .blank();
         w.comment("One call's flat argument list: inputs, outputs, then scratch.");
@@ -151,9 +155,11 @@ pub(super) fn source(input: &Input<'_>) -> String {
     if !input.plan.buffers.is_empty() {
         w.blank().array(
             format!("const arenaplan_buffer_t {name}_buffers[{up}_BUFFER_COUNT]"),
-            input.plan.buffers.iter().map(|b| {
-                format!("{{{}u, {}u, {}u, {}u}}", b.id, b.mem_id, b.offset, b.size)
-            }),
+            input
+                .plan
+                .buffers
+                .iter()
+                .map(|b| format!("{{{}u, {}u, {}u, {}u}}", b.id, b.mem_id, b.offset, b.size)),
         );
     }
     if !input.plan.calls.is_empty() {
@@ -233,7 +239,9 @@ fn api(w: &mut CWriter, input: &Input<'_>) {
             ))
             .define_unsigned(&format!("{up}_INPUT_COUNT"), m.inputs.len())
             .define_unsigned(&format!("{up}_OUTPUT_COUNT"), m.outputs.len())
-            .line(format!("uint8_t *{prefix}_input(uint32_t index, uint32_t *size);"))
+            .line(format!(
+                "uint8_t *{prefix}_input(uint32_t index, uint32_t *size);"
+            ))
             .line(format!("ap_status_t {prefix}_run(void);"))
             .line(format!(
                 "const uint8_t *{prefix}_output(uint32_t index, uint32_t *size);"

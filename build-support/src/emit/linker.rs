@@ -1,7 +1,7 @@
 //! Linker-script fragments: one NOLOAD output section per pool.
 
-use crate::c_writer::CWriter;
 use super::{banner, c_ident, Input};
+use crate::c_writer::CWriter;
 use crate::pipeline::PoolPlan;
 use crate::targets::Pool;
 

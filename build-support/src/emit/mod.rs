@@ -8,10 +8,10 @@ mod program;
 mod rust;
 
 use crate::model::{Program, ScratchOwner, ValueKind};
-use crate::report;
 use crate::pipeline::{
-    steps, BufferKind, ConstantLayout, DeclaredScratch, Declarations, ModelPlan, Steps,
+    steps, BufferKind, ConstantLayout, Declarations, DeclaredScratch, ModelPlan, Steps,
 };
+use crate::report;
 use crate::targets::{Pool, Target};
 use crate::verify::Verified;
 
@@ -298,7 +298,12 @@ pub fn emit(input: &Input<'_>, what: Emit) -> Result<Vec<(String, String)>, Emit
     let name = input.name;
     // The Rust and C tables hold offsets and sizes as `u32`.
     if what.rust || what.c {
-        if let Some(p) = input.plan.pools.iter().find(|p| p.size > u64::from(u32::MAX)) {
+        if let Some(p) = input
+            .plan
+            .pools
+            .iter()
+            .find(|p| p.size > u64::from(u32::MAX))
+        {
             return Err(EmitError::TableOverflow {
                 pool: p.name.clone(),
                 size: p.size,
@@ -340,7 +345,10 @@ pub fn emit(input: &Input<'_>, what: Emit) -> Result<Vec<(String, String)>, Emit
             format!("{name}.report.txt"),
             report::report(input.program, input.plan, input.target, input.declared),
         ));
-        files.push((format!("{name}.svg"), report::memory_map(input.program, input.plan, input.target)));
+        files.push((
+            format!("{name}.svg"),
+            report::memory_map(input.program, input.plan, input.target),
+        ));
     }
     Ok(files)
 }

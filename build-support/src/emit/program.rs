@@ -1,9 +1,9 @@
 //! The program tables the C runtime runs (`NAME_program.c` / `.h`): tensors, instructions,
 //! delegates with their blobs, kernel names — an `ap_program_t` from `arenaplan/runtime.h`.
 
-use crate::c_writer::CWriter;
 use super::{banner, upper_ident, Input, MethodTables};
 use crate::blobs::{backend_symbol, kernel_symbol, HandleStorage};
+use crate::c_writer::CWriter;
 use crate::model::{Instruction, Value, ValueKind};
 use crate::pipeline::{ConstantLayout, Step, ValueMetas};
 
@@ -23,8 +23,7 @@ pub(super) fn header(input: &Input<'_>) -> String {
             for m in &input.methods {
                 w.line(format!("extern const ap_program_t {}_program;", m.prefix));
             }
-            w
-                .comment("Its pools' arenas, for ap_method_init (defined with the arenas).")
+            w.comment("Its pools' arenas, for ap_method_init (defined with the arenas).")
                 .define_unsigned(
                     &format!("{}_POOL_COUNT", upper_ident(name)),
                     input.pools().len(),
@@ -207,63 +206,71 @@ fn method_program(
             "static const ap_instruction_t {prefix}_instructions[{}]",
             m.steps.len().max(1)
         ),
-        table.steps[m.steps.clone()].iter().enumerate().map(|(k, step)| {
-            let position = first + k;
-            let c = match *step {
-                Step::Call(i) => &plan.calls[i],
-                Step::JumpFalse { to, .. } => {
-                    return format!(
-                        "{{AP_INSTR_JUMP_FALSE, {}u, {name}_predicate{position}, 1u, 1u, 0u}}",
-                        to - first
-                    )
-                }
-                Step::Jump { to } => {
-                    return format!("{{AP_INSTR_JUMP, {}u, 0, 0u, 0u, 0u}}", to - first)
-                }
-            };
-            let (kind, index) = match delegate_of.get(c.index).copied().flatten() {
-                Some(d) => ("AP_INSTR_DELEGATE", d - m.delegates.start),
-                None => {
-                    let op = program
-                        .flat_instructions()
-                        .into_iter()
-                        .find_map(|(i, ins)| match ins {
-                            Instruction::Kernel(k) if i == c.index => Some(k.op.clone()),
-                            _ => None,
-                        });
-                    (
-                        "AP_INSTR_KERNEL",
-                        op.and_then(|op| kernels.iter().position(|k| *k == op))
-                            .unwrap_or(0),
-                    )
-                }
-            };
-            format!(
-                "{{{kind}, {index}u, {name}_args{}, {}u, {}u, {}u}}",
-                c.index,
-                c.args.len(),
-                c.inputs,
-                c.outputs
-            )
-        }),
+        table.steps[m.steps.clone()]
+            .iter()
+            .enumerate()
+            .map(|(k, step)| {
+                let position = first + k;
+                let c = match *step {
+                    Step::Call(i) => &plan.calls[i],
+                    Step::JumpFalse { to, .. } => {
+                        return format!(
+                            "{{AP_INSTR_JUMP_FALSE, {}u, {name}_predicate{position}, 1u, 1u, 0u}}",
+                            to - first
+                        )
+                    }
+                    Step::Jump { to } => {
+                        return format!("{{AP_INSTR_JUMP, {}u, 0, 0u, 0u, 0u}}", to - first)
+                    }
+                };
+                let (kind, index) = match delegate_of.get(c.index).copied().flatten() {
+                    Some(d) => ("AP_INSTR_DELEGATE", d - m.delegates.start),
+                    None => {
+                        let op = program
+                            .flat_instructions()
+                            .into_iter()
+                            .find_map(|(i, ins)| match ins {
+                                Instruction::Kernel(k) if i == c.index => Some(k.op.clone()),
+                                _ => None,
+                            });
+                        (
+                            "AP_INSTR_KERNEL",
+                            op.and_then(|op| kernels.iter().position(|k| *k == op))
+                                .unwrap_or(0),
+                        )
+                    }
+                };
+                format!(
+                    "{{{kind}, {index}u, {name}_args{}, {}u, {}u, {}u}}",
+                    c.index,
+                    c.args.len(),
+                    c.inputs,
+                    c.outputs
+                )
+            }),
     );
     if table.has_jumps() || several {
-        w.comment("The flat instruction index of each entry (a jump: its branch's), for failed_call.")
-            .inline_array(
-                format!(
-                    "static const uint32_t {prefix}_flat_index[{}]",
-                    m.steps.len().max(1)
-                ),
-                table.flat[m.steps.clone()].iter().map(|f| format!("{f}u")),
-                "0u",
-            );
+        w.comment(
+            "The flat instruction index of each entry (a jump: its branch's), for failed_call.",
+        )
+        .inline_array(
+            format!(
+                "static const uint32_t {prefix}_flat_index[{}]",
+                m.steps.len().max(1)
+            ),
+            table.flat[m.steps.clone()].iter().map(|f| format!("{f}u")),
+            "0u",
+        );
     }
     w.blank();
     let list = |ids: &[usize]| ids.iter().map(|i| format!("{i}u")).collect::<Vec<_>>();
     let inputs = list(&m.inputs);
     let outputs = list(&m.outputs);
     w.inline_array(
-        format!("static const uint32_t {prefix}_inputs[{}]", inputs.len().max(1)),
+        format!(
+            "static const uint32_t {prefix}_inputs[{}]",
+            inputs.len().max(1)
+        ),
         inputs.iter().cloned(),
         "0u",
     )
@@ -308,13 +315,17 @@ fn value_meta(w: &mut CWriter, input: &Input<'_>) {
             "static const ap_value_meta_t {name}_meta[{}]",
             metas.entries.len().max(1)
         ),
-        metas.entries.iter().enumerate().map(|(v, (kind, dtype, dims))| {
-            let table = match metas.shape_of(v) {
-                Some(k) => format!("{name}_dims{k}"),
-                None => "0".into(),
-            };
-            format!("{{{}, {dtype}u, {}u, {table}}}", kind.c_name(), dims.len())
-        }),
+        metas
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(v, (kind, dtype, dims))| {
+                let table = match metas.shape_of(v) {
+                    Some(k) => format!("{name}_dims{k}"),
+                    None => "0".into(),
+                };
+                format!("{{{}, {dtype}u, {}u, {table}}}", kind.c_name(), dims.len())
+            }),
     );
     w.blank();
 }
@@ -492,7 +503,10 @@ fn bound(
         }),
         "0u",
     );
-    w.line(format!("static ap_buffer_t {name}_arg_list[{}];", nargs.max(1)));
+    w.line(format!(
+        "static ap_buffer_t {name}_arg_list[{}];",
+        nargs.max(1)
+    ));
     // Each method its own method state and bound program over the same values and argument
     // list (one method runs at a time), with its own delegates' backends and handles.
     for m in methods {
@@ -524,7 +538,13 @@ fn api(w: &mut CWriter, input: &Input<'_>, m: &MethodTables, flat_table: bool) {
         init_and_deinit(w, input);
     }
     for (kind, list, count, ret, n) in [
-        ("input", "inputs", "INPUT_COUNT", "uint8_t *", m.inputs.len()),
+        (
+            "input",
+            "inputs",
+            "INPUT_COUNT",
+            "uint8_t *",
+            m.inputs.len(),
+        ),
         (
             "output",
             "outputs",

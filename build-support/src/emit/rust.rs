@@ -54,7 +54,10 @@ pub(super) fn module(input: &Input<'_>) -> String {
         );
         quote! { const _: () = assert!(pool::#m::SIZE <= pool::#m::CAPACITY, #message); }
     });
-    let arenas = input.pools().into_iter().map(|(pool, _)| arena(input, pool));
+    let arenas = input
+        .pools()
+        .into_iter()
+        .map(|(pool, _)| arena(input, pool));
     let types = types();
     let api = api(input);
     let buffers = buffers(input);
@@ -559,7 +562,11 @@ fn api(input: &Input<'_>) -> TokenStream {
 /// The positions of a method's inputs, then of its outputs, that are planned memory (zeroed
 /// when the `Model` is taken), as `u32` literals; the others are constants in flash or have no
 /// memory.
-fn planned_io(input: &Input<'_>, inputs: &[usize], outputs: &[usize]) -> (Vec<Literal>, Vec<Literal>) {
+fn planned_io(
+    input: &Input<'_>,
+    inputs: &[usize],
+    outputs: &[usize],
+) -> (Vec<Literal>, Vec<Literal>) {
     let planned = |ids: &[usize]| {
         ids.iter()
             .enumerate()

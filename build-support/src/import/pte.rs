@@ -134,7 +134,10 @@ impl<'a> Constants<'a> {
         };
         let lists = self.program.vector_or_empty(6)?;
         if which >= lists.len() {
-            return Err(missing(format!("does not exist: the program has {} lists", lists.len())));
+            return Err(missing(format!(
+                "does not exist: the program has {} lists",
+                lists.len()
+            )));
         }
         let list = lists.table(which)?;
         let offsets = list.vector_or_empty(1)?;
@@ -179,7 +182,10 @@ impl<'a> Constants<'a> {
                     "the constant segment",
                 )?;
                 let offset = *offsets.get(index).ok_or_else(|| {
-                    missing(format!("is past the constant segment's {} offsets", offsets.len()))
+                    missing(format!(
+                        "is past the constant segment's {} offsets",
+                        offsets.len()
+                    ))
                 })?;
                 let start = segment.start.checked_add(offset);
                 match start.zip(start.and_then(|s| s.checked_add(bytes))) {
@@ -297,7 +303,11 @@ fn read_unchecked(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportErro
         let method = plan.string(0)?.unwrap_or("").to_owned();
         // Generated C names each method's functions by it (`NAME_<method>_run`).
         let ident = crate::names::ident(&method);
-        if method.is_empty() || methods.iter().any(|(m, _)| crate::names::ident(m.as_str()) == ident) {
+        if method.is_empty()
+            || methods
+                .iter()
+                .any(|(m, _)| crate::names::ident(m.as_str()) == ident)
+        {
             return Err(ImportError::Invalid(format!(
                 "execution plan {i} is named `{method}`: each method needs a name of its own, also as a C identifier (`{ident}`)"
             )));
@@ -342,7 +352,9 @@ fn read_unchecked(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportErro
             }
         }
     }
-    Ok(Program::join_methods(name, methods, |m, _, v| keys[m][v].clone()))
+    Ok(Program::join_methods(name, methods, |m, _, v| {
+        keys[m][v].clone()
+    }))
 }
 
 /// Whether the methods share state as ExecuTorch's `share_mutable_buffers` lays it out: every
@@ -354,7 +366,9 @@ fn shares_state(methods: &[(String, Program)]) -> bool {
         .filter_map(|(_, p)| p.source_plan.as_ref().map(|s| s.buffer_sizes.as_slice()))
         .collect();
     sizes.len() == methods.len()
-        && sizes.iter().all(|s| s.len() == 3 && s[2] > 0 && s[2] == sizes[0][2])
+        && sizes
+            .iter()
+            .all(|s| s.len() == 3 && s[2] > 0 && s[2] == sizes[0][2])
 }
 
 /// The name under which value `v` of a method is state shared between methods, in a program
@@ -362,7 +376,13 @@ fn shares_state(methods: &[(String, Program)]) -> bool {
 /// of a buffer): a tensor in the shared buffer, named by its fully qualified name when the file
 /// gives one, else by its place there.
 fn state_key(program: &Program, v: usize, fqn: Option<&str>, shared: bool) -> Option<String> {
-    let place = program.source_plan.as_ref()?.offsets.get(v).copied().flatten();
+    let place = program
+        .source_plan
+        .as_ref()?
+        .offsets
+        .get(v)
+        .copied()
+        .flatten();
     match (fqn, place) {
         (Some(name), Some((2, _))) if shared => Some(name.to_owned()),
         (None, Some((2, offset))) if shared => Some(format!("state@{offset}")),
@@ -592,7 +612,9 @@ fn read_plan(
     }
     for v in written {
         let value = &mut program.values[v];
-        if value.kind == ValueKind::Constant && value.shape.is_empty() && source.offsets[v].is_none()
+        if value.kind == ValueKind::Constant
+            && value.shape.is_empty()
+            && source.offsets[v].is_none()
         {
             value.kind = ValueKind::Planned;
             value.data = None;
@@ -663,7 +685,9 @@ fn tensor_list_arguments(
         head.dtype = DType::Int64;
         head.shape = Vec::new();
         head.bytes = 8;
-        head.data = Some(ConstantData::new((elements.len() as u64).to_le_bytes().to_vec()));
+        head.data = Some(ConstantData::new(
+            (elements.len() as u64).to_le_bytes().to_vec(),
+        ));
         out.insert(v, elements);
     }
     Ok(out)
@@ -690,7 +714,10 @@ fn fully_qualified_name(e: &Table<'_>) -> Result<Option<String>, ImportError> {
         return Ok(None);
     };
     Ok(match tensor.table(9)? {
-        Some(extra) => extra.string(1)?.filter(|n| !n.is_empty()).map(str::to_owned),
+        Some(extra) => extra
+            .string(1)?
+            .filter(|n| !n.is_empty())
+            .map(str::to_owned),
         None => None,
     })
 }
@@ -773,7 +800,10 @@ fn structure(
     }
     let always = |v: usize| {
         values[v].kind == ValueKind::Constant
-            && values[v].data.as_ref().is_some_and(|d| d.bytes().iter().all(|&b| b == 0))
+            && values[v]
+                .data
+                .as_ref()
+                .is_some_and(|d| d.bytes().iter().all(|&b| b == 0))
     };
     let mut out = Vec::new();
     let mut i = start;
@@ -788,11 +818,10 @@ fn structure(
                     )));
                 }
                 let skip = match raw.get(to.wrapping_sub(1)) {
-                    Some(&Raw::JumpFalse { condition: c, to: t })
-                        if to - 1 > i && always(c) && t >= to && t <= end =>
-                    {
-                        Some(t)
-                    }
+                    Some(&Raw::JumpFalse {
+                        condition: c,
+                        to: t,
+                    }) if to - 1 > i && always(c) && t >= to && t <= end => Some(t),
                     _ => None,
                 };
                 let mut arms = Vec::new();
@@ -846,7 +875,10 @@ fn kernel_args(
 ///   The list's items are the outputs; the list is dropped.
 /// - Otherwise the last argument is the returned value (a symbolic int, a bool), written by the
 ///   op: the one output.
-fn split_out_args(mut args: Vec<usize>, lists: &BTreeMap<usize, Vec<i64>>) -> (Vec<usize>, Vec<usize>) {
+fn split_out_args(
+    mut args: Vec<usize>,
+    lists: &BTreeMap<usize, Vec<i64>>,
+) -> (Vec<usize>, Vec<usize>) {
     let n = args.len();
     for k in 1..=n / 2 {
         if args[n - 2 * k..n - k] == args[n - k..] {
@@ -946,7 +978,12 @@ fn evalue(
         }
         4 => {
             let v = body()?.u64(0, 0)?;
-            constant("double", EValue::Double, DType::Float64, v.to_le_bytes().to_vec())
+            constant(
+                "double",
+                EValue::Double,
+                DType::Float64,
+                v.to_le_bytes().to_vec(),
+            )
         }
         6 => {
             let text = body()?.string(0)?.unwrap_or("").as_bytes().to_vec();
@@ -988,7 +1025,10 @@ fn resolve_int_lists(program: &mut Program, items: &BTreeMap<usize, Vec<i64>>) {
     for (&v, list) in items {
         let mut bytes = Vec::with_capacity(list.len() * 8);
         let known = list.iter().all(|&item| {
-            let Some(value) = usize::try_from(item).ok().and_then(|i| program.values.get(i)) else {
+            let Some(value) = usize::try_from(item)
+                .ok()
+                .and_then(|i| program.values.get(i))
+            else {
                 return false;
             };
             match (&value.data, value.evalue, &value.kind) {
@@ -1155,11 +1195,7 @@ fn delegate(
     let (scratch, split) = match plugin_for(&backend) {
         Some(plugin) => {
             let info = plugin.inspect(blob, &compile_specs)?;
-            let scratch = info
-                .scratch
-                .iter()
-                .map(|s| s.to_spec(&backend))
-                .collect();
+            let scratch = info.scratch.iter().map(|s| s.to_spec(&backend)).collect();
             (scratch, Some((info.inputs, info.outputs)))
         }
         None => (Vec::new(), None),
@@ -1205,7 +1241,10 @@ mod tests {
     #[test]
     fn a_pte_in_place_kernel_keeps_its_input() {
         let lists = BTreeMap::new();
-        assert_eq!(kernel_args("aten::relu_", vec![1, 1], &lists), (vec![1], vec![1]));
+        assert_eq!(
+            kernel_args("aten::relu_", vec![1, 1], &lists),
+            (vec![1], vec![1])
+        );
         assert_eq!(
             kernel_args("aten::add_.Tensor", vec![1, 2, 3, 1], &lists),
             (vec![1, 2, 3], vec![1])
@@ -1221,9 +1260,15 @@ mod tests {
     fn executorch_cond_becomes_an_if_else_branch() {
         // 0: if !c goto 3; 1: a; 2: goto 4 (jump_false on a constant false); 3: b; 4: after.
         let mut raw = vec![
-            Raw::JumpFalse { condition: 0, to: 3 },
+            Raw::JumpFalse {
+                condition: 0,
+                to: 3,
+            },
             call("a"),
-            Raw::JumpFalse { condition: 1, to: 4 },
+            Raw::JumpFalse {
+                condition: 1,
+                to: 4,
+            },
             call("b"),
             call("after"),
         ];
@@ -1239,13 +1284,26 @@ mod tests {
             ]
         );
         // Without the jump at the end of the true arm: an if without else.
-        let mut raw = vec![Raw::JumpFalse { condition: 0, to: 2 }, call("a"), call("after")];
+        let mut raw = vec![
+            Raw::JumpFalse {
+                condition: 0,
+                to: 2,
+            },
+            call("a"),
+            call("after"),
+        ];
         let body = structure(&mut raw, 0, 3, &values(), 0).unwrap();
         assert_eq!(body.len(), 2);
         // A jump out of its block is refused.
         let mut raw = vec![
-            Raw::JumpFalse { condition: 0, to: 2 },
-            Raw::JumpFalse { condition: 0, to: 4 },
+            Raw::JumpFalse {
+                condition: 0,
+                to: 2,
+            },
+            Raw::JumpFalse {
+                condition: 0,
+                to: 4,
+            },
             call("a"),
             call("b"),
         ];
@@ -1288,12 +1346,26 @@ mod tests {
         let unknown = p.add_value(list());
         let x = p.add_value(Value::planned("x", DType::Float32, vec![2, 3]));
         let y = p.add_value(Value::planned("y", DType::Float32, vec![3, 2]));
-        p.body.push(Instruction::Kernel(KernelCall::new("aten::permute_copy.out", vec![x, known], vec![y])));
-        p.body.push(Instruction::Kernel(KernelCall::new("aten::view_copy.out", vec![y, unknown], vec![x])));
-        let items = BTreeMap::from([(known, vec![two as i64, three as i64]), (unknown, vec![two as i64, dynamic as i64])]);
+        p.body.push(Instruction::Kernel(KernelCall::new(
+            "aten::permute_copy.out",
+            vec![x, known],
+            vec![y],
+        )));
+        p.body.push(Instruction::Kernel(KernelCall::new(
+            "aten::view_copy.out",
+            vec![y, unknown],
+            vec![x],
+        )));
+        let items = BTreeMap::from([
+            (known, vec![two as i64, three as i64]),
+            (unknown, vec![two as i64, dynamic as i64]),
+        ]);
         resolve_int_lists(&mut p, &items);
         let bytes: Vec<u8> = [2i64, 3].iter().flat_map(|v| v.to_le_bytes()).collect();
-        assert_eq!(p.values[known].data.as_ref().map(|d| d.bytes().to_vec()), Some(bytes));
+        assert_eq!(
+            p.values[known].data.as_ref().map(|d| d.bytes().to_vec()),
+            Some(bytes)
+        );
         assert_eq!(p.values[known].shape, [2]);
         assert_eq!(p.values[unknown].kind, ValueKind::Unmanaged);
         assert_eq!(p.unplaced_argument(), Some((1, unknown)));
@@ -1303,15 +1375,24 @@ mod tests {
     fn outputs_by_the_emitters_return_conventions() {
         let none = std::collections::BTreeMap::new();
         // An out tensor returned as itself.
-        assert_eq!(split_out_args(vec![1, 0, 3, 2, 2], &none), (vec![1, 0, 3], vec![2]));
+        assert_eq!(
+            split_out_args(vec![1, 0, 3, 2, 2], &none),
+            (vec![1, 0, 3], vec![2])
+        );
         assert_eq!(split_out_args(vec![7, 7], &none), (vec![], vec![7]));
         // Several out tensors returned as a new list of them.
         let lists = std::collections::BTreeMap::from([(6usize, vec![4i64, 5])]);
-        assert_eq!(split_out_args(vec![0, 4, 5, 6], &lists), (vec![0], vec![4, 5]));
+        assert_eq!(
+            split_out_args(vec![0, 4, 5, 6], &lists),
+            (vec![0], vec![4, 5])
+        );
         // A tensor list written (split_copy): its out list, then the returned one; the
         // items are the outputs.
         let lists = std::collections::BTreeMap::from([(6usize, vec![4i64, 5]), (7, vec![4, 5])]);
-        assert_eq!(split_out_args(vec![0, 2, 6, 7], &lists), (vec![0, 2], vec![4, 5]));
+        assert_eq!(
+            split_out_args(vec![0, 2, 6, 7], &lists),
+            (vec![0, 2], vec![4, 5])
+        );
         // A returned scalar (sym_size): the last argument, written by the op.
         assert_eq!(split_out_args(vec![0, 1, 2], &none), (vec![0, 1], vec![2]));
         assert_eq!(split_out_args(vec![], &none), (vec![], vec![]));

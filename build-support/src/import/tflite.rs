@@ -12,7 +12,9 @@ use std::sync::Arc;
 
 use super::flatbuf::{root, Table, Vector};
 use super::ImportError;
-use crate::model::{ConstantData, DType, Instruction, KernelCall, Program, SourcePlan, Value, ValueKind};
+use crate::model::{
+    ConstantData, DType, Instruction, KernelCall, Program, SourcePlan, Value, ValueKind,
+};
 
 /// Builtin operator code of custom operators.
 const CUSTOM: i32 = 32;
@@ -124,9 +126,11 @@ fn read_unchecked(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportErro
             Some(other) => {
                 Instruction::Kernel(KernelCall::new(format!("custom:{other}"), inputs, outputs))
             }
-            None => {
-                Instruction::Kernel(KernelCall::new(format!("builtin:{builtin}"), inputs, outputs))
-            }
+            None => Instruction::Kernel(KernelCall::new(
+                format!("builtin:{builtin}"),
+                inputs,
+                outputs,
+            )),
         };
         program.body.push(instruction);
     }

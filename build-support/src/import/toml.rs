@@ -55,12 +55,12 @@ use std::path::Path;
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::model::{
-    Branch, ConstantData, DType, Delegate, DelegateCall, Instruction, KernelCall, Origin, PoolChoice, Program,
-    ScratchSpec, Value, ValueId, ValueKind,
-};
 use crate::diagnostic::{did_you_mean, Diagnostic, SourceText};
 use crate::import::ModelFolder;
+use crate::model::{
+    Branch, ConstantData, DType, Delegate, DelegateCall, Instruction, KernelCall, Origin,
+    PoolChoice, Program, ScratchSpec, Value, ValueId, ValueKind,
+};
 
 /// Largest model file read.
 const MAX_MODEL_BYTES: u64 = 16 << 20;

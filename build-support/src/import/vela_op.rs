@@ -99,7 +99,8 @@ fn bin_stream(
     outputs: &[usize],
     plan: &SourcePlan,
 ) -> Result<Vec<u8>, ImportError> {
-    let invalid = |problem: String| ImportError::Invalid(format!("operator {op} (ethos-u): {problem}"));
+    let invalid =
+        |problem: String| ImportError::Invalid(format!("operator {op} (ethos-u): {problem}"));
     let constant = |t: usize, what: &str| -> Result<&[u8], ImportError> {
         let value = &program.values[t];
         let bytes = value.data.as_ref().map_or(&[][..], |d| d.bytes());
@@ -184,7 +185,8 @@ fn io_record(
     }
     let mut shape = [1u32; 6];
     for (slot, &d) in shape[6 - value.shape.len()..].iter_mut().zip(&value.shape) {
-        *slot = u32::try_from(d).map_err(|_| format!("feature map `{name}`: dimension {d} is too large"))?;
+        *slot = u32::try_from(d)
+            .map_err(|_| format!("feature map `{name}`: dimension {d} is too large"))?;
     }
     let elements: u64 = value.shape.iter().product();
     let elem_size = match elements {
@@ -243,13 +245,21 @@ mod tests {
     fn the_operator_becomes_a_bin_stream_with_vela_s_offsets() {
         let (mut program, inputs, plan) = operator(b"COP1\x01\x00\x10\x00", 16);
         let call = ethos_u_call(&mut program, 0, &inputs, vec![4], Some(&plan)).unwrap();
-        let Instruction::Delegate(call) = call else { panic!("a delegate call") };
+        let Instruction::Delegate(call) = call else {
+            panic!("a delegate call")
+        };
         assert_eq!((call.inputs, call.outputs), (vec![3], vec![4]));
         let stream = VelaBinStream::parse(program.delegates[0].blob.as_deref().unwrap()).unwrap();
-        assert_eq!((stream.cmd_size, stream.weight_size, stream.scratch_size), (8, 48, 32));
+        assert_eq!(
+            (stream.cmd_size, stream.weight_size, stream.scratch_size),
+            (8, 48, 32)
+        );
         assert_eq!(stream.inputs[0].offset, 16);
         assert_eq!(stream.inputs[0].shape, [1, 1, 1, 1, 1, 8]);
-        assert_eq!((stream.outputs[0].offset, stream.outputs[0].elem_size), (0, 1));
+        assert_eq!(
+            (stream.outputs[0].offset, stream.outputs[0].elem_size),
+            (0, 1)
+        );
     }
 
     #[test]
@@ -270,6 +280,9 @@ mod tests {
         );
         let (mut program, inputs, plan) = operator(b"NOPE\x00\x00\x00\x00", 16);
         let e = ethos_u_call(&mut program, 0, &inputs, vec![4], Some(&plan)).unwrap_err();
-        assert!(e.to_string().contains("does not start with COP1 or COP2"), "{e}");
+        assert!(
+            e.to_string().contains("does not start with COP1 or COP2"),
+            "{e}"
+        );
     }
 }

@@ -98,10 +98,7 @@ impl Declarations {
     /// The handle a delegate of `backend` gets: none when the firmware implements that
     /// backend in Rust (`#[delegate] fn`), else its C backend's.
     pub fn handle_storage(&self, backend: &str) -> crate::blobs::HandleStorage {
-        let rust = self
-            .backends
-            .iter()
-            .any(|b| b.backend == backend && b.rust);
+        let rust = self.backends.iter().any(|b| b.backend == backend && b.rust);
         crate::blobs::handle_storage(backend, rust)
     }
 }

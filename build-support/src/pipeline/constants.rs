@@ -56,8 +56,14 @@ impl ConstantLayout {
             }
         }
         // Every method's outputs and inputs (a program with one: its own).
-        let outputs = program.outputs.iter().chain(program.methods.iter().flat_map(|m| &m.outputs));
-        let inputs = program.inputs.iter().chain(program.methods.iter().flat_map(|m| &m.inputs));
+        let outputs = program
+            .outputs
+            .iter()
+            .chain(program.methods.iter().flat_map(|m| &m.outputs));
+        let inputs = program
+            .inputs
+            .iter()
+            .chain(program.methods.iter().flat_map(|m| &m.inputs));
         for &v in outputs {
             if let Some(u) = used.get_mut(v) {
                 *u = true;

@@ -58,7 +58,10 @@ pub fn lifetimes(program: &Program) -> Vec<Option<Lifetime>> {
     }
     for &id in &program.state {
         if let Some(l) = &mut life[id] {
-            *l = Lifetime { first: 0, last: end };
+            *l = Lifetime {
+                first: 0,
+                last: end,
+            };
         }
     }
     life

@@ -36,6 +36,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod arguments;
 mod bind;
 mod constants;
 mod lifetimes;
@@ -43,7 +44,6 @@ mod pools;
 mod scratch_pass;
 mod steps;
 mod value_meta;
-mod arguments;
 
 use std::fmt;
 
@@ -51,13 +51,13 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::model::{Program, ValueKind};
-use arenaplan_planner::Planner;
 use crate::targets::Target;
+use arenaplan_planner::Planner;
 
+pub use arguments::{argument_lists, CallArgs, MissingScratch};
 pub use bind::{
-    bind_scratch, BackendScratch, Bound, BoundScratch, DeclaredScratch, Declarations,
-    KernelScratch,
-    ScratchError, ScratchProblem, ScratchSite,
+    bind_scratch, BackendScratch, Bound, BoundScratch, Declarations, DeclaredScratch,
+    KernelScratch, ScratchError, ScratchProblem, ScratchSite,
 };
 pub use constants::{ConstantLayout, FlashConstant};
 pub use lifetimes::{lifetimes, Lifetime};
@@ -65,7 +65,6 @@ pub use pools::{npu_visible, PeakBuffer, PoolAssignmentError, PoolOverflow};
 pub use scratch_pass::{insert_scratch, strip_scratch};
 pub use steps::{steps, BranchError, Step, Steps};
 pub use value_meta::ValueMetas;
-pub use arguments::{argument_lists, CallArgs, MissingScratch};
 
 /// A model's memory plan: every planned buffer's place, and every call's argument list.
 ///

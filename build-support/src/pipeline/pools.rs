@@ -15,8 +15,8 @@ use thiserror::Error;
 
 use crate::blobs::plugin_for;
 use crate::model::{Instruction, PoolChoice, Program, ValueKind};
-use arenaplan_planner::{Buffer, PlanError, Planner, Problem};
 use crate::targets::{Pool, SpecError, Target};
+use arenaplan_planner::{Buffer, PlanError, Planner, Problem};
 
 use super::lifetimes::Lifetime;
 use super::{PipelineError, PoolPlan};
@@ -131,7 +131,11 @@ pub(super) fn assign(
             source,
         })?;
         let shared = pool.mem_id != target.default_mem_id && program.state.contains(&v);
-        let users = if shared { methods_using(program, v) } else { Vec::new() };
+        let users = if shared {
+            methods_using(program, v)
+        } else {
+            Vec::new()
+        };
         if users.len() > 1 {
             let default = target.pool(target.default_mem_id);
             return Err(PoolAssignmentError::SharedStatePool {
@@ -179,7 +183,9 @@ fn methods_using(program: &Program, v: usize) -> Vec<&str> {
             let range = program.method_flat_range(*k);
             m.inputs.contains(&v)
                 || m.outputs.contains(&v)
-                || flat[range].iter().any(|(_, ins)| ins.touched().contains(&v))
+                || flat[range]
+                    .iter()
+                    .any(|(_, ins)| ins.touched().contains(&v))
         })
         .map(|(_, m)| m.name.as_str())
         .collect()

@@ -1,9 +1,7 @@
 //! The scratch pass: gives every delegate and kernel call its scratch buffers as trailing
 //! arguments.
 
-use crate::model::{
-    DType, Instruction, PoolChoice, Program, ScratchOwner, Value, ValueKind,
-};
+use crate::model::{DType, Instruction, PoolChoice, Program, ScratchOwner, Value, ValueKind};
 
 use super::bind::{Bound, BoundScratch};
 

@@ -26,7 +26,11 @@ pub fn describe(program: &Program) -> String {
         );
     }
     if !program.state.is_empty() {
-        let _ = writeln!(out, "  state kept between runs: [{}]", names(&program.state));
+        let _ = writeln!(
+            out,
+            "  state kept between runs: [{}]",
+            names(&program.state)
+        );
     }
     let _ = writeln!(out, "\ntensors ({})", program.values.len());
     for (id, v) in program.values.iter().enumerate() {

@@ -82,15 +82,17 @@ pub fn memory_map(program: &Program, model_plan: &ModelPlan, target: &Target) ->
                 })
                 .collect();
             if scratch.len() > LEGEND_MAX {
-                lines.push(format!("and {} more (see the tooltips)", scratch.len() - LEGEND_MAX));
+                lines.push(format!(
+                    "and {} more (see the tooltips)",
+                    scratch.len() - LEGEND_MAX
+                ));
             }
             lines
         })
         .collect();
     let legend_height = |p: usize| legends[p].len() as f64 * LINE;
-    let panel_top = |p: usize| {
-        TOP + p as f64 * (PANEL + GAP) + (0..p).map(legend_height).sum::<f64>() + 24.0
-    };
+    let panel_top =
+        |p: usize| TOP + p as f64 * (PANEL + GAP) + (0..p).map(legend_height).sum::<f64>() + 24.0;
     let height = panel_top(pools.len()) + 20.0 - 24.0;
     let mut o = String::new();
     let _ = writeln!(

@@ -64,7 +64,16 @@ pub fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
     if fs::symlink_metadata(&temp).is_ok_and(|m| m.is_file()) {
         fs::remove_file(&temp)?;
     }
-    let result = write_new(&temp, bytes).and_then(|()| fs::rename(&temp, path));
+    // `create_new`: a link or FIFO planted at the temporary name is an error, and not ours
+    // to remove.
+    let mut file = fs::File::options()
+        .write(true)
+        .create_new(true)
+        .open(&temp)?;
+    let result = file
+        .write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .and_then(|()| fs::rename(&temp, path));
     if result.is_err() {
         let _ = fs::remove_file(&temp);
     }
@@ -84,7 +93,7 @@ pub enum WriteError {
     },
     /// The output path exists and is not something arenaplan may replace: a symbolic link,
     /// FIFO, socket, device, or a folder arenaplan did not write. It was left untouched.
-    #[error("{} is {what}, not an output of arenaplan's; it was left untouched: {fix}", path.display())]
+    #[error("{} is {what}, not an output of arenaplan's: left untouched; {fix}", path.display())]
     NotAnOutput {
         /// The path.
         path: PathBuf,
@@ -218,8 +227,6 @@ pub enum Step {
     Linked,
     /// The link replaced `dir`: the new set is published.
     Published,
-    /// The previous generation is removed.
-    Removed,
 }
 
 /// [`write_all_if_changed`], calling `observe` at every [`Step`].
@@ -277,7 +284,6 @@ enum Existing {
 const GENERATION: &str = "gen-";
 
 /// The hidden folder beside `dir` that holds its generations: `.NAME.arenaplan`.
-#[cfg(unix)]
 fn store_name(dir: &Path) -> Result<String, WriteError> {
     match dir.file_name().and_then(|n| n.to_str()) {
         Some(name) if !matches!(name, "." | "..") => Ok(format!(".{name}.arenaplan")),
@@ -354,19 +360,14 @@ fn publish(
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
+    fs::create_dir_all(parent).map_err(io_at(parent))?;
     let store = parent.join(&store_name);
-    fs::create_dir_all(&store).map_err(io_at(&store))?;
-    let lock_path = store.join("lock");
-    let lock = fs::File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(io_at(&lock_path))?;
-    lock.lock().map_err(io_at(&lock_path))?;
+    own_store(&store)?;
+    let lock = open_lock(&store.join("lock"))?;
     observe(Step::Locked);
     // Under the lock: another writer may have published meanwhile, and anything else in the
-    // store was left by a killed run.
+    // store was left by a killed run, or is the generation before the current one (kept until
+    // now for readers that were still in it).
     let current = match existing(dir, &store_name)? {
         Existing::Generation(g) => Some(g),
         _ => None,
@@ -404,34 +405,118 @@ fn publish(
     std::os::unix::fs::symlink(Path::new(&store_name).join(&next), &link).map_err(io_at(&link))?;
     observe(Step::Linked);
     if current.is_none() && fs::symlink_metadata(dir).is_ok() {
-        // The empty folder seen above (still empty: a link cannot replace a folder).
-        fs::remove_dir(dir).map_err(io_at(dir))?;
+        // The empty folder seen above: swapped for the link in one step where the system can
+        // (a folder cannot be renamed over), then removed.
+        replace_empty_folder(&link, dir)?;
+    } else {
+        fs::rename(&link, dir).map_err(io_at(dir))?;
     }
-    fs::rename(&link, dir).map_err(io_at(dir))?;
     sync_dir(parent);
     observe(Step::Published);
-    if let Some(old) = current_dir {
-        // Best effort: a leftover is removed by the next run.
-        let _ = fs::remove_dir_all(old);
-    }
-    observe(Step::Removed);
+    // The previous generation stays until the next run, for a reader (a compiler part-way
+    // through the includes) that resolved the link before it moved.
     drop(lock);
     Ok(written)
 }
 
-/// Removes from `store` everything but the lock and the `current` generation: temporary
-/// folders and links, and generations, that killed runs left (the caller holds the lock, so
-/// no live run is using them).
+/// Makes `store` a folder of the user's own, or checks that it is one: a real folder (not a
+/// link someone planted, which `clean` would then empty) owned by this user.
+#[cfg(unix)]
+fn own_store(store: &Path) -> Result<(), WriteError> {
+    use std::os::unix::fs::MetadataExt;
+    match fs::create_dir(store) {
+        Ok(()) => return Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(source) => return Err(io_at(store)(source)),
+    }
+    let meta = fs::symlink_metadata(store).map_err(io_at(store))?;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    if !meta.is_dir() || meta.uid() != me {
+        return Err(WriteError::NotAnOutput {
+            path: store.to_path_buf(),
+            what: if meta.file_type().is_symlink() {
+                "a symbolic link (arenaplan keeps its generations there)"
+            } else if !meta.is_dir() {
+                "a file (arenaplan keeps its generations there)"
+            } else {
+                "another user's folder (arenaplan keeps its generations there)"
+            },
+            fix: "remove it, or give another output folder",
+        });
+    }
+    Ok(())
+}
+
+/// Opens (creating) the store's lock file and takes the lock: never through a link, never
+/// blocking on a FIFO planted there.
+#[cfg(unix)]
+fn open_lock(path: &Path) -> Result<fs::File, WriteError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = fs::File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(io_at(path))?;
+    if !file.metadata().map_err(io_at(path))?.is_file() {
+        return Err(WriteError::NotAnOutput {
+            path: path.to_path_buf(),
+            what: "a special file (arenaplan keeps its lock there)",
+            fix: "remove it",
+        });
+    }
+    file.lock().map_err(io_at(path))?;
+    Ok(file)
+}
+
+/// Puts `link` where the empty folder `dir` is. On Linux in one step (the two are exchanged,
+/// then the folder, now at `link`'s name, is removed); elsewhere the folder is removed first,
+/// so a crash in between leaves no `dir` (it held nothing).
+#[cfg(unix)]
+fn replace_empty_folder(link: &Path, dir: &Path) -> Result<(), WriteError> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).ok();
+        if let (Some(from), Some(to)) = (c(link), c(dir)) {
+            // SAFETY: both are valid NUL-terminated paths; AT_FDCWD resolves them as the
+            // process's other calls do.
+            let swapped = unsafe {
+                libc::renameat2(
+                    libc::AT_FDCWD,
+                    from.as_ptr(),
+                    libc::AT_FDCWD,
+                    to.as_ptr(),
+                    libc::RENAME_EXCHANGE,
+                )
+            } == 0;
+            if swapped {
+                return fs::remove_dir(link).map_err(io_at(link));
+            }
+        }
+    }
+    fs::remove_dir(dir).map_err(io_at(dir))?;
+    fs::rename(link, dir).map_err(io_at(dir))
+}
+
+/// Removes from `store` what is not the lock or the `current` generation: temporary folders
+/// and links and older generations, that killed runs left or the last run kept for its
+/// readers (the caller holds the lock, so no live run is using them). Nothing else that may
+/// be there is touched.
 #[cfg(unix)]
 fn clean(store: &Path, current: Option<&str>) -> Result<(), WriteError> {
     for entry in fs::read_dir(store).map_err(io_at(store))? {
         let entry = entry.map_err(io_at(store))?;
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        if name == "lock" || Some(&*name) == current {
+        let ours = name.starts_with(TEMP_PREFIX) || generation_number(&name).is_some();
+        if !ours || Some(&*name) == current {
             continue;
         }
         let path = entry.path();
+        // Not following links: a link is removed as a link.
         let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
         let removed = if is_dir {
             fs::remove_dir_all(&path)
@@ -464,14 +549,21 @@ fn sync_dir(dir: &Path) {
     }
 }
 
+/// The file that marks a folder as arenaplan's output where it cannot be a link (Windows).
+#[cfg(not(unix))]
+const MARKER: &str = ".arenaplan-output";
+
 /// Where folders cannot be swapped by one rename (no symbolic links for everyone on Windows),
-/// the files are replaced one by one: each is whole, the set is not.
+/// the files are replaced one by one: each is whole, the set is not. The folder must be new,
+/// empty, or marked as arenaplan's by an earlier run.
 #[cfg(not(unix))]
 fn publish(
     dir: &Path,
     files: &[(&str, &[u8])],
     observe: &mut dyn FnMut(Step),
 ) -> Result<Vec<bool>, WriteError> {
+    store_name(dir)?;
+    let marker = dir.join(MARKER);
     if let Ok(meta) = fs::symlink_metadata(dir) {
         if !meta.is_dir() {
             return Err(WriteError::NotAnOutput {
@@ -480,14 +572,27 @@ fn publish(
                 fix: "give the path of a new folder",
             });
         }
+        let empty = fs::read_dir(dir).map_err(io_at(dir))?.next().is_none();
+        if !empty && !marker.is_file() {
+            return Err(WriteError::NotAnOutput {
+                path: dir.to_path_buf(),
+                what: "a folder arenaplan did not write",
+                fix: "give a new or empty folder",
+            });
+        }
     }
     fs::create_dir_all(dir).map_err(io_at(dir))?;
+    for (name, _) in files {
+        check_output_file(&dir.join(name))?;
+    }
     let mut written = Vec::with_capacity(files.len());
     for (i, (name, bytes)) in files.iter().enumerate() {
         let path = dir.join(name);
         written.push(write_if_changed(&path, bytes).map_err(io_at(&path))?);
         observe(Step::Staged(i));
     }
+    let names: Vec<&str> = files.iter().map(|(n, _)| *n).collect();
+    write_if_changed(&marker, names.join("\n").as_bytes()).map_err(io_at(&marker))?;
     Ok(written)
 }
 
@@ -572,20 +677,40 @@ mod tests {
         );
         assert_eq!(fs::metadata(dir.join("a")).unwrap().ino(), inode);
         assert_eq!(fs::read_to_string(dir.join("b")).unwrap(), "new");
+        let store = top.join(".out.arenaplan");
+        let entries = || {
+            let mut left: Vec<String> = fs::read_dir(&store)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .collect();
+            left.sort();
+            left
+        };
+        // The previous generation is kept for its readers until the next run.
+        assert_eq!(entries(), ["gen-1", "gen-2", "lock"]);
         // Named with a trailing slash, it is the same output folder.
         let slash = PathBuf::from(format!("{}/", dir.display()));
         assert_eq!(
             write_all_if_changed(&slash, &[("a", "same"), ("b", "new")]).unwrap(),
             [false, false]
         );
-        // Only the lock and the current generation remain.
-        let store = top.join(".out.arenaplan");
-        let mut left: Vec<String> = fs::read_dir(&store)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .collect();
-        left.sort();
-        assert_eq!(left, ["gen-2", "lock"]);
+        // The next run removes it: only the lock and the current generation remain.
+        assert_eq!(entries(), ["gen-2", "lock"]);
+        fs::remove_dir_all(&top).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_planted_link_for_the_generations_folder_is_refused_and_its_target_kept() {
+        let top = temp("planted");
+        let victim = top.join("victim");
+        fs::create_dir(&victim).unwrap();
+        fs::write(victim.join("precious"), "keep").unwrap();
+        std::os::unix::fs::symlink(&victim, top.join(".out.arenaplan")).unwrap();
+        let e = write_all_if_changed(&top.join("out"), &[("a", "x")]).unwrap_err();
+        assert!(e.is_bad_request(), "{e}");
+        assert_eq!(fs::read_to_string(victim.join("precious")).unwrap(), "keep");
+        assert!(!top.join("out").exists());
         fs::remove_dir_all(&top).unwrap();
     }
 

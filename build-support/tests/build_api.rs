@@ -451,28 +451,27 @@ fn one_linker_script_includes_every_pool_and_link_args_pass_it() {
 #[test]
 fn plans_stopped_early_are_marked_in_the_report_and_the_plan() {
     let dir = temp("stopped");
-    let mut planner = arenaplan_planner::Planner::new();
-    // Set before planning starts: every pool gets the placement it has by then.
-    planner.stop_flag(std::sync::Arc::new(std::sync::atomic::AtomicBool::new(
-        true,
-    )));
-    let g = Build::new()
-        .model(testdata("fixtures/ethosu_u55_two_calls.pte"))
-        .target("corstone-300")
-        .source(testdata("firmware/decls.rs"))
-        .planner(planner)
-        .out_dir(&dir)
-        .cargo_metadata(false)
-        .try_compile()
-        .unwrap();
-    assert!(g.plan.pools.iter().all(|p| p.stopped_early));
-    let report = std::fs::read_to_string(dir.join("ethosu_u55_two_calls.report.txt")).unwrap();
-    assert!(report.contains("Planning was stopped early"), "{report}");
-    let json = std::fs::read_to_string(dir.join("ethosu_u55_two_calls.plan.json")).unwrap();
-    assert!(json.contains("\"stopped_early\": true"), "{json}");
+    let g = build(&dir, Symbols::Rust).unwrap();
     // A complete plan says nothing of it.
-    let done = temp("not-stopped");
-    build(&done, Symbols::Rust).unwrap();
-    let json = std::fs::read_to_string(done.join("ethosu_u55_two_calls.plan.json")).unwrap();
+    let json = std::fs::read_to_string(dir.join("ethosu_u55_two_calls.plan.json")).unwrap();
     assert!(!json.contains("stopped_early"));
+    // A pool the planner was stopped in (a deadline, Ctrl-C) is marked in both.
+    let mut plan = g.plan.clone();
+    plan.pools[0].stopped_early = true;
+    let catalogue = arenaplan_build::targets::Catalogue::builtin();
+    let files = common::emit_files(
+        &g.program,
+        &plan,
+        catalogue.target("corstone-300").unwrap(),
+        "m",
+        Symbols::Rust,
+        arenaplan_build::Emit::ALL,
+    );
+    let file = |name: &str| &files.iter().find(|(n, _)| n == name).unwrap().1;
+    assert!(
+        file("m.report.txt").contains("Planning was stopped early"),
+        "{}",
+        file("m.report.txt")
+    );
+    assert!(file("m.plan.json").contains("\"stopped_early\": true"));
 }

@@ -142,3 +142,43 @@ fn a_program_name_too_long_for_a_file_name_is_bad_input() {
     let e = base_name(&"m".repeat(MAX_BASE_NAME_BYTES + 1)).unwrap_err();
     assert!(e.contains("give a shorter name"), "{e}");
 }
+
+#[test]
+fn what_one_arm_writes_is_not_written_in_the_other_but_is_after_the_branch() {
+    use arenaplan_build::model::Branch;
+    let mut p = ir(vec![]);
+    let c = p.add_value(Value::planned("c", DType::Bool, vec![1]));
+    let t = p.add_value(Value::planned("t", DType::Int8, vec![4]));
+    let k = |op: &str, inputs: Vec<usize>, outputs: Vec<usize>| {
+        Instruction::Kernel(KernelCall::new(op, inputs, outputs))
+    };
+    p.body = vec![
+        k("gt", vec![0], vec![c]),
+        Instruction::Branch(Branch {
+            predicate: c,
+            arms: vec![
+                vec![k("relu", vec![0], vec![t])],
+                vec![k("copy", vec![t], vec![1])],
+            ],
+        }),
+    ];
+    // The second arm reads t, which only the first arm writes: instruction 3 (flat order).
+    assert!(matches!(
+        check(&p),
+        Err(ModelError::ReadBeforeWrite {
+            instruction: 3,
+            value,
+            ..
+        }) if value == t
+    ));
+    // Read after the branch, what either arm wrote holds something.
+    p.body[1] = Instruction::Branch(Branch {
+        predicate: c,
+        arms: vec![
+            vec![k("relu", vec![0], vec![t])],
+            vec![k("zeros", vec![], vec![t])],
+        ],
+    });
+    p.body.push(k("copy", vec![t], vec![1]));
+    assert_eq!(check(&p), Ok(()));
+}

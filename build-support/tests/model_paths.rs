@@ -120,3 +120,30 @@ fn a_missing_blob_is_named() {
     let e = refusal("missing", "nope.bin");
     assert!(e.contains("`nope.bin`: no such file"), "{e}");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_model_reached_through_a_link_is_confined_to_its_own_folder() {
+    let (top, model) = model_with_blob("model-link", "ok.bin");
+    let link = top.join("link.toml");
+    std::os::unix::fs::symlink(&model, &link).unwrap();
+    // Its blob is found beside the model itself, not beside the link...
+    assert_eq!(blob_of(&link, &ModelFolder::of(&link)), b"npu commands");
+    fs::remove_dir_all(&top).unwrap();
+    // ...and the link's folder is not the model's: the secret beside the link stays out.
+    let (top, model) = model_with_blob("model-link-out", "../../secret.txt");
+    let link = top.join("link.toml");
+    std::os::unix::fs::symlink(&model, &link).unwrap();
+    assert!(load_model(&link).is_err());
+    fs::remove_dir_all(&top).unwrap();
+}
+
+#[test]
+fn a_files_root_beside_the_model_folder_keeps_the_model_folder_allowed() {
+    let (top, model) = model_with_blob("root-beside", "ok.bin");
+    let elsewhere = top.join("elsewhere");
+    fs::create_dir(&elsewhere).unwrap();
+    let files = ModelFolder::of(&model).allow_under(Some(&elsewhere));
+    assert_eq!(blob_of(&model, &files), b"npu commands");
+    fs::remove_dir_all(&top).unwrap();
+}

@@ -57,15 +57,23 @@ enum Shape {
 }
 
 pub(crate) fn delegate(args: TokenStream, item: TokenStream) -> TokenStream {
-    let parsed_item: Item = match syn::parse2(item.clone()) {
-        Ok(i) => i,
-        Err(e) => return e.to_compile_error(),
-    };
     let mut errors = None;
+    // An item that does not parse stays in the output with the errors (as #[kernel] keeps
+    // its own), so the rest of the crate and the IDE still see it.
+    let parsed_item: Option<Item> = match syn::parse2(item.clone()) {
+        Ok(i) => Some(i),
+        Err(e) => {
+            combine(&mut errors, e);
+            None
+        }
+    };
     let shape = match &parsed_item {
-        Item::Struct(s) if matches!(s.fields, Fields::Unit) => Some(Shape::Struct(s.ident.clone())),
-        Item::Fn(f) => Some(Shape::Function(f.sig.ident.clone(), f.vis.clone())),
-        other => {
+        None => None,
+        Some(Item::Struct(s)) if matches!(s.fields, Fields::Unit) => {
+            Some(Shape::Struct(s.ident.clone()))
+        }
+        Some(Item::Fn(f)) => Some(Shape::Function(f.sig.ident.clone(), f.vis.clone())),
+        Some(other) => {
             combine(
                 &mut errors,
                 syn::Error::new(

@@ -57,7 +57,9 @@ pub(crate) fn run(args: &Args) -> Result<(), Failure> {
     let result = planner.plan(&problem);
     drop(supervisor);
     let plan = result.map_err(|e| match e {
-        PlanError::DoesNotFit { .. } => Failure::new(Status::DoesNotFit, format!("{name}: {e}")),
+        PlanError::DoesNotFit { .. } | PlanError::Stopped { .. } => {
+            Failure::new(Status::DoesNotFit, format!("{name}: {e}"))
+        }
         PlanError::Invalid(ref invalid) => {
             match invalid.buffer_index().and_then(|i| table.rows.get(i)) {
                 Some(row) => Failure::bad_input(format!("{name}: line {}: {e}", row.line)),

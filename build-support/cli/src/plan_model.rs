@@ -113,10 +113,9 @@ pub(crate) fn plan(args: &PlanArgs) -> Result<(), Failure> {
         build.name(name);
     }
     let result = build.try_compile();
-    let stopped = supervisor.stopped();
     drop(supervisor);
     let generated = result.map_err(|e| build_failure(&args.model, e))?;
-    if stopped {
+    if generated.plan.pools.iter().any(|p| p.stopped_early) {
         eprintln!("{}", crate::supervise::STOPPED_NOTE);
     }
     for p in &generated.plan.pools {
@@ -178,7 +177,7 @@ pub(crate) fn build_failure(model: &Path, e: BuildError) -> Failure {
         BuildError::Plan(
             PipelineError::Overflow(_)
             | PipelineError::Plan {
-                source: PlanError::DoesNotFit { .. },
+                source: PlanError::DoesNotFit { .. } | PlanError::Stopped { .. },
                 ..
             },
         ) => Status::DoesNotFit,

@@ -26,7 +26,6 @@ const QUIET: Duration = Duration::from_secs(1);
 
 /// Watches one command's planning; stops the watcher when dropped.
 pub(crate) struct Supervisor {
-    stop: Arc<AtomicBool>,
     done: Arc<AtomicBool>,
     watcher: Option<std::thread::JoinHandle<()>>,
 }
@@ -37,11 +36,13 @@ impl Supervisor {
     /// terminal.
     pub(crate) fn watch(planner: &mut Planner, deadline: Option<f64>) -> Supervisor {
         let stop = Arc::new(AtomicBool::new(false));
-        let on_signal = Arc::clone(&stop);
+        let done = Arc::new(AtomicBool::new(false));
+        let (on_signal, planning_done) = (Arc::clone(&stop), Arc::clone(&done));
         // Only one handler per process; a command plans once, so a failure here is only
-        // another handler already installed (the default then applies).
+        // another handler already installed (the default then applies). Once planning is
+        // over, Ctrl-C quits at once, as it would without the handler.
         let _ = ctrlc::set_handler(move || {
-            if on_signal.swap(true, Ordering::Relaxed) {
+            if planning_done.load(Ordering::Relaxed) || on_signal.swap(true, Ordering::Relaxed) {
                 std::process::exit(130);
             }
         });
@@ -51,22 +52,15 @@ impl Supervisor {
         planner.on_progress(move |p| {
             *sink.lock().unwrap_or_else(|e| e.into_inner()) = Some(*p);
         });
-        let done = Arc::new(AtomicBool::new(false));
         let watcher = {
             let (stop, done) = (Arc::clone(&stop), Arc::clone(&done));
             let deadline = deadline.map(Duration::from_secs_f64);
             std::thread::spawn(move || watch(&stop, &done, deadline, &latest))
         };
         Supervisor {
-            stop,
             done,
             watcher: Some(watcher),
         }
-    }
-
-    /// Whether planning was stopped early (its plans are the best found by then).
-    pub(crate) fn stopped(&self) -> bool {
-        self.stop.load(Ordering::Relaxed)
     }
 }
 

@@ -587,13 +587,12 @@ fn a_failed_write_leaves_the_previous_outputs_as_they_were() {
         .collect();
     assert_eq!(before.len(), 3, "json, report, svg");
 
-    // A changed model (so every file changes) whose set cannot be published: a file is
-    // where the folder of its generations goes.
+    // A changed model (so every file changes) whose set cannot be published: a folder is
+    // where the lock file of its generations goes (the file system refuses to open it).
     let changed = model_variant(&dir, "changed.toml", "size = 8192", "size = 4096");
-    let store = dir.join(".out.arenaplan");
-    let moved = dir.join("store-aside");
-    std::fs::rename(&store, &moved).unwrap();
-    std::fs::write(&store, "in the way").unwrap();
+    let lock = dir.join(".out.arenaplan/lock");
+    std::fs::remove_file(&lock).unwrap();
+    std::fs::create_dir(&lock).unwrap();
     std::thread::sleep(std::time::Duration::from_millis(20));
     let failed = plan(&changed, "all");
     assert_eq!(failed.status.code(), Some(3), "{}", stderr(&failed));
@@ -602,8 +601,7 @@ fn a_failed_write_leaves_the_previous_outputs_as_they_were() {
         "{}",
         stderr(&failed)
     );
-    std::fs::remove_file(&store).unwrap();
-    std::fs::rename(&moved, &store).unwrap();
+    std::fs::remove_dir(&lock).unwrap();
     let expected: Vec<String> = before.iter().map(|f| f.0.clone()).collect();
     assert_eq!(entries(&out), expected, "no new file, no temporary folder");
     for (name, bytes, modified) in &before {

@@ -1,7 +1,7 @@
 //! The planner: constructive placement, then search where it pays, then the checker.
 
 use std::cmp::Reverse;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use thiserror::Error;
@@ -45,8 +45,8 @@ pub struct Plan {
     pub lower_bound: u64,
     /// Search steps used, out of the budget.
     pub steps: u64,
-    /// Whether the planner was stopped before it was done ([`Planner::stop_flag`]): the plan
-    /// is the best verified one found by then, not the one the budget gives.
+    /// Whether a search was cut short by [`Planner::stop_flag`]: the plan is the best verified
+    /// one found by then, not (necessarily) the one the budget gives.
     pub stopped: bool,
 }
 
@@ -80,6 +80,18 @@ pub enum PlanError {
         capacity: u64,
         /// The lower bound: below it nothing can fit.
         lower_bound: u64,
+    },
+    /// Planning was stopped ([`Planner::stop_flag`]) before a plan within the capacity was
+    /// found: the search did not say that none exists.
+    #[error(
+        "stopped before a plan within the capacity of {capacity} bytes was found (the best so \
+         far needs {arena} bytes); give it more time"
+    )]
+    Stopped {
+        /// The best arena found by then.
+        arena: u64,
+        /// The pool's capacity.
+        capacity: u64,
     },
     /// The checker rejected the planner's result. This is a bug in arenaplan; please report it
     /// with the input.
@@ -162,6 +174,8 @@ impl std::fmt::Debug for ProgressFn {
 struct Work {
     threads: usize,
     stop: Arc<AtomicBool>,
+    /// Whether a search was cut short by the stop (the plan is then not the budget's).
+    cut: std::cell::Cell<bool>,
 }
 
 /// Most threads the planner uses by default: its parallel work comes in a few pieces at a
@@ -210,15 +224,19 @@ impl Planner {
     }
 
     /// Stops planning early once `flag` is set (by a deadline or Ctrl-C): the plan returned is
-    /// the best verified one found by then, marked [`Plan::stopped`]. Without the flag set, the
-    /// result is the deterministic one of the step budget.
+    /// the best verified one found by then, marked [`Plan::stopped`] when a search was cut short
+    /// (a plan found without searching, or before the flag was set, is the budget's own). With
+    /// a capacity not yet reached, planning fails with [`PlanError::Stopped`]. Without the flag
+    /// set, the result is the deterministic one of the step budget.
     ///
     /// ```
     /// use std::sync::{atomic::AtomicBool, Arc};
     /// use arenaplan_planner::{Buffer, Planner, Problem};
     /// let p = Problem::new((0..40).map(|i| Buffer::new(8 + i % 5, i % 7, i % 7 + 3)).collect());
     /// let plan = Planner::new().stop_flag(Arc::new(AtomicBool::new(true))).plan(&p).unwrap();
-    /// assert!(plan.stopped && plan.arena >= plan.lower_bound);
+    /// // Stopped before any search: the constructive placement, marked if a search was cut.
+    /// assert!(plan.arena >= plan.lower_bound);
+    /// assert_eq!(plan.stopped, plan.arena > plan.lower_bound);
     /// ```
     pub fn stop_flag(&mut self, flag: Arc<AtomicBool>) -> &mut Self {
         self.stop = Some(flag);
@@ -270,6 +288,7 @@ impl Planner {
                 .stop
                 .clone()
                 .unwrap_or_else(|| Arc::new(AtomicBool::new(false))),
+            cut: std::cell::Cell::new(false),
         };
         self.report(Phase::Constructed, &groups, bound, budget);
         // An arena above the capacity is an error, whatever the goal: first every group above
@@ -314,7 +333,11 @@ impl Planner {
             }
         }
         let arena = arena_of(&items, &offsets);
+        let stopped = work.cut.get();
         if let Some(capacity) = problem.capacity {
+            if arena > capacity && stopped {
+                return Err(PlanError::Stopped { arena, capacity });
+            }
             if arena > capacity {
                 return Err(PlanError::DoesNotFit {
                     arena,
@@ -329,7 +352,7 @@ impl Planner {
             arena,
             lower_bound: bound,
             steps: self.step_budget - budget,
-            stopped: work.stop.load(Ordering::Relaxed),
+            stopped,
         })
     }
 }
@@ -458,6 +481,10 @@ impl Group {
                 self.arena = arena_of(&local, &offsets);
                 self.offsets = offsets;
                 true
+            }
+            Outcome::Stopped => {
+                work.cut.set(true);
+                false
             }
             Outcome::Exhausted | Outcome::OutOfBudget | Outcome::TooLarge => false,
         }

@@ -59,6 +59,8 @@ pub(crate) enum Outcome {
     Found(Vec<u64>),
     /// Every branch was explored: nothing fits.
     Exhausted,
+    /// Stopped from outside ([`search_until`]) before anything else ended it.
+    Stopped,
     /// The step budget ran out first.
     OutOfBudget,
     /// The instance is too large for the search's working-memory limits.
@@ -101,8 +103,8 @@ pub(crate) fn search(items: &[Item], capacity: u64, budget: &mut u64, threads: u
     )
 }
 
-/// [`search`], stopping as out of budget (and with none left) as soon as `stop` is set: the
-/// one way to cut a search short that is not a step count (a deadline, Ctrl-C).
+/// [`search`], stopping ([`Outcome::Stopped`], with no budget left) as soon as `stop` is set:
+/// the one way to cut a search short that is not a step count (a deadline, Ctrl-C).
 pub(crate) fn search_until(
     items: &[Item],
     capacity: u64,
@@ -127,7 +129,7 @@ pub(crate) fn search_until(
     for round in 0u32.. {
         if stop.load(Ordering::Relaxed) {
             *budget = 0;
-            return Outcome::OutOfBudget;
+            return Outcome::Stopped;
         }
         // Parts ranked afresh in every round; as at the root for the first few (cheap, and
         // some instances fall to it at once).
@@ -185,7 +187,12 @@ pub(crate) fn search_until(
             }
             (RoundEnd::OutOfBudget, _) => {
                 *budget = 0;
-                return Outcome::OutOfBudget;
+                // A run cancelled by the stop ends its round as out of budget.
+                return if stop.load(Ordering::Relaxed) {
+                    Outcome::Stopped
+                } else {
+                    Outcome::OutOfBudget
+                };
             }
         }
         node_limit = node_limit.saturating_mul(2);

@@ -358,8 +358,9 @@ impl Build {
                     .map(|d| PathBuf::from(d).join("arenaplan"))
                     .ok_or_else(|| BuildError::Missing("no output directory: OUT_DIR is not set (run from build.rs) and .out_dir(...) was not called".into()))?;
                 // Cargo's OUT_DIR is the build's own: a plain folder there was written file
-                // by file by an earlier arenaplan, and is replaced by a published set.
-                if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+                // by file by an earlier arenaplan, and is replaced by a published set (on
+                // Unix, where a set is a link; elsewhere the folder is the set).
+                if cfg!(unix) && std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
                     std::fs::remove_dir_all(&dir).map_err(|source| BuildError::Write {
                         path: dir.clone(),
                         source,

@@ -90,17 +90,19 @@ impl ModelFolder {
         }
     }
 
-    /// The folder of the model file at `model` (its parent; `.` for a bare file name).
+    /// The folder of the model file at `model`: where the file really is (a link to a model
+    /// is followed), else its parent as given (`.` for a bare file name).
     pub fn of(model: &Path) -> Self {
-        let dir = match model.parent() {
+        let real = std::fs::canonicalize(model).unwrap_or_else(|_| model.to_path_buf());
+        let dir = match real.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
         };
         ModelFolder::new(dir)
     }
 
-    /// Lets paths lead anywhere under `root` instead of only under the model's folder (`..`
-    /// may then climb up to `root`). Absolute paths and system folders stay refused.
+    /// Lets paths also lead anywhere under `root`, not only under the model's folder (`..` may
+    /// then climb out of it). Absolute paths and system folders stay refused.
     pub fn allow_under(mut self, root: Option<impl Into<PathBuf>>) -> Self {
         self.root = root.map(Into::into);
         self
@@ -136,8 +138,8 @@ impl ModelFolder {
         {
             return Err(ModelPathError::Special(reference.to_owned()));
         }
-        let real_root = canonical(root).map_err(file_error)?;
-        if !real.starts_with(&real_root) {
+        let under = |folder: &Path| canonical(folder).is_ok_and(|f| real.starts_with(f));
+        if !under(&self.dir) && !self.root.as_deref().is_some_and(under) {
             return Err(outside());
         }
         Ok(real)

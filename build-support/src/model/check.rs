@@ -172,31 +172,30 @@ pub fn check(program: &Program) -> Result<(), ModelError> {
             !ever && v.is_byte_buffer() && matches!(v.dtype, DType::UInt8 | DType::Bytes)
         })
         .collect();
-    for (method, inputs, outputs, body) in entries {
-        let mut written: Vec<bool> = program
+    // One record of what holds something, for every method: what a method marks is logged
+    // and undone after it (and what an arm marks, after the arm), so the work stays linear in
+    // the program however many methods and branches a file gives it.
+    let mut flow = Flow {
+        program,
+        written: program
             .values
             .iter()
             .map(|v| matches!(v.kind, ValueKind::Constant | ValueKind::Unmanaged))
-            .collect();
+            .collect(),
+        log: Vec::new(),
+        workspace,
+        display: &display,
+    };
+    for (method, inputs, outputs, body) in entries {
         for &v in inputs.iter().chain(&program.state) {
-            if let Some(w) = written.get_mut(v) {
-                *w = true;
-            }
+            flow.mark(v);
         }
-        let Some(instructions) = program.body.get(body.clone()) else {
-            continue;
-        };
-        let mut flat = flat_start.get(body.start).copied().unwrap_or(0);
-        dataflow(
-            program,
-            instructions,
-            &mut flat,
-            &mut written,
-            &workspace,
-            &display,
-        )?;
+        if let Some(instructions) = program.body.get(body.clone()) {
+            let mut flat = flat_start.get(body.start).copied().unwrap_or(0);
+            flow.run(instructions, &mut flat)?;
+        }
         for &v in outputs {
-            if !written.get(v).copied().unwrap_or(true) {
+            if !flow.holds(v) {
                 return Err(ModelError::OutputNeverWritten {
                     method,
                     value: v,
@@ -204,6 +203,7 @@ pub fn check(program: &Program) -> Result<(), ModelError> {
                 });
             }
         }
+        flow.undo(0);
     }
     Ok(())
 }
@@ -215,80 +215,118 @@ fn flat_len(instruction: &Instruction) -> usize {
     }
 }
 
-fn dataflow(
-    program: &Program,
-    body: &[Instruction],
-    flat: &mut usize,
-    written: &mut [bool],
-    workspace: &[bool],
-    display: &dyn Fn(ValueId) -> String,
-) -> Result<(), ModelError> {
-    for instruction in body {
-        let at = *flat;
-        *flat += 1;
-        let (inputs, outputs): (&[ValueId], &[ValueId]) = match instruction {
-            Instruction::Kernel(k) => (&k.inputs, &k.outputs),
-            Instruction::Delegate(d) => (&d.inputs, &d.outputs),
-            Instruction::Branch(b) => {
-                if !written.get(b.predicate).copied().unwrap_or(true) {
-                    return Err(ModelError::ReadBeforeWrite {
-                        instruction: at,
-                        value: b.predicate,
-                        name: display(b.predicate),
-                    });
-                }
-                let before = written.to_vec();
-                for arm in &b.arms {
-                    let mut in_arm = before.clone();
-                    dataflow(program, arm, flat, &mut in_arm, workspace, display)?;
-                    for (w, a) in written.iter_mut().zip(in_arm) {
-                        *w |= a;
-                    }
-                }
-                continue;
-            }
-        };
-        let unseparated = matches!(instruction, Instruction::Delegate(_)) && outputs.is_empty();
-        for &v in inputs {
-            match written.get_mut(v) {
-                Some(w) if !*w && unseparated => *w = true,
-                Some(false) if !workspace.get(v).copied().unwrap_or(false) => {
-                    return Err(ModelError::ReadBeforeWrite {
-                        instruction: at,
-                        value: v,
-                        name: display(v),
-                    })
-                }
-                _ => {}
-            }
-        }
-        for (i, &v) in outputs.iter().enumerate() {
-            if inputs.contains(&v) || outputs[..i].contains(&v) {
-                return Err(ModelError::InPlace {
-                    instruction: at,
-                    value: v,
-                    name: display(v),
-                });
-            }
-            if program
-                .values
-                .get(v)
-                .is_some_and(|x| x.kind == ValueKind::Constant)
-            {
-                return Err(ModelError::WritesConstant {
-                    instruction: at,
-                    value: v,
-                    name: display(v),
-                });
-            }
-        }
-        for &v in outputs {
-            if let Some(w) = written.get_mut(v) {
+/// The dataflow rules' walk over one method.
+struct Flow<'p> {
+    program: &'p Program,
+    /// Per value: whether it holds something at this point of the walk.
+    written: Vec<bool>,
+    /// The values marked since the method started, in order (to undo).
+    log: Vec<ValueId>,
+    /// Per value: a workspace, readable unwritten.
+    workspace: Vec<bool>,
+    display: &'p dyn Fn(ValueId) -> String,
+}
+
+impl Flow<'_> {
+    /// Whether `v` holds something (an id out of range is another check's business).
+    fn holds(&self, v: ValueId) -> bool {
+        self.written.get(v).copied().unwrap_or(true)
+    }
+
+    fn mark(&mut self, v: ValueId) {
+        if let Some(w) = self.written.get_mut(v) {
+            if !*w {
                 *w = true;
+                self.log.push(v);
             }
         }
     }
-    Ok(())
+
+    /// Unmarks what was marked after the log had `len` entries.
+    fn undo(&mut self, len: usize) {
+        for v in self.log.drain(len..) {
+            self.written[v] = false;
+        }
+    }
+
+    fn run(&mut self, body: &[Instruction], flat: &mut usize) -> Result<(), ModelError> {
+        for instruction in body {
+            let at = *flat;
+            *flat += 1;
+            let error = |value: ValueId, make: fn(usize, ValueId, String) -> ModelError| {
+                make(at, value, (self.display)(value))
+            };
+            let (inputs, outputs): (&[ValueId], &[ValueId]) = match instruction {
+                Instruction::Kernel(k) => (&k.inputs, &k.outputs),
+                Instruction::Delegate(d) => (&d.inputs, &d.outputs),
+                Instruction::Branch(b) => {
+                    if !self.holds(b.predicate) {
+                        return Err(error(b.predicate, read_before_write));
+                    }
+                    // Written in any arm counts as written after the branch.
+                    let mut union = Vec::new();
+                    for arm in &b.arms {
+                        let start = self.log.len();
+                        self.run(arm, flat)?;
+                        union.extend_from_slice(&self.log[start..]);
+                        self.undo(start);
+                    }
+                    for v in union {
+                        self.mark(v);
+                    }
+                    continue;
+                }
+            };
+            let unseparated = matches!(instruction, Instruction::Delegate(_)) && outputs.is_empty();
+            for &v in inputs {
+                if self.holds(v) {
+                    continue;
+                }
+                if unseparated {
+                    self.mark(v);
+                } else if !self.workspace.get(v).copied().unwrap_or(false) {
+                    return Err(error(v, read_before_write));
+                }
+            }
+            // Hashed, so that a call with many arguments costs what it has.
+            let mut passed: std::collections::HashSet<ValueId> = inputs.iter().copied().collect();
+            for &v in outputs {
+                if !passed.insert(v) {
+                    return Err(error(v, |instruction, value, name| ModelError::InPlace {
+                        instruction,
+                        value,
+                        name,
+                    }));
+                }
+                if self
+                    .program
+                    .values
+                    .get(v)
+                    .is_some_and(|x| x.kind == ValueKind::Constant)
+                {
+                    return Err(error(v, |instruction, value, name| {
+                        ModelError::WritesConstant {
+                            instruction,
+                            value,
+                            name,
+                        }
+                    }));
+                }
+            }
+            for &v in outputs {
+                self.mark(v);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn read_before_write(instruction: usize, value: ValueId, name: String) -> ModelError {
+    ModelError::ReadBeforeWrite {
+        instruction,
+        value,
+        name,
+    }
 }
 
 /// Every name the program carries, bounded.

@@ -1,9 +1,7 @@
 /* Instructions the executor spends per delegate call, apart from the backend: a program of
  * CALLS delegate calls (3 arguments each) to a backend that returns at once, run under
- * `valgrind --tool=callgrind`; the per-call figure is reported in the runtime README. Run:
- *   cc -O2 -Iinclude csrc/runtime.c cbench/dispatch.c -o /tmp/dispatch
- *   valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.out /tmp/dispatch
- *   callgrind_annotate /tmp/cg.out | grep -E "ap_method_execute|noop_execute" */
+ * `valgrind --tool=callgrind`. `scripts/bench-dispatch.sh` builds and counts it, and prints the
+ * table the runtime README shows. */
 #include <stdio.h>
 #include <string.h>
 

@@ -98,7 +98,9 @@ fn c_runtime_tests_through_arms_driver() {
             std::env::var("CI").map_or(true, |v| v != "true"),
             "CI=true but ETHOS_U_CORE_DRIVER_PATH is not set (.ci/run points it at ../shared/third_party/ethos-u-core-driver)"
         );
-        eprintln!("skipping: ETHOS_U_CORE_DRIVER_PATH is not set (the simulator test covers the backend)");
+        eprintln!(
+            "skipping: ETHOS_U_CORE_DRIVER_PATH is not set (the simulator test covers the backend)"
+        );
         return;
     };
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

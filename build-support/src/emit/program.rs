@@ -56,6 +56,7 @@ pub(super) fn source(input: &Input<'_>) -> String {
         w.include(header);
     }
     w.blank();
+    abi_checks(&mut w, input);
     let constants = &input.constants;
     constant_arrays(&mut w, input, constants);
     w.annotated_array(
@@ -340,6 +341,40 @@ fn offset(k: usize) -> String {
 }
 
 /// The handle each delegate gets: its backend's (none for a backend written in Rust).
+/// The struct and handle sizes the report counts (`report::ILP32_SIZES`, the backends'
+/// handles), checked against the C compiler's own `sizeof` when the program is built for a
+/// 32-bit target: the one place those numbers meet the real layout.
+fn abi_checks(w: &mut CWriter, input: &Input<'_>) {
+    for line in super::c::CHECK {
+        w.line(line);
+    }
+    w.comment("The report counts these at their 32-bit sizes: a 32-bit build checks each.");
+    w.line("#if UINTPTR_MAX == 0xFFFFFFFFu");
+    for (c_type, bytes) in crate::report::ILP32_SIZES {
+        let id: String = c_type
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        w.line(format!(
+            "ARENAPLAN_CHECK(ilp32_sizeof_{id}, sizeof({c_type}) == {bytes}u);"
+        ));
+    }
+    let mut sized: Vec<HandleStorage> = handles(input)
+        .into_iter()
+        .filter(|h| h.bytes_32 > 0)
+        .collect();
+    sized.sort_unstable_by_key(|h| h.c_size);
+    sized.dedup_by_key(|h| h.c_size);
+    for h in sized {
+        w.line(format!(
+            "ARENAPLAN_CHECK(ilp32_handle_{}, {} == {}u);",
+            h.c_size, h.c_size, h.bytes_32
+        ));
+    }
+    w.line("#endif");
+    w.blank();
+}
+
 fn handles(input: &Input<'_>) -> Vec<HandleStorage> {
     input
         .program

@@ -9,5 +9,5 @@ mod text;
 
 pub use describe::describe;
 pub use svg::{human_bytes, memory_map};
-pub use tables::{table_sizes, TableSizes};
+pub use tables::{table_sizes, TableSizes, ILP32_SIZES};
 pub use text::report;

@@ -6,7 +6,10 @@
 use crate::model::{Instruction, Program};
 use crate::pipeline::{Declarations, ModelPlan};
 
-/// `sizeof` of the runtime's structs on a 32-bit target (`include/arenaplan/runtime.h`).
+/// `sizeof` of the runtime's structs on a 32-bit target (`include/arenaplan/runtime.h`). Not
+/// trusted: every generated `NAME_program.c` checks each against the C compiler's own `sizeof`
+/// when it is built for a 32-bit target ([`ILP32_SIZES`]), so a changed struct fails the
+/// firmware's build instead of making the report wrong.
 const TENSOR_DESC: u64 = 16;
 const INSTRUCTION: u64 = 24;
 const DELEGATE_DESC: u64 = 20;
@@ -17,6 +20,20 @@ const POINTER: u64 = 4;
 const INDEX: u64 = 4;
 const BOUND_PROGRAM: u64 = 32;
 const METHOD: u64 = 56;
+
+/// Each size above with the C type it is of: what the generated C checks.
+pub const ILP32_SIZES: [(&str, u64); 10] = [
+    ("ap_tensor_desc_t", TENSOR_DESC),
+    ("ap_instruction_t", INSTRUCTION),
+    ("ap_delegate_desc_t", DELEGATE_DESC),
+    ("ap_program_t", PROGRAM),
+    ("ap_value_meta_t", VALUE_META),
+    ("ap_buffer_t", BUFFER),
+    ("void *", POINTER),
+    ("uint32_t", INDEX),
+    ("ap_bound_program_t", BOUND_PROGRAM),
+    ("ap_method_t", METHOD),
+];
 
 /// Bytes of one program's runtime tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

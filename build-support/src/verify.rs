@@ -124,9 +124,9 @@ fn check(
         problem,
     };
     // The bytes a buffer owns: an NPU buffer in a pool with a data-cache line owns whole lines.
-    let extent = |b: &BufferPlan| match target.pool(b.mem_id).and_then(|p| p.dcache_line) {
-        Some(line) if npu_visible.get(b.id) == Some(&true) => b.size.div_ceil(line) * line,
-        _ => b.size,
+    let extent = |b: &BufferPlan| match target.pool(b.mem_id) {
+        Some(pool) => pool.owned_bytes(b.size, npu_visible.get(b.id) == Some(&true)),
+        None => b.size,
     };
     if plan.target != target.name {
         return Err(fail(format!("the plan names target `{}`", plan.target)));
@@ -172,10 +172,7 @@ fn check(
                 b.id, pool.name
             ))
         })?;
-        let alignment = match pool.dcache_line {
-            Some(line) if npu_visible[b.id] => pool.alignment.max(line),
-            _ => pool.alignment,
-        };
+        let alignment = pool.offset_alignment(npu_visible[b.id]);
         if b.offset % alignment != 0 {
             return Err(fail(format!(
                 "value {}: offset {} is not a multiple of {alignment}",

@@ -312,12 +312,12 @@ impl<'t> Pipeline<'t> {
                     ValueKind::Scratch { call, .. } => (BufferKind::Scratch, Some(call)),
                     _ => (BufferKind::Tensor, None),
                 };
+                // A scratch buffer's size is the lines it owns (the backend checks it owns
+                // the lines it maintains); a tensor keeps its own size.
                 let bytes = program.values[v].bytes;
-                let size = match pool.dcache_line {
-                    Some(line) if npu_visible[v] && kind == BufferKind::Scratch => {
-                        bytes.div_ceil(line) * line
-                    }
-                    _ => bytes,
+                let size = match kind {
+                    BufferKind::Scratch => pool.owned_bytes(bytes, npu_visible[v]),
+                    BufferKind::Tensor => bytes,
                 };
                 buffers.push(BufferPlan {
                     id: v,

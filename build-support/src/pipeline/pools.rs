@@ -234,20 +234,14 @@ fn planned_buffer(
     life: Lifetime,
     npu_visible: bool,
 ) -> Buffer {
-    let bytes = program.values[v].bytes;
     let (lower, upper) = (life.first as u64, life.last as u64 + 1);
-    let buffer = Buffer::new(bytes, lower, upper);
-    match pool.dcache_line {
-        Some(line) if npu_visible => {
-            // The padded room becomes the size itself, so that the checker, which checks sizes
-            // as given, also proves that nothing else is placed in the padding.
-            let on_lines = buffer.with_alignment(line);
-            Buffer {
-                size: on_lines.padded_size(pool.alignment),
-                ..on_lines
-            }
-        }
-        _ => buffer,
+    // The owned lines become the size itself, so that the checker, which checks sizes as
+    // given, also proves that nothing else is placed in the padding.
+    let owned = pool.owned_bytes(program.values[v].bytes, npu_visible);
+    let buffer = Buffer::new(owned, lower, upper);
+    match pool.npu_line(npu_visible) {
+        Some(line) => buffer.with_alignment(line),
+        None => buffer,
     }
 }
 

@@ -244,6 +244,40 @@ impl Pool {
     pub fn arena_alignment(&self) -> u64 {
         self.alignment.max(self.dcache_line.unwrap_or(1))
     }
+
+    /// The cache-line rule, in one place (planning, the plan's sizes and the checker all ask
+    /// it): the data-cache line a buffer here lives on, when the NPU reads or writes it
+    /// (`npu_visible`) and the pool has one. Such a buffer starts on a line
+    /// ([`Pool::offset_alignment`]) and owns whole lines ([`Pool::owned_bytes`]), so that
+    /// cleaning or invalidating it never touches a neighbour's bytes.
+    ///
+    /// ```
+    /// use arenaplan_syntax::targets::Catalogue;
+    /// let catalogue = Catalogue::builtin();
+    /// let sram = catalogue.target("corstone-300")?.resolve_spec("npu_scratch")?;
+    /// assert_eq!(sram.npu_line(true), Some(32));
+    /// assert_eq!((sram.owned_bytes(40, true), sram.offset_alignment(true)), (64, 32));
+    /// assert_eq!((sram.owned_bytes(40, false), sram.offset_alignment(false)), (40, 16));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn npu_line(&self, npu_visible: bool) -> Option<u64> {
+        self.dcache_line.filter(|_| npu_visible)
+    }
+
+    /// The bytes a buffer of `bytes` owns here: whole lines under [`Pool::npu_line`].
+    pub fn owned_bytes(&self, bytes: u64, npu_visible: bool) -> u64 {
+        match self.npu_line(npu_visible) {
+            Some(line) => bytes.div_ceil(line) * line,
+            None => bytes,
+        }
+    }
+
+    /// What a buffer's offset here is a multiple of: the pool's alignment, and the line under
+    /// [`Pool::npu_line`].
+    pub fn offset_alignment(&self, npu_visible: bool) -> u64 {
+        self.npu_line(npu_visible)
+            .map_or(self.alignment, |line| self.alignment.max(line))
+    }
 }
 
 impl Target {

@@ -6,6 +6,7 @@ use arenaplan_syntax::delegate::{
 };
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Fields, Item};
 
@@ -123,14 +124,16 @@ pub(crate) fn delegate(args: TokenStream, item: TokenStream) -> TokenStream {
             }
         },
         Shape::Function(ident, vis) => {
-            let constant = format_ident!("{}_DELEGATE", ident.to_string().to_uppercase());
+            let constant = format_ident!("{}_DELEGATE", ident.unraw().to_string().to_uppercase());
             let doc = format!("The delegate backend `{backend}` implemented by [`{ident}`].");
             // The runtime runs it: an `ap_backend_t` under the symbol the build's tables name
             // for this id (the same identifier rule), with an `extern "C"` trampoline.
             let symbol = format!("ap_backend_{}", arenaplan_syntax::names::c_ident(backend));
             let id = proc_macro2::Literal::byte_string(format!("{backend}\0").as_bytes());
-            let descriptor =
-                format_ident!("__ARENAPLAN_BACKEND_{}", ident.to_string().to_uppercase());
+            let descriptor = format_ident!(
+                "__ARENAPLAN_BACKEND_{}",
+                ident.unraw().to_string().to_uppercase()
+            );
             let execute = format_ident!("__arenaplan_execute_{}", ident);
             quote! {
                 #[doc = #doc]
@@ -239,7 +242,7 @@ pub(crate) fn spec(input: TokenStream) -> TokenStream {
         Ok(t) => t,
         Err(message) => return syn::Error::new(ident.span(), message).to_compile_error(),
     };
-    match target.resolve_spec(&ident.to_string()) {
+    match target.resolve_spec(&ident.unraw().to_string()) {
         Ok(pool) => {
             let id = pool.mem_id;
             quote!(#id)
@@ -278,7 +281,10 @@ pub(crate) fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
     let name = &checked.id;
     let symbol = format!("ap_kernel_{}", arenaplan_syntax::names::c_ident(name));
     let op_bytes = proc_macro2::Literal::byte_string(format!("{name}\0").as_bytes());
-    let descriptor = format_ident!("__ARENAPLAN_KERNEL_{}", ident.to_string().to_uppercase());
+    let descriptor = format_ident!(
+        "__ARENAPLAN_KERNEL_{}",
+        ident.unraw().to_string().to_uppercase()
+    );
     let run = format_ident!("__arenaplan_kernel_{}", ident);
     let declared = plan_check(&checked, "kernel");
     quote! {

@@ -49,8 +49,8 @@ static ap_status_t fill(ap_buffer_t *args, size_t n, uint8_t marker) {
 }
 static ap_status_t fill_a(ap_context_t *c, ap_buffer_t *a, size_t n, void *u) { (void)c; (void)u; ran_a++; return fill(a, n, 0xA0); }
 static ap_status_t fill_b(ap_context_t *c, ap_buffer_t *a, size_t n, void *u) { (void)c; (void)u; ran_b++; return fill(a, n, 0xB0); }
-const ap_kernel_t ap_kernel_fill_a = {"fill_a", fill_a, NULL};
-const ap_kernel_t ap_kernel_fill_b = {"fill_b", fill_b, NULL};
+const ap_kernel_t ap_kernel_fill__a = {"fill_a", fill_a, NULL};
+const ap_kernel_t ap_kernel_fill__b = {"fill_b", fill_b, NULL};
 
 static int run(int32_t predicate, uint8_t marker) {
     memset(b_arena_sram, 0xDB, B_ARENA_SRAM_SIZE);

@@ -609,7 +609,7 @@ static ap_status_t et_move(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, v
     return AP_OK;
 }
 
-const ap_kernel_t ap_kernel_et_move = {"et:move", et_move, NULL};
+const ap_kernel_t ap_kernel_et_3amove = {"et:move", et_move, NULL};
 
 /* A predicate is false when every byte of it is zero (a bool, or an integer of any width). */
 static int is_false(const ap_buffer_t *predicate) {

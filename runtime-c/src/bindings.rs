@@ -241,7 +241,7 @@ pub struct ap_kernel {
 }
 pub type ap_kernel_t = ap_kernel;
 unsafe extern "C" {
-    pub static ap_kernel_et_move: ap_kernel_t;
+    pub static ap_kernel_et_3amove: ap_kernel_t;
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]

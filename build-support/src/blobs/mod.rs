@@ -139,12 +139,12 @@ static PLUGINS: [&dyn BackendPlugin; 2] = [&EthosU, &Neutron];
 /// ```
 /// use arenaplan_build::blobs::backend_symbol;
 /// assert_eq!(backend_symbol("EthosUBackend"), "ap_ethosu_backend");
-/// assert_eq!(backend_symbol("ConvIm2col"), "ap_backend_convim2col");
+/// assert_eq!(backend_symbol("ConvIm2col"), "ap_backend_ConvIm2col");
 /// ```
 pub fn backend_symbol(id: &str) -> String {
     match plugin_for(id) {
         Some(plugin) => plugin.c_symbol().to_owned(),
-        None => format!("ap_backend_{}", crate::names::ident(id)),
+        None => format!("ap_backend_{}", arenaplan_syntax::names::symbol(id)),
     }
 }
 
@@ -185,9 +185,17 @@ pub fn handle_storage(id: &str, rust: bool) -> HandleStorage {
     }
 }
 
-/// The C symbol of the `ap_kernel_t` that runs kernel `op`: `ap_kernel_<op as an identifier>`.
+/// The C symbol of the `ap_kernel_t` that runs kernel `op`: `ap_kernel_` and the op by the
+/// one injective symbol rule ([`arenaplan_syntax::names::symbol`]), which `#[kernel]` and the
+/// shipped kernels follow too.
+///
+/// ```
+/// use arenaplan_build::blobs::kernel_symbol;
+/// assert_eq!(kernel_symbol("aten::add.out"), "ap_kernel_aten_3a_3aadd_2eout");
+/// assert_ne!(kernel_symbol("my.relu"), kernel_symbol("my_relu"));
+/// ```
 pub fn kernel_symbol(op: &str) -> String {
-    format!("ap_kernel_{}", crate::names::ident(op))
+    format!("ap_kernel_{}", arenaplan_syntax::names::symbol(op))
 }
 
 /// The plugin for a backend id, if arenaplan has one.

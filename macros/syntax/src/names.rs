@@ -131,10 +131,37 @@ pub fn is_keyword(s: &str) -> bool {
     WORDS.contains(&s)
 }
 
-/// `name` as a C and Rust identifier, one rule for the build script's generated code and the
-/// macro's (a `#[delegate] fn` defines the `ap_backend_<id>` symbol the generated tables name):
-/// ASCII letters and digits lower-cased, anything else `_`, a leading digit or an empty name
-/// prefixed with `_`, a keyword or all-underscore name suffixed with `_`.
+/// `name` as the tail of a linker symbol, by a rule that is total and injective: two different
+/// names never give one symbol, so two operators or backends can never bind to one function
+/// (`my.relu` and `my_relu` once both became `ap_kernel_my_relu`). ASCII letters and digits
+/// stay as they are; `_` becomes `__`; every other byte of the name's UTF-8 becomes `_` and
+/// its two lower-case hex digits. (Decoding reads `_` then either `_` or two hex digits, so
+/// no two names meet.) The one rule for the symbols a program's tables name and a crate's
+/// `#[kernel]` and `#[delegate] fn` define: `ap_kernel_<op>`, `ap_backend_<id>`.
+///
+/// ```
+/// use arenaplan_syntax::names::symbol;
+/// assert_eq!(symbol("relu"), "relu");
+/// assert_eq!(symbol("aten::add.out"), "aten_3a_3aadd_2eout");
+/// assert_ne!(symbol("my.relu"), symbol("my_relu"));
+/// assert_eq!(symbol("my_relu"), "my__relu");
+/// ```
+pub fn symbol(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for &b in name.as_bytes() {
+        match b {
+            b'0'..=b'9' | b'a'..=b'z' | b'A'..=b'Z' => out.push(b as char),
+            b'_' => out.push_str("__"),
+            _ => out.push_str(&format!("_{b:02x}")),
+        }
+    }
+    out
+}
+
+/// `name` as a C and Rust identifier, readable rather than injective (callers that need
+/// distinct identifiers check for clashes; symbols use [`symbol`]): ASCII letters and digits
+/// lower-cased, anything else `_`, a leading digit or an empty name prefixed with `_`, a
+/// keyword or all-underscore name suffixed with `_`.
 ///
 /// ```
 /// use arenaplan_syntax::names::c_ident;
@@ -161,4 +188,55 @@ pub fn c_ident(name: &str) -> String {
         s.push('_');
     }
     s
+}
+
+#[cfg(test)]
+mod symbol_rule {
+    use super::symbol;
+    use proptest::prelude::*;
+
+    /// The inverse of [`symbol`]: that it exists proves the rule injective.
+    fn decode(s: &str) -> Option<String> {
+        let b = s.as_bytes();
+        let (mut out, mut i) = (Vec::new(), 0);
+        while i < b.len() {
+            match b[i] {
+                b'_' if b.get(i + 1) == Some(&b'_') => {
+                    out.push(b'_');
+                    i += 2;
+                }
+                b'_' => {
+                    let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
+                    out.push(u8::from_str_radix(hex, 16).ok()?);
+                    i += 3;
+                }
+                c => {
+                    out.push(c);
+                    i += 1;
+                }
+            }
+        }
+        String::from_utf8(out).ok()
+    }
+
+    proptest! {
+        #[test]
+        fn symbols_decode_back_to_their_names(name in any::<String>()) {
+            let s = symbol(&name);
+            prop_assert!(s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
+            prop_assert_eq!(decode(&s), Some(name));
+        }
+
+        #[test]
+        fn names_made_of_underscores_dots_and_colons_never_meet(
+            a in "[a-z_.:]{0,8}", b in "[a-z_.:]{0,8}"
+        ) {
+            prop_assert_eq!(a == b, symbol(&a) == symbol(&b));
+        }
+    }
+
+    #[test]
+    fn the_clash_that_was() {
+        assert_ne!(symbol("my.relu"), symbol("my_relu"));
+    }
 }

@@ -63,7 +63,7 @@ use arenaplan_build::ModelPlan;
 pub fn kernels() -> Vec<sys::ap_kernel> {
     arenaplan_kernels::entries()
         // SAFETY: a const C static, never written.
-        .chain(std::iter::once(unsafe { sys::ap_kernel_et_move }))
+        .chain(std::iter::once(unsafe { sys::ap_kernel_et_3amove }))
         .collect()
 }
 

@@ -217,8 +217,9 @@ typedef struct ap_kernel {
 
 /* ExecuTorch's MoveCall as a kernel, "et:move": copies its one input into its one output (the
  * same size), as a move of a tensor between values is a copy between planned buffers. The
- * generated tables name it when a program moves a value (the outputs of a `cond`). */
-extern const ap_kernel_t ap_kernel_et_move;
+ * generated tables name it when a program moves a value (the outputs of a `cond`). Its name
+ * is `ap_kernel_` and the op `et:move` by the symbol rule every kernel follows (`:` is `_3a`). */
+extern const ap_kernel_t ap_kernel_et_3amove;
 
 /* An arena: where pool mem_id lives. */
 typedef struct ap_pool {

@@ -1,6 +1,6 @@
 //! Each kernel's exported symbol is the one the build's generated tables name for its
-//! operator (one name rule, arenaplan-syntax's), so firmware links it by the `symbols`
-//! feature alone.
+//! operator (one injective name rule, arenaplan-syntax's `symbol`), so firmware links it by
+//! the `symbols` feature alone, and no two operators share a symbol.
 
 #[test]
 fn every_symbol_follows_the_build_name_rule() {
@@ -15,7 +15,7 @@ fn every_symbol_follows_the_build_name_rule() {
         let op = kernel.op.to_str().unwrap();
         assert_eq!(
             *symbol,
-            format!("ap_kernel_{}", arenaplan_syntax::names::c_ident(op)),
+            format!("ap_kernel_{}", arenaplan_syntax::names::symbol(op)),
             "{op}"
         );
     }

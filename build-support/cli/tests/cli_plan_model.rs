@@ -648,6 +648,19 @@ fn names_reach_the_terminal_without_control_characters() {
     assert!(!stdout.contains('\u{1b}') && !stdout.contains('\r'));
 }
 
+/// `arenaplan plan` of `model` for corstone-300 into `out`.
+fn plan_into(model: &std::path::Path, out: &std::path::Path) -> Output {
+    arenaplan(&[
+        "plan",
+        "--target",
+        "corstone-300",
+        "--model",
+        model.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ])
+}
+
 /// A model from a model zoo cannot carry the build machine's environment into firmware: a blob
 /// path out of its folder is bad input naming the line, and nothing is written.
 #[test]
@@ -663,15 +676,7 @@ fn a_blob_path_out_of_the_model_folder_is_refused_and_nothing_is_written() {
             ),
         )
         .unwrap();
-        let result = arenaplan(&[
-            "plan",
-            "--target",
-            "corstone-300",
-            "--model",
-            model.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ]);
+        let result = plan_into(&model, &out);
         assert_eq!(result.status.code(), Some(2), "{}", stderr(&result));
         assert!(
             stderr(&result).contains("zoo.toml:15:"),
@@ -696,15 +701,7 @@ fn a_program_name_too_long_for_a_file_name_exits_2() {
     )
     .unwrap();
     let out = dir.join("out");
-    let result = arenaplan(&[
-        "plan",
-        "--target",
-        "corstone-300",
-        "--model",
-        model.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let result = plan_into(&model, &out);
     assert_eq!(result.status.code(), Some(2), "{}", stderr(&result));
     assert!(
         stderr(&result).contains("give a shorter name"),

@@ -451,17 +451,55 @@ fn scratch_never_overlaps_a_tensor_alive_across_its_call() {
 #[test]
 fn a_cpu_kernel_cannot_touch_a_pool_the_cpu_cannot_reach() {
     let c = targets(THREE_POOLS);
-    let text = chain("", "").replace(
-        "name = \"y\"\ndtype = \"int8\"",
-        "name = \"y\"\npool = \"npu_private\"\ndtype = \"int8\"",
-    );
+    // A backend whose NPU reads its inputs where they are: only the kernel touches `y`.
+    let text = chain("", "")
+        .replace(
+            "name = \"y\"\ndtype = \"int8\"",
+            "name = \"y\"\npool = \"npu_private\"\ndtype = \"int8\"",
+        )
+        .replace("EthosUBackend", "VendorNpu");
     let err = Pipeline::new(c.target("three-pools").unwrap())
         .plan(model(&text))
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "tensor `y` is in pool `npu_only` (mem_id 2), which the CPU cannot reach, but CPU kernel `relu` (instruction 1) uses it; put it in a pool with cpu_access = true"
+        "tensor `y` is in pool `npu_only` (mem_id 2), which the CPU cannot reach, but the CPU touches it in `relu` (instruction 1: a kernel, or a backend that copies its inputs and outputs with the CPU); put it in a pool with cpu_access = true"
     );
+}
+
+/// The Ethos-U backend copies a call's inputs and outputs through Vela's scratch with the CPU:
+/// an input, or that scratch, in a pool the CPU cannot reach is refused at build time (on the
+/// board it faulted).
+#[test]
+fn ethos_u_io_and_its_scratch_must_be_cpu_reachable() {
+    let c = targets(THREE_POOLS);
+    let target = c.target("three-pools").unwrap();
+    // An input in the NPU's private pool.
+    let text = chain("", "").replace(
+        "name = \"x\"\ndtype = \"int8\"",
+        "name = \"x\"\npool = \"npu_private\"\ndtype = \"int8\"",
+    );
+    let err = Pipeline::new(target).plan(model(&text)).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("tensor `x` is in pool `npu_only`")
+            && err.to_string().contains("`EthosUBackend` (instruction 0"),
+        "{err}"
+    );
+    // Vela's scratch (region 1, from the blob) in that pool, through the compile spec.
+    let private = THREE_POOLS.replace(
+        "sram = \"sram\"",
+        "sram = \"sram\"\nnpu_scratch = \"npu_only\"",
+    );
+    let c = targets(&private);
+    let pte = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/fixtures/ethosu_u55_two_calls.pte");
+    let program = arenaplan_build::import::load_pte(&pte).unwrap();
+    let err = Pipeline::new(c.target("three-pools").unwrap())
+        .plan(program)
+        .unwrap_err();
+    assert!(err.to_string().contains("`EthosUBackend`"), "{err}");
+    assert!(err.to_string().contains("pool `npu_only`"), "{err}");
 }
 
 #[test]

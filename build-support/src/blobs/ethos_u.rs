@@ -307,6 +307,11 @@ impl BackendPlugin for EthosU {
         false
     }
 
+    /// Region 1, Vela's scratch, holds the copies of the inputs and outputs.
+    fn cpu_copies_through(&self, role: ScratchRole) -> bool {
+        role == ScratchRole::EthosUScratch
+    }
+
     fn scratch_from_target(
         &self,
         delegate: &Delegate,

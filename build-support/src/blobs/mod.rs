@@ -110,6 +110,13 @@ pub trait BackendPlugin: Sync {
     /// planned (Neutron), rather than the backend copying them with the CPU (Ethos-U copies
     /// them into its scratch). Such tensors get the same cache-line care as scratch.
     fn npu_reads_io(&self) -> bool;
+    /// Whether the backend's C code copies the call's inputs and outputs through its scratch
+    /// of `role` with the CPU (Ethos-U: region 1). Such a scratch, like the inputs and outputs
+    /// of a backend whose NPU does not read them in place, must be in a pool the CPU can
+    /// reach. Default: no.
+    fn cpu_copies_through(&self, _role: ScratchRole) -> bool {
+        false
+    }
     /// A scratch buffer the call needs that its blob does not size and the target does (for
     /// Ethos-U in Dedicated_Sram mode, the fast scratch: `npu.fast_scratch`), given the
     /// delegate's declarations so far. Default: none.

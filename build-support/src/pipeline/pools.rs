@@ -33,8 +33,9 @@ pub enum PoolAssignmentError {
         /// Why.
         source: SpecError,
     },
-    /// A CPU kernel touches a tensor in a pool the CPU cannot reach.
-    #[error("tensor `{tensor}` is in pool `{pool}` (mem_id {mem_id}), which the CPU cannot reach, but CPU kernel `{op}` (instruction {instruction}) uses it; put it in a pool with cpu_access = true")]
+    /// A CPU kernel touches a tensor in a pool the CPU cannot reach, or a backend's C code
+    /// does (Ethos-U copies its inputs and outputs through its scratch with the CPU).
+    #[error("tensor `{tensor}` is in pool `{pool}` (mem_id {mem_id}), which the CPU cannot reach, but the CPU touches it in `{op}` (instruction {instruction}: a kernel, or a backend that copies its inputs and outputs with the CPU); put it in a pool with cpu_access = true")]
     NotCpuReachable {
         /// The tensor.
         tensor: String,
@@ -151,9 +152,12 @@ pub(super) fn assign(
     }
     for (index, instruction) in program.flat_instructions() {
         let (op, touched) = match instruction {
-            Instruction::Kernel(k) => (k.op.as_str(), instruction.touched()),
-            Instruction::Branch(_) => ("branch predicate", instruction.touched()),
-            Instruction::Delegate(_) => continue,
+            Instruction::Kernel(k) => (k.op.clone(), instruction.touched()),
+            Instruction::Branch(_) => ("branch predicate".to_owned(), instruction.touched()),
+            Instruction::Delegate(d) => match cpu_copied(program, d) {
+                Some(touched) => (program.delegates[d.delegate].backend.clone(), touched),
+                None => continue,
+            },
         };
         for v in touched {
             if let Some(pool) = mem_ids[v].and_then(|id| target.pool(id)) {
@@ -162,7 +166,7 @@ pub(super) fn assign(
                         tensor: program.values[v].name.clone(),
                         pool: pool.name.clone(),
                         mem_id: pool.mem_id,
-                        op: op.to_owned(),
+                        op,
                         instruction: index,
                     });
                 }
@@ -170,6 +174,27 @@ pub(super) fn assign(
         }
     }
     Ok(mem_ids)
+}
+
+/// The values of delegate call `d` that its backend's C code touches with the CPU: the inputs
+/// and outputs of a backend that copies them (its NPU does not read them in place), and the
+/// scratch it copies them through. `None` for a backend arenaplan has no plugin for.
+fn cpu_copied(program: &Program, d: &crate::model::DelegateCall) -> Option<Vec<usize>> {
+    let plugin = plugin_for(&program.delegates[d.delegate].backend)?;
+    if plugin.npu_reads_io() {
+        return None;
+    }
+    let through = d.scratch.iter().copied().filter(|&v| {
+        matches!(program.values[v].kind, ValueKind::Scratch { role: Some(role), .. } if plugin.cpu_copies_through(role))
+    });
+    Some(
+        d.inputs
+            .iter()
+            .chain(&d.outputs)
+            .copied()
+            .chain(through)
+            .collect(),
+    )
 }
 
 /// The methods whose instructions, inputs or outputs use value `v`.

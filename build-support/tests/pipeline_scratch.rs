@@ -598,10 +598,15 @@ mod slots {
 
     /// A Vela bin stream with one input and one output and Vela's `scratch_size`.
     fn vela(scratch_size: u32) -> Vec<u8> {
+        // One 16-byte record at the scratch's start; none without scratch, where the copies
+        // could not live (the C backend refuses such a record).
         let io = {
-            let mut v = 1u32.to_le_bytes().to_vec();
-            for w in [1u32, 1, 1, 1, 1, 16, 1, 0, 1] {
-                v.extend_from_slice(&w.to_le_bytes());
+            let count = u32::from(scratch_size >= 16);
+            let mut v = count.to_le_bytes().to_vec();
+            for _ in 0..count {
+                for w in [1u32, 1, 1, 1, 1, 16, 1, 0, 1] {
+                    v.extend_from_slice(&w.to_le_bytes());
+                }
             }
             v
         };
@@ -778,6 +783,29 @@ mod slots {
         // Nothing needed: no trailing arguments at all.
         let (program, plan) = planned("imxrt700", one_call("NeutronBackend", neutron(1, &[]), ""));
         assert_eq!(trailing(&program, &plan), args(&[]));
+    }
+
+    /// The C backend copies each input through the scratch at its record's size and refuses
+    /// a call whose tensor differs: refused at build time now, naming the call.
+    #[test]
+    fn ethos_u_io_sizes_that_differ_from_the_blob_are_refused_at_build_time() {
+        let mut program = one_call("EthosUBackend", vela(64), "--memory-mode=Shared_Sram");
+        program.values[0].shape = vec![32];
+        program.values[0].bytes = 32;
+        let catalogue = Catalogue::builtin();
+        let err = Pipeline::new(catalogue.target("corstone-300").unwrap())
+            .plan(program)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("instruction 0: delegate `npu` (EthosUBackend): input 0 is 32 bytes, but the blob copies 16"),
+            "{err}"
+        );
+        // An output of whole rows no wider than Vela's is fine (ExecuTorch's layout).
+        let mut program = one_call("EthosUBackend", vela(64), "--memory-mode=Shared_Sram");
+        program.values[1].shape = vec![8];
+        program.values[1].bytes = 8;
+        planned("corstone-300", program);
     }
 
     #[test]

@@ -39,6 +39,89 @@ pub struct IoRecord {
     pub region: u32,
 }
 
+/// How the backend copies one input or output through the scratch: the C backend's reading
+/// of a record (`io_record` in `ethosu_backend.c`), the same rule on both sides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IoCopy {
+    /// Offset of the copy in the scratch.
+    pub offset: u32,
+    /// Its bytes: the shape's product times the element size.
+    pub bytes: u32,
+    /// Rows Vela writes an output in (all dimensions but the last).
+    pub chunks: u32,
+    /// Bytes from one row to the next.
+    pub stride: u32,
+}
+
+impl IoRecord {
+    /// The copy this record describes, checked against a scratch of `scratch_size` bytes as
+    /// the C backend checks it at init: region 1, a non-zero element size, sizes within 32
+    /// bits, and the copy and its rows inside the scratch.
+    pub fn copy(&self, scratch_size: u32) -> Result<IoCopy, &'static str> {
+        let elem = u64::from(self.elem_size);
+        let (mut bytes, mut chunks) = (elem, 1u64);
+        for (d, &dim) in self.shape.iter().enumerate() {
+            bytes = bytes.saturating_mul(u64::from(dim));
+            if d < 5 {
+                chunks = chunks.saturating_mul(u64::from(dim.max(1)));
+            }
+            if bytes > u64::from(u32::MAX) || chunks > u64::from(u32::MAX) {
+                return Err("its size does not fit 32 bits");
+            }
+        }
+        let stride = u64::from(self.shape[5].max(1)) * elem;
+        let (offset, scratch) = (u64::from(self.offset), u64::from(scratch_size));
+        if self.region != 1 {
+            return Err("its copy is not in region 1 (the scratch)");
+        }
+        if elem == 0 {
+            return Err("its element size is 0");
+        }
+        let rows_fit = bytes == 0
+            || (stride <= scratch
+                && chunks <= scratch
+                && stride * chunks <= scratch - offset.min(scratch));
+        if offset > scratch || bytes > scratch - offset || !rows_fit {
+            return Err("its copy does not fit in the scratch Vela computed");
+        }
+        Ok(IoCopy {
+            offset: self.offset,
+            bytes: bytes as u32,
+            chunks: chunks as u32,
+            stride: stride as u32,
+        })
+    }
+}
+
+impl IoCopy {
+    /// Whether an input tensor of `tensor_bytes` can be copied in (the same size), and an
+    /// output one out (the same size, or whole rows no wider than Vela's), as the C backend
+    /// requires at each call.
+    pub fn fits(&self, tensor_bytes: u64, input: bool) -> Result<(), String> {
+        let bytes = u64::from(self.bytes);
+        if tensor_bytes == bytes {
+            return Ok(());
+        }
+        if input {
+            return Err(format!("{tensor_bytes} bytes, but the blob copies {bytes}"));
+        }
+        let chunks = u64::from(self.chunks);
+        if bytes == 0 || !tensor_bytes.is_multiple_of(chunks) {
+            return Err(format!(
+                "{tensor_bytes} bytes, which are neither the blob's {bytes} nor whole rows of its {chunks}"
+            ));
+        }
+        if tensor_bytes / chunks > u64::from(self.stride) {
+            return Err(format!(
+                "{tensor_bytes} bytes in {chunks} rows of {}, wider than the blob's rows of {}",
+                tensor_bytes / chunks,
+                self.stride
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// A parsed Vela bin stream.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VelaBinStream {
@@ -156,8 +239,8 @@ impl VelaBinStream {
                     }
                     scratch_size = Some(u32_at(BACKEND, blob, data_at, "scratch size")?);
                 }
-                "inputs" => inputs = Some(io_records(data, data_at)?),
-                "outputs" => outputs = Some(io_records(data, data_at)?),
+                "inputs" => inputs = Some(io_records(data, data_at, scratch_size.unwrap_or(0))?),
+                "outputs" => outputs = Some(io_records(data, data_at, scratch_size.unwrap_or(0))?),
                 _ => {}
             }
             // Data is padded to 16 bytes.
@@ -237,7 +320,7 @@ pub fn write_bin_stream(parts: &BinStreamParts<'_>) -> Vec<u8> {
     out
 }
 
-fn io_records(data: &[u8], base: usize) -> Result<Vec<IoRecord>, BlobError> {
+fn io_records(data: &[u8], base: usize, scratch_size: u32) -> Result<Vec<IoRecord>, BlobError> {
     let count =
         u32_at(BACKEND, data, 0, "I/O count").map_err(|e| error(base + e.offset, e.problem))?;
     if count > MAX_IO {
@@ -264,7 +347,7 @@ fn io_records(data: &[u8], base: usize) -> Result<Vec<IoRecord>, BlobError> {
             data[4 * i + 3],
         ])
     };
-    Ok((0..count as usize)
+    let records: Vec<IoRecord> = (0..count as usize)
         .map(|r| {
             let w = 1 + 9 * r;
             IoRecord {
@@ -281,7 +364,13 @@ fn io_records(data: &[u8], base: usize) -> Result<Vec<IoRecord>, BlobError> {
                 region: word(w + 8),
             }
         })
-        .collect())
+        .collect();
+    for (r, record) in records.iter().enumerate() {
+        record
+            .copy(scratch_size)
+            .map_err(|problem| error(base + 4 + 36 * r, format!("I/O record {r}: {problem}")))?;
+    }
+    Ok(records)
 }
 
 impl BackendPlugin for EthosU {
@@ -310,6 +399,24 @@ impl BackendPlugin for EthosU {
     /// Region 1, Vela's scratch, holds the copies of the inputs and outputs.
     fn cpu_copies_through(&self, role: ScratchRole) -> bool {
         role == ScratchRole::EthosUScratch
+    }
+
+    fn check_io(&self, blob: &[u8], inputs: &[u64], outputs: &[u64]) -> Result<(), String> {
+        let stream = VelaBinStream::parse(blob).map_err(|e| e.to_string())?;
+        let sides = [
+            (&stream.inputs, inputs, true),
+            (&stream.outputs, outputs, false),
+        ];
+        for (records, tensors, input) in sides {
+            for (i, (record, &bytes)) in records.iter().zip(tensors).enumerate() {
+                let copy = record.copy(stream.scratch_size).map_err(str::to_owned)?;
+                copy.fits(bytes, input).map_err(|problem| {
+                    let side = if input { "input" } else { "output" };
+                    format!("{side} {i} is {problem}")
+                })?;
+            }
+        }
+        Ok(())
     }
 
     fn scratch_from_target(

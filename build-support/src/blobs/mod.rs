@@ -117,6 +117,12 @@ pub trait BackendPlugin: Sync {
     fn cpu_copies_through(&self, _role: ScratchRole) -> bool {
         false
     }
+    /// Checks a call's input and output tensors (their bytes, in order) against what the blob
+    /// expects, as the C backend checks them at each call: refused at build time rather than
+    /// on the board. Default: nothing to check.
+    fn check_io(&self, _blob: &[u8], _inputs: &[u64], _outputs: &[u64]) -> Result<(), String> {
+        Ok(())
+    }
     /// A scratch buffer the call needs that its blob does not size and the target does (for
     /// Ethos-U in Dedicated_Sram mode, the fast scratch: `npu.fast_scratch`), given the
     /// delegate's declarations so far. Default: none.

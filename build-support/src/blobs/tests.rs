@@ -101,10 +101,38 @@ fn vela_streams_with_problems_are_refused_with_the_offset() {
     assert!(VelaBinStream::parse(b"not a stream at all, certainly not").is_err());
 }
 
+/// A record whose copy lies outside Vela's scratch is refused when the blob is read, as the C
+/// backend refuses it at init (the build once accepted what the board then refused).
+#[test]
+fn an_ethos_u_record_outside_its_scratch_is_refused_at_build_time() {
+    let mut blocks = valid_blocks();
+    blocks[3].1 = 64u32.to_le_bytes().to_vec(); // each record copies 128 bytes
+    let e = EthosU
+        .inspect(&stream(&blocks), &BTreeMap::new())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("I/O record 0: its copy does not fit in the scratch Vela computed"),
+        "{e}"
+    );
+    let mut blocks = valid_blocks();
+    let mut region_2 = io(1);
+    region_2[4 + 32..4 + 36].copy_from_slice(&2u32.to_le_bytes());
+    blocks[4].1 = region_2;
+    let e = EthosU
+        .inspect(&stream(&blocks), &BTreeMap::new())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("not in region 1"), "{e}");
+}
+
 #[test]
 fn a_vela_stream_without_scratch_still_names_the_scratch_role() {
     let mut blocks = valid_blocks();
     blocks[3].1 = 0u32.to_le_bytes().to_vec();
+    // No scratch, so no inputs or outputs either: their copies would live there.
+    blocks[4].1 = io(0);
+    blocks[5].1 = io(0);
     let info = EthosU.inspect(&stream(&blocks), &BTreeMap::new()).unwrap();
     assert_eq!(
         info.scratch,

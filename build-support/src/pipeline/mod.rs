@@ -39,6 +39,7 @@
 mod arguments;
 mod bind;
 mod constants;
+mod io_sizes;
 mod lifetimes;
 mod pools;
 mod scratch_pass;
@@ -60,6 +61,7 @@ pub use bind::{
     KernelScratch, ScratchError, ScratchProblem, ScratchSite,
 };
 pub use constants::{ConstantLayout, FlashConstant};
+pub use io_sizes::{check_io_sizes, IoSizeError};
 pub use lifetimes::{lifetimes, Lifetime};
 pub use pools::{npu_visible, PeakBuffer, PoolAssignmentError, PoolOverflow};
 pub use scratch_pass::{insert_scratch, strip_scratch};
@@ -224,6 +226,9 @@ pub enum PipelineError {
     /// a name too long.
     #[error(transparent)]
     Model(#[from] crate::model::ModelError),
+    /// A delegate call's inputs or outputs are not the sizes its blob copies.
+    #[error(transparent)]
+    IoSize(#[from] IoSizeError),
     /// A branch the runtime cannot run.
     #[error(transparent)]
     Branch(#[from] BranchError),
@@ -287,6 +292,7 @@ impl<'t> Pipeline<'t> {
     /// with its plan.
     pub fn run(&self, mut program: Program) -> Result<(Program, ModelPlan), PipelineError> {
         crate::model::check(&program)?;
+        check_io_sizes(&program)?;
         let bound = bind_scratch(&program, self.target, &self.external, &self.kernels)
             .map_err(PipelineError::Scratch)?;
         insert_scratch(&mut program, &bound);

@@ -6,6 +6,7 @@
 #include "arenaplan/ethosu_driver.h"
 
 #include <string.h>
+#include "bytes.h"
 
 __attribute__((weak)) uint8_t *ap_ethosu_fast_scratch = NULL;
 __attribute__((weak)) size_t ap_ethosu_fast_scratch_size = 0;
@@ -20,9 +21,6 @@ __attribute__((weak)) void ap_ethosu_job_hook(const ap_ethosu_blob_t *blob) { (v
 #define NPU_ALIGN 16u
 #endif
 
-static uint32_t rd32(const uint8_t *p) {
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
 
 /* Whether a NUL-padded 16-byte name field holds `name` (shorter than 16 bytes). */
 static int block_named(const uint8_t *field, const char *name) {
@@ -43,7 +41,7 @@ static ap_status_t io_block(const uint8_t *data, size_t size, uint32_t *count) {
     if (size < 4) {
         return AP_ERR_BAD_BLOB;
     }
-    uint32_t n = rd32(data);
+    uint32_t n = ap_rd32(data);
     if (n > AP_ETHOSU_MAX_IO || size < 4 + (size_t)n * 36) {
         return AP_ERR_BAD_BLOB;
     }
@@ -68,7 +66,7 @@ ap_status_t ap_ethosu_parse(const uint8_t *blob, size_t size, ap_ethosu_blob_t *
         if (header[20] != 0) {
             return AP_ERR_UNSUPPORTED; /* external data: a key into a named data map */
         }
-        uint32_t len = rd32(header + 16);
+        uint32_t len = ap_rd32(header + 16);
         size_t data_at = at + 32;
         if (len > size - data_at) {
             return AP_ERR_BAD_BLOB;
@@ -96,7 +94,7 @@ ap_status_t ap_ethosu_parse(const uint8_t *blob, size_t size, ap_ethosu_blob_t *
             if (len != 4) {
                 return AP_ERR_BAD_BLOB;
             }
-            out->scratch_size = rd32(data);
+            out->scratch_size = ap_rd32(data);
             break;
         case 4:
             if (io_block(data, len, &out->ninputs) != AP_OK) {
@@ -132,9 +130,9 @@ typedef struct io_copy {
 /* Record r of an I/O block, checked against the scratch. */
 static ap_status_t io_record(const uint8_t *block, uint32_t r, uint32_t scratch_size, io_copy_t *out) {
     const uint8_t *rec = block + 4 + (size_t)r * 36;
-    uint64_t elem = rd32(rec + 24), bytes = elem, chunks = 1;
+    uint64_t elem = ap_rd32(rec + 24), bytes = elem, chunks = 1;
     for (int d = 0; d < 6; d++) {
-        uint32_t dim = rd32(rec + 4 * d);
+        uint32_t dim = ap_rd32(rec + 4 * d);
         bytes *= dim;
         if (d < 5) {
             chunks *= dim == 0 ? 1u : dim;
@@ -143,10 +141,10 @@ static ap_status_t io_record(const uint8_t *block, uint32_t r, uint32_t scratch_
             return AP_ERR_BAD_BLOB;
         }
     }
-    uint64_t last = rd32(rec + 20);
+    uint64_t last = ap_rd32(rec + 20);
     uint64_t stride = (last == 0 ? 1u : last) * elem;
-    uint32_t offset = rd32(rec + 28);
-    uint32_t region = rd32(rec + 32);
+    uint32_t offset = ap_rd32(rec + 28);
+    uint32_t region = ap_rd32(rec + 32);
     /* Rows (chunks x stride) must lie in the scratch too; each is at least a byte, so both
      * factors are at most the scratch size when they do, and the product cannot overflow. */
     if (region != 1 || elem == 0 || offset > scratch_size || bytes > scratch_size - offset ||

@@ -5,6 +5,7 @@
 #include "arenaplan/ethosu_driver.h"
 
 #include <string.h>
+#include "bytes.h"
 
 ap_ethosu_npu_t ap_ethosu_host_npu;
 static struct ethosu_driver host_driver;
@@ -26,9 +27,6 @@ enum {
     OP_IFM2_REGION = 399
 };
 
-static uint32_t rd32(const uint8_t *p) {
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
 
 static void begin(const uint64_t *base, const size_t *size, int n) {
     memset(&last, 0, sizeof last);
@@ -66,7 +64,7 @@ int ap_ethosu_npu_verify_config(const ap_ethosu_npu_t *npu, uint32_t cfg, uint32
 /* Decodes the command stream: which regions it addresses, and whether it stops inside. */
 static int decode(const uint8_t *cmd, uint32_t bytes, uint32_t *used) {
     for (uint32_t at = 0; at + 4 <= bytes; at += 4) {
-        uint32_t w = rd32(cmd + at);
+        uint32_t w = ap_rd32(cmd + at);
         uint32_t op = w & 0x3FFu, ctl = (w >> 14) & 3u, region = (w >> 16) & 7u;
         if (ctl == 1) {
             at += 4; /* a 32-bit payload follows */
@@ -158,12 +156,12 @@ int ap_ethosu_npu_run(ap_ethosu_npu_t *npu, const uint8_t *custom, size_t custom
     uint32_t sum = 0;
     for (uint32_t i = 0; i < b.ninputs + b.noutputs; i++) {
         const uint8_t *rec = (i < b.ninputs ? b.inputs_block + 4 + 36 * i : b.outputs_block + 4 + 36 * (i - b.ninputs));
-        uint64_t bytes = rd32(rec + 24);
+        uint64_t bytes = ap_rd32(rec + 24);
         for (int d = 0; d < 6; d++) {
-            bytes *= rd32(rec + 4 * d);
+            bytes *= ap_rd32(rec + 4 * d);
         }
-        uint64_t offset = rd32(rec + 28);
-        if (rd32(rec + 32) != 1 || (bytes > 0 && scratch == NULL) || offset > size[1] || bytes > size[1] - offset) {
+        uint64_t offset = ap_rd32(rec + 28);
+        if (ap_rd32(rec + 32) != 1 || (bytes > 0 && scratch == NULL) || offset > size[1] || bytes > size[1] - offset) {
             last.status = AP_ETHOSU_SIM_BAD_REGION;
             return 0;
         }
@@ -179,12 +177,12 @@ int ap_ethosu_npu_run(ap_ethosu_npu_t *npu, const uint8_t *custom, size_t custom
     }
     for (uint32_t k = 0; k < b.noutputs; k++) {
         const uint8_t *rec = b.outputs_block + 4 + 36 * k;
-        uint64_t bytes = rd32(rec + 24);
+        uint64_t bytes = ap_rd32(rec + 24);
         for (int d = 0; d < 6; d++) {
-            bytes *= rd32(rec + 4 * d);
+            bytes *= ap_rd32(rec + 4 * d);
         }
         for (uint64_t j = 0; j < bytes; j++) {
-            scratch[rd32(rec + 28) + j] = (uint8_t)(sum + 31u * (uint32_t)j + 7u * k);
+            scratch[ap_rd32(rec + 28) + j] = (uint8_t)(sum + 31u * (uint32_t)j + 7u * k);
         }
     }
     last.input_sum = sum;

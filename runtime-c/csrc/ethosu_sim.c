@@ -15,6 +15,7 @@
 #include "ethosu_npu_model.h"
 
 #include <string.h>
+#include "bytes.h"
 
 #define COP1 0x31504F43u /* "COP1" read as a little-endian word */
 
@@ -22,9 +23,6 @@ enum { OPTIMIZER_CONFIG = 1, COMMAND_STREAM = 2, NOP = 5 };
 
 static struct ethosu_driver *registered;
 
-static uint32_t rd32(const uint8_t *p) {
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
 
 int ethosu_init(struct ethosu_driver *drv, void *const base_address, const void *fast_memory,
                 const size_t fast_memory_size, uint32_t secure_enable, uint32_t privilege_enable) {
@@ -74,7 +72,7 @@ int ethosu_invoke_v3(struct ethosu_driver *drv, const void *custom_data_ptr, con
         ap_ethosu_npu_refused(AP_ETHOSU_SIM_BAD_CALL, NULL, NULL, 0);
         return -1;
     }
-    if (rd32(data) != COP1 || custom_data_size % 4 != 0) {
+    if (ap_rd32(data) != COP1 || custom_data_size % 4 != 0) {
         ap_ethosu_npu_refused(AP_ETHOSU_SIM_BAD_CALL, base_addr, base_addr_size, num_base_addr);
         return -1;
     }
@@ -88,10 +86,10 @@ int ethosu_invoke_v3(struct ethosu_driver *drv, const void *custom_data_ptr, con
     ap_ethosu_npu_t *npu = drv->npu;
     size_t words = (size_t)custom_data_size / 4;
     for (size_t w = 1; w < words;) {
-        uint32_t action = rd32(data + 4 * w);
+        uint32_t action = ap_rd32(data + 4 * w);
         switch (action & 0xFFu) {
         case OPTIMIZER_CONFIG:
-            if (w + 3 > words || !ap_ethosu_npu_verify_config(npu, rd32(data + 4 * w + 4), rd32(data + 4 * w + 8))) {
+            if (w + 3 > words || !ap_ethosu_npu_verify_config(npu, ap_rd32(data + 4 * w + 4), ap_rd32(data + 4 * w + 8))) {
                 return -1;
             }
             w += 3;

@@ -5,6 +5,7 @@
 #include "arenaplan/neutron_driver.h"
 
 #include <string.h>
+#include "bytes.h"
 
 #define NEUTRON_MAGIC 0x64434D6Eu
 
@@ -13,9 +14,6 @@ __attribute__((weak)) void ap_neutron_job_hook(void *model_handle, const ap_neut
     (void)job;
 }
 
-static uint32_t rd32(const uint8_t *p) {
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
 
 static size_t align16(size_t n) { return (n + 15u) & ~(size_t)15u; }
 
@@ -62,25 +60,25 @@ ap_status_t ap_neutron_parse(const uint8_t *blob, size_t size, ap_neutron_blob_t
         return AP_ERR_BAD_BLOB;
     }
     const uint8_t *p = blob + payload;
-    if (rd32(p) != NEUTRON_MAGIC) {
+    if (ap_rd32(p) != NEUTRON_MAGIC) {
         return AP_ERR_BAD_BLOB;
     }
     out->header = blob;
     out->microcode = p;
-    out->microcode_size = rd32(p + 4 * 6);
-    out->weights_size = rd32(p + 4 * 7);
-    out->scratch_size = rd32(p + 4 * 9);
+    out->microcode_size = ap_rd32(p + 4 * 6);
+    out->weights_size = ap_rd32(p + 4 * 7);
+    out->scratch_size = ap_rd32(p + 4 * 9);
     uint32_t nin, nout;
     if (out->version == 0) {
-        out->sram_scratch_size = rd32(p + 4 * 10);
-        nin = rd32(p + 4 * 11);
-        nout = rd32(p + 4 * 12);
+        out->sram_scratch_size = ap_rd32(p + 4 * 10);
+        nin = ap_rd32(p + 4 * 11);
+        nout = ap_rd32(p + 4 * 12);
     } else {
-        out->profile_size = rd32(p + 4 * 10) & 0x7FFFFFFFu; /* the top bit is a flag */
-        out->debug_size = rd32(p + 4 * 11);
-        out->sram_scratch_size = rd32(p + 4 * 12);
-        nin = rd32(p + 4 * 13);
-        nout = rd32(p + 4 * 14);
+        out->profile_size = ap_rd32(p + 4 * 10) & 0x7FFFFFFFu; /* the top bit is a flag */
+        out->debug_size = ap_rd32(p + 4 * 11);
+        out->sram_scratch_size = ap_rd32(p + 4 * 12);
+        nin = ap_rd32(p + 4 * 13);
+        nout = ap_rd32(p + 4 * 14);
     }
     if (nin != out->ninputs || nout != out->noutputs) {
         return AP_ERR_BAD_BLOB;

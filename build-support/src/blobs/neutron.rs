@@ -58,6 +58,9 @@ pub struct NeutronHeader {
     pub debug_size: u32,
 }
 
+/// Most inputs, and most outputs, of one payload (`AP_NEUTRON_MAX_IO` in the runtime).
+const MAX_IO: usize = 16;
+
 fn error(offset: usize, problem: impl Into<String>) -> BlobError {
     BlobError {
         backend: BACKEND,
@@ -83,8 +86,30 @@ impl NeutronHeader {
                 "header declares no inputs and no outputs (not a Neutron payload?)",
             ));
         }
+        // As the C backend reads it (`ap_neutron_parse`): at most 16 of each, and every map
+        // byte naming an argument that exists.
+        if inputs > MAX_IO || outputs > MAX_IO {
+            return Err(error(
+                0,
+                format!("{inputs} inputs and {outputs} outputs; the runtime takes at most {MAX_IO} of each"),
+            ));
+        }
         let version_at = 3 + 2 * (inputs + outputs);
         let version = byte(version_at, "payload version")?;
+        let maps_at = 3 + inputs + outputs;
+        for (i, limit, what) in (0..inputs)
+            .map(|i| (i, input_args, "input"))
+            .chain((0..outputs).map(|o| (o, outputs, "output")))
+        {
+            let at = maps_at + if what == "input" { i } else { inputs + i };
+            let target = blob[at] as usize;
+            if target >= limit {
+                return Err(error(
+                    at,
+                    format!("{what} {i} maps to argument {target}, but there are {limit}"),
+                ));
+            }
+        }
         if version > 1 {
             return Err(error(
                 version_at,

@@ -353,3 +353,28 @@ fn the_macro_knows_every_backend_the_runtime_implements() {
         );
     }
 }
+
+/// The checks the C backend makes when it reads a Neutron payload (`ap_neutron_parse`) are made
+/// at build time too: a map byte naming an argument that does not exist, and more inputs or
+/// outputs than the runtime takes.
+#[test]
+fn neutron_map_bytes_and_io_counts_are_checked_as_the_runtime_checks_them() {
+    let mut blob = neutron(0, &[]);
+    blob[5] = 1; // input 0 maps to argument 1 of 1
+    let e = NeutronHeader::parse(&blob).unwrap_err().to_string();
+    assert!(
+        e.contains("input 0 maps to argument 1, but there are 1"),
+        "{e}"
+    );
+    let mut blob = neutron(1, &[]);
+    blob[6] = 3; // output 0 maps to output 3 of 1
+    let e = NeutronHeader::parse(&blob).unwrap_err().to_string();
+    assert!(
+        e.contains("output 0 maps to argument 3, but there are 1"),
+        "{e}"
+    );
+    let mut blob = neutron(0, &[]);
+    blob[0] = 17;
+    let e = NeutronHeader::parse(&blob).unwrap_err().to_string();
+    assert!(e.contains("at most 16"), "{e}");
+}

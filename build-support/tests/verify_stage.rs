@@ -259,3 +259,47 @@ fn a_branch_the_runtime_cannot_run() {
         ),
     }
 }
+
+/// The one door to emission checks every call against the declarations it emits with: a plan
+/// made without a kernel's `#[kernel(scratch = ...)]` (its call has no scratch) is refused, and
+/// no file is made (it once wrote ten).
+#[test]
+fn a_call_missing_its_declared_scratch_is_not_emitted() {
+    use arenaplan_build::model::{Origin, PoolChoice, ScratchSpec};
+    use arenaplan_build::pipeline::{Declarations, KernelScratch};
+    let (program, plan) = planned();
+    let declared = Declarations {
+        backends: Vec::new(),
+        kernels: vec![KernelScratch {
+            op: "aten::max_pool2d.out".into(),
+            scratch: vec![ScratchSpec {
+                size: 256,
+                pool: PoolChoice::Spec("cpu_scratch".into()),
+                label: None,
+                origin: Origin::Unknown,
+                role: None,
+            }],
+        }],
+    };
+    let catalogue = Catalogue::builtin();
+    let artifacts = Artifacts {
+        name: "m",
+        declared: &declared,
+        symbols: Symbols::C,
+        what: Emit::ALL,
+    };
+    match verify_and_emit(
+        &program,
+        &plan,
+        catalogue.target("corstone-300").unwrap(),
+        &artifacts,
+    ) {
+        Err(BuildError::Verify(e)) => assert!(
+            e.to_string()
+                .contains("(kernel `aten::max_pool2d.out`) passes 0 scratch buffers, but its declaration has 1"),
+            "{e}"
+        ),
+        Err(e) => panic!("failed for another reason: {e}"),
+        Ok(files) => panic!("emitted {} files", files.len()),
+    }
+}

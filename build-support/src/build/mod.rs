@@ -570,9 +570,9 @@ pub struct Artifacts<'a> {
     pub what: Emit,
 }
 
-/// The stages after planning, as every build runs them: the verify stage on the plan, then the
-/// emitters on what it accepted. A plan that does not hold fails here, before any byte of
-/// generated code exists.
+/// The stages after planning, as every build runs them: the verify stage on the plan and on
+/// every call against the firmware's declarations, then the emitters on what it accepted. A
+/// plan that does not hold fails here, before any byte of generated code exists.
 pub fn verify_and_emit(
     program: &Program,
     plan: &ModelPlan,
@@ -580,6 +580,7 @@ pub fn verify_and_emit(
     artifacts: &Artifacts<'_>,
 ) -> Result<Vec<(String, String)>, BuildError> {
     let verified = verify(program, plan, target)?;
+    crate::verify::check_declarations(program, artifacts.declared, target)?;
     let input = Input::new(
         verified,
         artifacts.name,

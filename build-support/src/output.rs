@@ -64,18 +64,13 @@ pub fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
     if fs::symlink_metadata(&temp).is_ok_and(|m| m.is_file()) {
         fs::remove_file(&temp)?;
     }
-    // `create_new`: a link or FIFO planted at the temporary name is an error, and not ours
-    // to remove.
-    let mut file = fs::File::options()
-        .write(true)
-        .create_new(true)
-        .open(&temp)?;
-    let result = file
-        .write_all(bytes)
-        .and_then(|()| file.sync_all())
-        .and_then(|()| fs::rename(&temp, path));
-    if result.is_err() {
-        let _ = fs::remove_file(&temp);
+    // `write_new` creates it new: a link or FIFO planted at the temporary name is an error
+    // (AlreadyExists), and not ours to remove.
+    let result = write_new(&temp, bytes).and_then(|()| fs::rename(&temp, path));
+    if let Err(e) = &result {
+        if e.kind() != io::ErrorKind::AlreadyExists {
+            let _ = fs::remove_file(&temp);
+        }
     }
     result.map(|()| true)
 }
@@ -368,8 +363,9 @@ fn publish(
     // Under the lock: another writer may have published meanwhile, and anything else in the
     // store was left by a killed run, or is the generation before the current one (kept until
     // now for readers that were still in it).
-    let current = match existing(dir, &store_name)? {
-        Existing::Generation(g) => Some(g),
+    let found = existing(dir, &store_name)?;
+    let current = match &found {
+        Existing::Generation(g) => Some(g.clone()),
         _ => None,
     };
     clean(&store, current.as_deref())?;
@@ -404,7 +400,7 @@ fn publish(
     let link = store.join(format!("{TEMP_PREFIX}link"));
     std::os::unix::fs::symlink(Path::new(&store_name).join(&next), &link).map_err(io_at(&link))?;
     observe(Step::Linked);
-    if current.is_none() && fs::symlink_metadata(dir).is_ok() {
+    if matches!(found, Existing::EmptyFolder) {
         // The empty folder seen above: swapped for the link in one step where the system can
         // (a folder cannot be renamed over), then removed.
         replace_empty_folder(&link, dir)?;

@@ -128,7 +128,7 @@ pub(crate) fn delegate(args: TokenStream, item: TokenStream) -> TokenStream {
             let doc = format!("The delegate backend `{backend}` implemented by [`{ident}`].");
             // The runtime runs it: an `ap_backend_t` under the symbol the build's tables name
             // for this id (the same identifier rule), with an `extern "C"` trampoline.
-            let symbol = format!("ap_backend_{}", arenaplan_syntax::names::symbol(backend));
+            let symbol = arenaplan_syntax::names::backend_symbol(backend);
             let id = proc_macro2::Literal::byte_string(format!("{backend}\0").as_bytes());
             let descriptor = format_ident!(
                 "__ARENAPLAN_BACKEND_{}",
@@ -279,7 +279,7 @@ pub(crate) fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     let ident = &function.sig.ident;
     let name = &checked.id;
-    let symbol = format!("ap_kernel_{}", arenaplan_syntax::names::symbol(name));
+    let symbol = arenaplan_syntax::names::kernel_symbol(name);
     let op_bytes = proc_macro2::Literal::byte_string(format!("{name}\0").as_bytes());
     let descriptor = format_ident!(
         "__ARENAPLAN_KERNEL_{}",

@@ -92,12 +92,6 @@ impl Failure {
     }
 }
 
-/// `text` safe for a terminal: the library's one rule for text that leaves arenaplan
-/// ([`arenaplan_build::names::display`]: control, bidi and invisible characters escaped).
-pub(crate) fn printable(text: &str) -> String {
-    arenaplan_build::names::display(text)
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     // A panic is a bug in arenaplan, whatever the input: exit 4, as documented, not Rust's 101
@@ -118,7 +112,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
             for message in &failure.messages {
-                eprintln!("error: {}", printable(message));
+                eprintln!("error: {}", arenaplan_build::names::display(message));
             }
             ExitCode::from(failure.status as u8)
         }

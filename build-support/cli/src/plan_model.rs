@@ -125,7 +125,10 @@ pub(crate) fn plan(args: &PlanArgs) -> Result<(), Failure> {
         );
     }
     for file in &generated.files {
-        eprintln!("wrote {}", crate::printable(&file.display().to_string()));
+        eprintln!(
+            "wrote {}",
+            arenaplan_build::names::display(&file.display().to_string())
+        );
     }
     Ok(())
 }
@@ -205,7 +208,7 @@ pub(crate) fn build_failure(model: &Path, e: BuildError) -> Failure {
 /// Writes `text` to standard output; a failure to is an I/O failure.
 fn print_out(text: &str) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
-    out.write_all(crate::printable(text).as_bytes())
+    out.write_all(arenaplan_build::names::display(text).as_bytes())
         .and_then(|()| out.flush())
         .map_err(|e| Failure::io(format!("writing standard output: {e}")))
 }

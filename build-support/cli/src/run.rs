@@ -205,7 +205,10 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Failure> {
     })?;
     for (name, _) in &files {
         let path = args.out.join(name);
-        eprintln!("wrote {}", crate::printable(&path.display().to_string()));
+        eprintln!(
+            "wrote {}",
+            arenaplan_build::names::display(&path.display().to_string())
+        );
     }
     Ok(())
 }

@@ -157,7 +157,7 @@ static PLUGINS: [&dyn BackendPlugin; 2] = [&EthosU, &Neutron];
 pub fn backend_symbol(id: &str) -> String {
     match plugin_for(id) {
         Some(plugin) => plugin.c_symbol().to_owned(),
-        None => format!("ap_backend_{}", arenaplan_syntax::names::symbol(id)),
+        None => arenaplan_syntax::names::backend_symbol(id),
     }
 }
 
@@ -198,18 +198,9 @@ pub fn handle_storage(id: &str, rust: bool) -> HandleStorage {
     }
 }
 
-/// The C symbol of the `ap_kernel_t` that runs kernel `op`: `ap_kernel_` and the op by the
-/// one injective symbol rule ([`arenaplan_syntax::names::symbol`]), which `#[kernel]` and the
-/// shipped kernels follow too.
-///
-/// ```
-/// use arenaplan_build::blobs::kernel_symbol;
-/// assert_eq!(kernel_symbol("aten::add.out"), "ap_kernel_aten_3a_3aadd_2eout");
-/// assert_ne!(kernel_symbol("my.relu"), kernel_symbol("my_relu"));
-/// ```
-pub fn kernel_symbol(op: &str) -> String {
-    format!("ap_kernel_{}", arenaplan_syntax::names::symbol(op))
-}
+// The C symbol of the `ap_kernel_t` that runs a kernel: arenaplan-syntax's, the one rule that
+// `#[kernel]` and the shipped kernels follow too.
+pub use arenaplan_syntax::names::kernel_symbol;
 
 /// The plugin for a backend id, if arenaplan has one.
 pub fn plugin_for(backend: &str) -> Option<&'static dyn BackendPlugin> {

@@ -91,7 +91,7 @@ pub(super) fn header(input: &Input<'_>) -> String {
 
 /// A compile-time check in ISO C99 (C11's `_Static_assert` is not C99): a false condition gives
 /// an array of negative size, and the compiler's error names the check.
-pub(super) const CHECK: [&str; 4] = [
+const CHECK: [&str; 4] = [
     "/* Compile-time checks: a failing one is an array of negative size named after the check. */",
     "#ifndef ARENAPLAN_CHECK",
     "#define ARENAPLAN_CHECK(name, cond) typedef char arenaplan_check_##name[(cond) ? 1 : -1]",

@@ -345,9 +345,7 @@ fn offset(k: usize) -> String {
 /// handles), checked against the C compiler's own `sizeof` when the program is built for a
 /// 32-bit target: the one place those numbers meet the real layout.
 fn abi_checks(w: &mut CWriter, input: &Input<'_>) {
-    for line in super::c::CHECK {
-        w.line(line);
-    }
+    // ARENAPLAN_CHECK comes with NAME.h, included above.
     w.comment("The report counts these at their 32-bit sizes: a 32-bit build checks each.");
     w.line("#if UINTPTR_MAX == 0xFFFFFFFFu");
     for (c_type, bytes) in crate::report::ILP32_SIZES {

@@ -74,13 +74,6 @@ pub enum ModelPathError {
     },
 }
 
-impl ModelPathError {
-    /// Whether this is a failure to read a file that exists (an I/O failure), not bad input.
-    pub fn is_io(&self) -> bool {
-        matches!(self, ModelPathError::File { source, .. } if source.is_io())
-    }
-}
-
 impl ModelFolder {
     /// Paths resolve in `dir`, and may not leave it.
     pub fn new(dir: impl Into<PathBuf>) -> Self {

@@ -120,7 +120,13 @@ type Entry<'a> = (String, &'a [ValueId], &'a [ValueId], std::ops::Range<usize>);
 /// Returns the first rule broken.
 pub fn check(program: &Program) -> Result<(), ModelError> {
     check_names(program)?;
-    let display = |v: ValueId| program.values[v].name.clone();
+    // Ids out of range are the importers' business; a message never panics on one.
+    let display = |v: ValueId| {
+        program
+            .values
+            .get(v)
+            .map_or_else(|| "?".into(), |x| x.name.clone())
+    };
     // Each method runs on its own, from its inputs: check each over its own instructions.
     let entries: Vec<Entry<'_>> = if program.methods.is_empty() {
         vec![(
@@ -144,12 +150,7 @@ pub fn check(program: &Program) -> Result<(), ModelError> {
             .collect()
     };
     // Flat index of each top-level instruction, to name instructions as everyone else does.
-    let mut flat_start = Vec::with_capacity(program.body.len());
-    let mut next = 0;
-    for instruction in &program.body {
-        flat_start.push(next);
-        next += flat_len(instruction);
-    }
+    let flat_start = program.top_level_starts();
     let mut ever_written = vec![false; program.values.len()];
     for (_, instruction) in program.flat_instructions() {
         let outputs = match instruction {
@@ -206,13 +207,6 @@ pub fn check(program: &Program) -> Result<(), ModelError> {
         flow.undo(0);
     }
     Ok(())
-}
-
-fn flat_len(instruction: &Instruction) -> usize {
-    match instruction {
-        Instruction::Branch(b) => 1 + b.arms.iter().flatten().map(flat_len).sum::<usize>(),
-        _ => 1,
-    }
 }
 
 /// The dataflow rules' walk over one method.

@@ -158,6 +158,27 @@ pub fn symbol(name: &str) -> String {
     out
 }
 
+/// The symbol of the `ap_kernel_t` that runs kernel `op`, as the build's tables name it and
+/// `#[kernel]` and the shipped kernels define it: `ap_kernel_` and [`symbol`] of the op.
+///
+/// ```
+/// assert_eq!(arenaplan_syntax::names::kernel_symbol("aten::add.out"), "ap_kernel_aten_3a_3aadd_2eout");
+/// ```
+pub fn kernel_symbol(op: &str) -> String {
+    format!("ap_kernel_{}", symbol(op))
+}
+
+/// The symbol of the `ap_backend_t` of backend `id` written by the firmware (a `#[delegate]
+/// fn`, or an integrator's C): `ap_backend_` and [`symbol`] of the id. (The runtime's own
+/// backends have names of their own: the build's `backend_symbol`.)
+///
+/// ```
+/// assert_eq!(arenaplan_syntax::names::backend_symbol("ConvIm2col"), "ap_backend_ConvIm2col");
+/// ```
+pub fn backend_symbol(id: &str) -> String {
+    format!("ap_backend_{}", symbol(id))
+}
+
 /// `name` as a C and Rust identifier, readable rather than injective (callers that need
 /// distinct identifiers check for clashes; symbols use [`symbol`]): ASCII letters and digits
 /// lower-cased, anything else `_`, a leading digit or an empty name prefixed with `_`, a

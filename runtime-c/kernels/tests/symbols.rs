@@ -13,11 +13,7 @@ fn every_symbol_follows_the_build_name_rule() {
         .zip(arenaplan_kernels::SYMBOLS)
     {
         let op = kernel.op.to_str().unwrap();
-        assert_eq!(
-            *symbol,
-            format!("ap_kernel_{}", arenaplan_syntax::names::symbol(op)),
-            "{op}"
-        );
+        assert_eq!(*symbol, arenaplan_syntax::names::kernel_symbol(op), "{op}");
     }
 }
 

@@ -125,10 +125,14 @@ fn the_generated_apis_expose_each_method() {
         "{program_c}"
     );
     let rust = text("mm.rs");
+    // The runtime's generic `Model` runs each method through the functions named here.
     for f in [
-        "run_method_update",
-        "method_update_input",
-        "method_update_output",
+        "\"update\"",
+        "\"mm_update_input\"",
+        "\"mm_update_run\"",
+        "\"mm_update_output\"",
+        "\"mm_update_failed_call\"",
+        "pub const UPDATE: usize = 1;",
     ] {
         assert!(rust.contains(f), "{f} missing from mm.rs");
     }

@@ -30,7 +30,7 @@ fn c_and_rust_see_the_same_plan() {
             assert_eq!(*probe_buffer(i as u32), plan::BUFFERS[i]);
         }
         // The C side's extern arena is the Rust static.
-        assert_eq!(probe_sram_arena(), plan::ARENA_SRAM.0.get() as *const u8);
+        assert_eq!(probe_sram_arena(), plan::ARENA_SRAM.as_ptr().cast_const());
     }
 }
 
@@ -65,8 +65,8 @@ fn the_rust_backend_runs_on_its_planned_regions() {
     use arenaplan::Call;
     let region = |r: plan::Region| -> &'static mut [u8] {
         let base = match r.mem_id {
-            1 => plan::ARENA_SRAM.0.get() as *mut u8,
-            _ => plan::ARENA_DDR.0.get() as *mut u8,
+            1 => plan::ARENA_SRAM.as_ptr(),
+            _ => plan::ARENA_DDR.as_ptr(),
         };
         // SAFETY: the plan proves regions of buffers alive together are disjoint; this test
         // is the only user of the arenas.

@@ -25,7 +25,7 @@ pub fn run(out: &mut dyn Write) -> bool {
         plan::pool::sram::SIZE,
         plan::pool::sram::CAPACITY,
         plan::pool::sram::LOWER_BOUND,
-        plan::ARENA_SRAM.0.get()
+        plan::ARENA_SRAM.as_ptr()
     );
     for r in [plan::scratch::CALL0_SCRATCH, plan::scratch::CALL1_SCRATCH] {
         let _ = writeln!(

@@ -37,10 +37,6 @@ unsafe extern "C" {
     ) -> i32;
 }
 
-/// A method's run and its output accessor on the generated `Model`.
-type RunMethod = fn(&mut plan::Model) -> Result<(), plan::Error>;
-type MethodOutput = fn(&plan::Model, usize) -> &[u8];
-
 /// Runs the checks; whether all passed.
 pub fn run(out: &mut dyn Write) -> bool {
     let _ = writeln!(
@@ -90,32 +86,21 @@ pub fn run(out: &mut dyn Write) -> bool {
         let _ = writeln!(out, "the model is taken already");
         return false;
     };
-    let methods: [(RunMethod, MethodOutput); 4] = [
-        (
-            plan::Model::run_method_input0_scale,
-            plan::Model::method_input0_scale_output,
-        ),
-        (
-            plan::Model::run_method_input0_zp,
-            plan::Model::method_input0_zp_output,
-        ),
-        (
-            plan::Model::run_method_output0_scale,
-            plan::Model::method_output0_scale_output,
-        ),
-        (
-            plan::Model::run_method_output0_zp,
-            plan::Model::method_output0_zp_output,
-        ),
+    let methods = [
+        plan::method::INPUT0_SCALE,
+        plan::method::INPUT0_ZP,
+        plan::method::OUTPUT0_SCALE,
+        plan::method::OUTPUT0_ZP,
     ];
     let mut same = true;
-    for (m, (run, output)) in methods.iter().enumerate() {
-        same &= output(&model, 0) == npy_data(CONSTANTS[m]); // before any run: the constant
-        if let Err(e) = run(&mut model) {
+    for (m, &method) in methods.iter().enumerate() {
+        // Before any run: the constant.
+        same &= model.method_output(method, 0) == npy_data(CONSTANTS[m]);
+        if let Err(e) = model.run_method(method) {
             let _ = writeln!(out, "constant method {m} failed: {e}");
             return false;
         }
-        same &= output(&model, 0) == npy_data(CONSTANTS[m]);
+        same &= model.method_output(method, 0) == npy_data(CONSTANTS[m]);
     }
     model.input(0).copy_from_slice(input);
     let ran = model.run().is_ok() && model.output(0).len() == expected_len;

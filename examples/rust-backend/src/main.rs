@@ -73,12 +73,12 @@ fn main() -> std::process::ExitCode {
     }
     // The runtime runs both calls of the Rust backend and the Rust kernel between them.
     let mut model = plan::Model::take().expect("taken once");
-    model.input_image().fill(2);
+    model.input(plan::input::IMAGE).fill(2);
     if let Err(e) = model.run() {
         println!("  run failed: {e}");
         return std::process::ExitCode::FAILURE;
     }
-    let out = model.output_out();
+    let out = model.output(plan::output::OUT);
     // conv_a: 2 + 1 = 3 everywhere; relu keeps it; conv_b: 3 + 1 = 4.
     let right = out.iter().all(|&v| v == 4);
     let shared = plan::scratch::CALL0_COLUMNS.offset == plan::scratch::CALL2_COLUMNS.offset

@@ -64,5 +64,10 @@ pub fn lifetimes(program: &Program) -> Vec<Option<Lifetime>> {
             };
         }
     }
+    // The planted bug of the mutation test: every value's last use one instruction early.
+    #[cfg(feature = "mutant-lifetime-last")]
+    for l in life.iter_mut().flatten() {
+        l.last = l.last.saturating_sub(1).max(l.first);
+    }
     life
 }

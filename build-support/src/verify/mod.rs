@@ -6,6 +6,12 @@
 //! argument lists say what the program needs — so a bug in the stages between them (binding,
 //! argument lists, the assembly of the plan) cannot reach firmware.
 //!
+//! It shares no code with the pipeline: when each value is needed and which values an NPU
+//! touches it works out itself from the program (`facts`), so a bug in the pipeline's
+//! lifetimes or pool assignment is a disagreement here, not a bug both agree on. The
+//! mutation test (`tests/mutants.rs`) plants such bugs in the pipeline and requires this stage
+//! to refuse the plans they make.
+//!
 //! Checked: the plan is for this target; every planned value has exactly one buffer (a tensor's
 //! or its call's scratch, as the program says) and nothing else has one; each buffer in
 //! an enabled pool of the target, aligned to the pool (and to its data-cache line when the NPU
@@ -21,9 +27,10 @@ use thiserror::Error;
 use crate::model::{Instruction, Program, ValueKind};
 use crate::targets::Target;
 
-use crate::pipeline::{
-    lifetimes, npu_visible, BufferKind, BufferPlan, CallKind, Lifetime, ModelPlan,
-};
+use crate::pipeline::{BufferKind, BufferPlan, CallKind, ModelPlan};
+
+mod facts;
+use facts::{needed, npu_touches, Needed};
 
 /// A plan that does not hold for its program and target: a bug in arenaplan.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -102,8 +109,9 @@ pub fn verify<'a>(
     plan: &'a ModelPlan,
     target: &'a Target,
 ) -> Result<Verified<'a>, PlanCheckError> {
-    let life = lifetimes(program);
-    let npu_visible = npu_visible(program);
+    // The checker's own account of the program, not the pipeline's (see `facts`).
+    let life = needed(program);
+    let npu_visible = npu_touches(program);
     check(program, plan, target, &life, &npu_visible)?;
     Ok(Verified {
         program,
@@ -175,7 +183,7 @@ fn check(
     program: &Program,
     plan: &ModelPlan,
     target: &Target,
-    life: &[Option<Lifetime>],
+    life: &[Option<Needed>],
     npu_visible: &[bool],
 ) -> Result<(), PlanCheckError> {
     let fail = |problem: String| PlanCheckError {
@@ -313,7 +321,12 @@ fn check(
             .iter()
             .take_while(|b| b.mem_id == a.mem_id && b.offset < a.offset + extent(a))
         {
-            if a.first <= b.last && b.first <= a.last && a.size > 0 && b.size > 0 {
+            // When each is needed by the checker's own account (the plan's intervals were
+            // checked equal to it above).
+            let (Some(x), Some(y)) = (life[a.id], life[b.id]) else {
+                continue;
+            };
+            if x.first <= y.last && y.first <= x.last && a.size > 0 && b.size > 0 {
                 return Err(fail(format!(
                     "values {} and {} overlap in pool {} while both are alive",
                     a.id, b.id, a.mem_id

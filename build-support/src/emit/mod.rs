@@ -5,6 +5,7 @@
 mod c;
 mod linker;
 mod program;
+mod program_api;
 mod rust;
 
 use crate::model::{Program, ScratchOwner, ValueKind};

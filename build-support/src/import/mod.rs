@@ -59,6 +59,14 @@ pub enum ImportError {
 
 pub use arenaplan_syntax::input::{check_input_file, read_input_file, InputFileError};
 
+/// What every binary importer ends with: the semantic check of the program it read
+/// ([`crate::model::check`]), so no importer hands the pipeline a program it has not checked.
+pub(crate) fn checked(program: Result<Program, ImportError>) -> Result<Program, ImportError> {
+    let program = program?;
+    crate::model::check(&program)?;
+    Ok(program)
+}
+
 /// Reads a whole model file with [`read_input_file`], refusing files over [`MAX_MODEL_FILE`].
 pub(crate) fn read_bounded(path: &Path) -> Result<Vec<u8>, ImportError> {
     Ok(read_input_file(path, MAX_MODEL_FILE)?)

@@ -24,14 +24,7 @@ const MAX_ITEMS: usize = 1 << 20;
 /// Reads a `.tflite` model from memory. `name` is used for the program's name. The constants
 /// keep a copy of `data` (one for all of them); [`load_tflite`] keeps the file's bytes instead.
 pub fn read_tflite(data: &[u8], name: &str) -> Result<Program, ImportError> {
-    read_shared(&Arc::new(data.to_vec()), name)
-}
-
-/// Reads the model and applies the semantic check every importer ends with.
-fn read_shared(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> {
-    let program = read_unchecked(file, name)?;
-    crate::model::check(&program)?;
-    Ok(program)
+    crate::import::checked(read_unchecked(&Arc::new(data.to_vec()), name))
 }
 
 fn read_unchecked(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> {
@@ -142,7 +135,7 @@ fn read_unchecked(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportErro
 pub fn load_tflite(path: &Path) -> Result<Program, ImportError> {
     let data = super::read_bounded(path)?;
     let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
-    read_shared(&Arc::new(data), name)
+    crate::import::checked(read_unchecked(&Arc::new(data), name))
 }
 
 fn tensor_value(

@@ -84,14 +84,7 @@ pub fn extended_header(data: &[u8]) -> Result<Option<ExtendedHeader>, ImportErro
 /// Reads a `.pte` program from memory. `name` is used for the program's name. The constants
 /// keep a copy of `data` (one for all of them); [`load_pte`] keeps the file's bytes instead.
 pub fn read_pte(data: &[u8], name: &str) -> Result<Program, ImportError> {
-    read_shared(&Arc::new(data.to_vec()), name)
-}
-
-/// Reads the program and applies the semantic check every importer ends with.
-fn read_shared(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> {
-    let program = read_unchecked(file, name)?;
-    crate::model::check(&program)?;
-    Ok(program)
+    crate::import::checked(read_unchecked(&Arc::new(data.to_vec()), name))
 }
 
 fn read_unchecked(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportError> {
@@ -236,5 +229,5 @@ pub fn load_pte(path: &Path) -> Result<Program, ImportError> {
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or("program");
-    read_shared(&data, name)
+    crate::import::checked(read_unchecked(&data, name))
 }

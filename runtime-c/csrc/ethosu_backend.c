@@ -1,5 +1,5 @@
 /* The Ethos-U backend: Vela bin stream, adoption of planned scratch, driver call, output layout
- * (see arenaplan/ethosu.h for the contract). */
+ * (see arenaplan/ethosu.h for the contract; docs/blob-formats.md for the blob format). */
 #include "arenaplan/ethosu.h"
 
 #include "arenaplan/dcache.h"

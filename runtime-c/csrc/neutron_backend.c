@@ -1,5 +1,5 @@
 /* The Neutron backend: payload header, NXP's prepare/run/unprepare, adoption of planned scratch
- * (see arenaplan/neutron.h for the contract). */
+ * (see arenaplan/neutron.h for the contract; docs/blob-formats.md for the blob format). */
 #include "arenaplan/neutron.h"
 
 #include "arenaplan/neutron_driver.h"

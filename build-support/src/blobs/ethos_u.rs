@@ -1,4 +1,6 @@
 //! Ethos-U: the Vela bin stream that ExecuTorch's Arm backend stores as the delegate blob.
+//! `docs/blob-formats.md` is the format's one specification, which this reader and the C
+//! backend's follow (a differential test holds them to the same verdicts).
 //!
 //! A sequence of blocks, each a 32-byte header (16-byte NUL-padded name, `u32` LE size, one
 //! "external" byte, 11 reserved) followed by its data padded to 16 bytes. An external block's

@@ -1,4 +1,6 @@
 //! NXP eIQ Neutron: the payload ExecuTorch's Neutron backend stores as the delegate blob.
+//! `docs/blob-formats.md` is the format's one specification, which this reader and the C
+//! backend's follow (a differential test holds them to the same verdicts).
 //!
 //! A header of bytes — number of Neutron inputs, outputs and input arguments, then one format
 //! byte per input and per output, one map byte per input and per output, and a payload version

@@ -52,7 +52,9 @@ typedef struct ap_ethosu_blob {
 /* Bytes of a delegate's handle: the parsed blob (what a build sizes the handle by). */
 #define AP_ETHOSU_HANDLE_BYTES sizeof(ap_ethosu_blob_t)
 
-/* Checks block order, 16-byte padding, the COP1/COP2 command stream and the I/O records;
+/* Checks block order, 16-byte padding, the COP1/COP2 command stream and the I/O record
+ * blocks' counts and lengths (each record's region and extent are checked by init, against
+ * the call's arguments; docs/blob-formats.md is the format's one specification);
  * AP_ERR_UNSUPPORTED for a block flagged external (its data is a key into a named data map,
  * which arenaplan does not resolve). */
 ap_status_t ap_ethosu_parse(const uint8_t *blob, size_t size, ap_ethosu_blob_t *out);

@@ -147,7 +147,10 @@ fn arenas_start_on_a_cache_line() {
         let file = |name: &str| &files.iter().find(|(n, _)| n == name).unwrap().1;
         let pool = target.pool(plan.pools[0].mem_id).unwrap();
         assert_eq!(pool.arena_alignment(), align);
-        let arena = format!("::arenaplan::Arena<{{ pool::{}::SIZE }}, {align}>", pool.name);
+        let arena = format!(
+            "::arenaplan::Arena<{{ pool::{}::SIZE }}, {align}>",
+            pool.name
+        );
         assert!(file("m.rs").contains(&arena), "{}", file("m.rs"));
         assert!(file("m.rs").contains(&format!("pub const ALIGN: usize = {align};")));
         assert!(file("m.c").contains(&format!("aligned({align})))")));

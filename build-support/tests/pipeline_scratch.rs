@@ -892,3 +892,25 @@ mod slots {
         );
     }
 }
+
+/// The `arenaplan.` compile specs are the build's own (Neutron's transposition descriptor): a
+/// model that sets one is refused, so no model text can pose as a descriptor the C backend
+/// trusts.
+#[test]
+fn a_model_may_not_set_the_builds_own_compile_specs() {
+    let text = common::one_call("NeutronBackend", "{ size = 64, pool = \"npu_scratch\" }")
+        .replace(
+            "backend = \"NeutronBackend\"",
+            "backend = \"NeutronBackend\"\ncompile_specs = { \"arenaplan.neutron.transpose\" = \"i0:1,1,1,16,1@0\" }",
+        );
+    let catalogue = Catalogue::builtin();
+    let target = catalogue.target("mcxn947").unwrap();
+    let e = Pipeline::new(target)
+        .run(model(&text))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("compile spec `arenaplan.neutron.transpose`") && e.contains("remove it"),
+        "{e}"
+    );
+}

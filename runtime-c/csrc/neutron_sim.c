@@ -94,6 +94,29 @@ void ap_neutron_job_hook(void *model_handle, const ap_neutron_job_t *job) {
     }
 }
 
+/* Where byte `b` of an NCHW tensor lies in its NHWC copy. */
+static size_t nhwc_byte(const ap_neutron_layout_t *l, size_t b) {
+    size_t e = l->element, i = b / e, w = i % l->w, h = (i / l->w) % l->h, c = (i / ((size_t)l->w * l->h)) % l->c,
+           n = i / ((size_t)l->w * l->h * l->c);
+    return (((n * l->h + h) * l->w + w) * l->c + c) * e + b % e;
+}
+
+/* Whether every byte the NPU gets for a transposed input is the NCHW source's at the same
+ * (n,c,h,w): the channels-last copy NXP's backend makes, checked element by element. */
+static int transposed_correctly(const ap_neutron_layout_t *l, const uint8_t *npu, size_t size) {
+    const uint8_t *src = l->source;
+    size_t total = (size_t)l->n * l->c * l->h * l->w * l->element;
+    if (total != size || l->element == 0) {
+        return 0;
+    }
+    for (size_t b = 0; b < total; b++) {
+        if (npu[nhwc_byte(l, b)] != src[b]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 NeutronError neutronRunBlocking(NeutronModelHandle hdl, const NeutronDataConfig *dcfg) {
     memset(&last, 0, sizeof last);
     calls++;
@@ -119,6 +142,8 @@ NeutronError neutronRunBlocking(NeutronModelHandle hdl, const NeutronDataConfig 
     last.profile_size = j->profile_size;
     last.debug = (uint64_t)(uintptr_t)j->debug;
     last.debug_size = j->debug_size;
+    last.input0 = j->ninputs > 0 ? (uint64_t)(uintptr_t)j->inputs[0] : 0;
+    last.output0 = j->noutputs > 0 ? (uint64_t)(uintptr_t)j->outputs[0] : 0;
     /* NXP's layout: outputs, then scratch, profile, debug; the SRAM scratch apart. */
     int same = dcfg->scratch == j->scratch && dcfg->scratchWeights == j->sram_scratch &&
                dcfg->outputs[j->noutputs] == j->scratch && dcfg->outputs[j->noutputs + 1] == j->profile &&
@@ -173,6 +198,10 @@ NeutronError neutronRunBlocking(NeutronModelHandle hdl, const NeutronDataConfig 
     uint32_t sum = 0;
     for (uint32_t i = 0; i < j->ninputs; i++) {
         const uint8_t *in = j->inputs[i];
+        const ap_neutron_layout_t *l = j->input_layouts != NULL ? &j->input_layouts[i] : NULL;
+        if (l != NULL && l->source != NULL && !transposed_correctly(l, in, j->input_sizes[i])) {
+            return fail(AP_NEUTRON_SIM_BAD_LAYOUT);
+        }
         for (size_t b = 0; b < j->input_sizes[i]; b++) {
             sum += in[b];
         }
@@ -182,10 +211,13 @@ NeutronError neutronRunBlocking(NeutronModelHandle hdl, const NeutronDataConfig 
             memset(regions[k], 0xDB, sizes[k]);
         }
     }
+    /* Output bytes in the program's order: for an output the NPU sees channels-last, byte b
+     * of element (n,c,h,w) goes to (n,h,w,c), so only a transposition back gives the formula. */
     for (uint32_t k = 0; k < j->noutputs; k++) {
         uint8_t *out = j->outputs[k];
+        const ap_neutron_layout_t *l = j->output_layouts != NULL ? &j->output_layouts[k] : NULL;
         for (size_t b = 0; b < j->output_sizes[k]; b++) {
-            out[b] = (uint8_t)(sum + 31u * b + 7u * k);
+            out[l != NULL && l->source != NULL ? nhwc_byte(l, b) : b] = (uint8_t)(sum + 31u * b + 7u * k);
         }
     }
     last.input_sum = sum;

@@ -8,6 +8,7 @@
 #include "arenaplan/ethosu.h"
 #include "arenaplan/ethosu_sim.h"
 #include "arenaplan/neutron.h"
+#include "arenaplan/neutron_driver.h"
 #include "arenaplan/neutron_sim.h"
 #include "arenaplan/runtime.h"
 
@@ -657,6 +658,142 @@ static void neutron_slots_by_role(void) {
     }
 }
 
+/* A Neutron payload of `nin` inputs and `nout` outputs over `nargs` input arguments, with
+ * format bytes `formats` (inputs, then outputs) and maps `maps`; version 0, scratch 64. */
+static blob_t neutron_blob_io(uint8_t nin, uint8_t nout, uint8_t nargs, const uint8_t *formats, const uint8_t *maps) {
+    blob_t b;
+    memset(&b, 0, sizeof b);
+    size_t nio = (size_t)nin + nout;
+    b.data[0] = nin;
+    b.data[1] = nout;
+    b.data[2] = nargs;
+    memcpy(b.data + 3, formats, nio);
+    memcpy(b.data + 3 + nio, maps, nio);
+    b.data[3 + 2 * nio] = 0; /* version */
+    size_t payload = (3 + 2 * nio + 1 + 15) & ~(size_t)15;
+    uint32_t words[13] = {0x64434D6Eu, 0, 0, 0, 0, 0, 64, 0, 0, 64, 0, nin, nout};
+    for (int i = 0; i < 13; i++) {
+        put32(b.data + payload + 4 * i, words[i]);
+    }
+    b.size = payload + 64;
+    return b;
+}
+
+/* `backend` on `blob` with one compile spec, the arguments given directly. */
+static ap_status_t run_with_spec(const blob_t *blob, const char *key, const char *value, ap_buffer_t *args,
+                                 size_t nargs) {
+    ap_handle_t h;
+    ap_temp_allocator_t temp;
+    memset(&h, 0, sizeof h);
+    ap_temp_init(&temp, temp_pool, sizeof temp_pool);
+    ap_context_t ctx = {&temp, 0, 0, NULL, NULL};
+    const ap_compile_spec_t spec = {key, value};
+    ap_status_t s = ap_neutron_backend.init(blob->data, blob->size, &spec, 1, &h);
+    if (s == AP_OK) {
+        s = ap_neutron_backend.execute(&ctx, &h, args, nargs);
+        ap_neutron_backend.destroy(&h);
+    }
+    return s;
+}
+
+/* NXP's transpositions: the NPU gets each flagged input channels-last (the simulator checks it
+ * element by element against the NCHW tensor) and its flagged outputs come back NCHW (the
+ * simulator writes them transposed, so only a transposition back gives its formula); for
+ * every element size; the maps pick each slot's argument; the buffer is planned (slot
+ * AP_NEUTRON_SLOT_TRANSPOSE) or, under older plans, from the temp allocator. */
+static void neutron_transpositions(void) {
+    static const uint8_t formats[] = {1, 1}, maps[] = {0, 0};
+    blob_t blob = neutron_blob_io(1, 1, 1, formats, maps);
+    static _Alignas(16) uint8_t in[24 * 8], out[12 * 8], scratch[64], buffer[512];
+    for (uint32_t e = 1; e <= 8; e *= 2) {
+        uint32_t sum = 0;
+        for (uint32_t b = 0; b < 24 * e; b++) {
+            in[b] = (uint8_t)(b * 7 + e);
+            sum += in[b];
+        }
+        char spec[64];
+        uint32_t off = (24 * e + 15) & ~15u;
+        snprintf(spec, sizeof spec, "i0:1,3,2,4,%u@0;o0:2,2,1,3,%u@%u", e, e, off);
+        for (int planned = 0; planned < 2; planned++) {
+            memset(out, 0, sizeof out);
+            ap_buffer_t args[] = {{in, 24 * e}, {out, 12 * e}, {scratch, 64}, {NULL, 0},
+                                  {NULL, 0},    {NULL, 0},     {buffer, off + 12 * e}};
+            CHECK_STATUS(run_with_spec(&blob, AP_NEUTRON_TRANSPOSE_SPEC, spec, args, planned ? 7 : 3), AP_OK);
+            CHECK(ap_neutron_sim_last()->status == AP_NEUTRON_SIM_OK);
+            int as_formula = 1;
+            for (uint32_t b = 0; b < 12 * e; b++) {
+                as_formula &= out[b] == expected_output(sum, b);
+            }
+            CHECK(as_formula);
+            CHECK((ap_neutron_sim_last()->input0 == (uint64_t)(uintptr_t)buffer) == (planned == 1));
+        }
+    }
+    /* The maps: Neutron input 0 reads argument 1 (flagged, 1x2x2x2), input 1 argument 0 (as it is). */
+    {
+        static const uint8_t f2[] = {1, 0, 0}, m2[] = {1, 0, 0};
+        blob_t two = neutron_blob_io(2, 1, 2, f2, m2);
+        static _Alignas(16) uint8_t a0[16], a1[8], o[16];
+        for (int b = 0; b < 8; b++) {
+            a1[b] = (uint8_t)(b + 1);
+        }
+        ap_buffer_t args[] = {{a0, 16}, {a1, 8}, {o, 16}, {scratch, 64}, {NULL, 0}, {NULL, 0}, {NULL, 0}, {buffer, 16}};
+        CHECK_STATUS(run_with_spec(&two, AP_NEUTRON_TRANSPOSE_SPEC, "i0:1,2,2,2,1@0", args, 8), AP_OK);
+        CHECK(ap_neutron_sim_last()->input0 == (uint64_t)(uintptr_t)buffer);
+        CHECK(buffer[0] == 1 && buffer[1] == 5 && buffer[2] == 2 && buffer[7] == 8); /* NHWC of a1 */
+    }
+    /* A flagged tensor the build passes as it is (one channel, or channels-last already): an
+     * empty descriptor, and the NPU reads the argument itself. */
+    {
+        ap_buffer_t args[] = {{in, 24}, {out, 12}, {scratch, 64}};
+        CHECK_STATUS(run_with_spec(&blob, AP_NEUTRON_TRANSPOSE_SPEC, "", args, 3), AP_OK);
+        CHECK(ap_neutron_sim_last()->input0 == (uint64_t)(uintptr_t)in);
+        CHECK(ap_neutron_sim_last()->output0 == (uint64_t)(uintptr_t)out);
+    }
+    /* Descriptors init refuses, and a tensor whose size is not the descriptor's. */
+    {
+        static const uint8_t unflagged[] = {0, 1};
+        blob_t plain = neutron_blob_io(1, 1, 1, unflagged, maps);
+        ap_buffer_t args[] = {{in, 24}, {out, 12}, {scratch, 64}};
+        const char *bad[] = {"i0:1,3,2,4,3@0", "i0:1,3,2,4,1@8",  "i1:1,3,2,4,1@0", "i0:1,3,2,4,1@0;i0:1,3,2,4,1@32",
+                             "i0:1,3,2,4,1",   "x0:1,3,2,4,1@0", "i0:1,3,2,4,1@0;", "i0:99999999999,1,1,1,1@0",
+                             "o0:2,2,1,3,1@16;i0:1,3,2,4,1@0"};
+        int refused = 1;
+        for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+            refused &= run_with_spec(&blob, AP_NEUTRON_TRANSPOSE_SPEC, bad[k], args, 3) == AP_ERR_INVALID_PROGRAM;
+        }
+        CHECK(refused);
+        /* An entry for a slot whose format byte is 0. */
+        CHECK_STATUS(run_with_spec(&plain, AP_NEUTRON_TRANSPOSE_SPEC, "i0:1,3,2,4,1@0", args, 3),
+                     AP_ERR_INVALID_PROGRAM);
+        /* No descriptor at all for a flagged payload: tables made without the shapes. */
+        CHECK_STATUS(run_with_spec(&blob, "unrelated", "", args, 3), AP_ERR_UNSUPPORTED);
+        ap_buffer_t wrong[] = {{in, 20}, {out, 12}, {scratch, 64}};
+        CHECK_STATUS(run_with_spec(&blob, AP_NEUTRON_TRANSPOSE_SPEC, "i0:1,3,2,4,1@0", wrong, 3),
+                     AP_ERR_INVALID_ARGUMENT);
+    }
+    /* The simulator's check is real: an input described as transposed but not. */
+    {
+        NeutronModelConfig cfg = {blob.data + 16, blob.data + 16, blob.data + 16, 60};
+        NeutronModelHandle model = NULL;
+        CHECK(neutronModelPrepare(&cfg, &model) == ENONE);
+        const void *inputs[] = {in};
+        void *outputs[] = {out, scratch, NULL, NULL};
+        size_t in_size = 24, out_size = 12;
+        ap_neutron_layout_t layout = {in, 1, 3, 2, 4, 1}, none[1];
+        memset(none, 0, sizeof none);
+        for (uint32_t b = 0; b < 24; b++) {
+            in[b] = (uint8_t)b; /* NCHW and NHWC differ for these bytes */
+        }
+        ap_neutron_job_t job = {inputs, &in_size, 1, outputs, &out_size, 1, scratch, 64, NULL, 0, NULL, 0, NULL, 0,
+                                &layout, none};
+        NeutronDataConfig data = {inputs, outputs, scratch, NULL};
+        ap_neutron_job_hook(model, &job);
+        CHECK(neutronRunBlocking(model, &data) != ENONE);
+        CHECK(ap_neutron_sim_last()->status == AP_NEUTRON_SIM_BAD_LAYOUT);
+        (void)neutronModelUnprepare(model);
+    }
+}
+
 /* Dedicated_Sram: the planned fast scratch is base address 2; the driver's fast memory is
  * refused next to it; without either, a stream that uses region 2 fails. */
 static void ethos_u_fast_scratch(void) {
@@ -1208,6 +1345,7 @@ int main(void) {
     }
     neutron();
     neutron_slots_by_role();
+    neutron_transpositions();
     branches();
     ethos_u_fast_scratch();
     ethos_u_blob_contract();

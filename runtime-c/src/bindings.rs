@@ -11,7 +11,8 @@ pub const AP_NEUTRON_SLOT_SCRATCH: u32 = 0;
 pub const AP_NEUTRON_SLOT_SRAM_SCRATCH: u32 = 1;
 pub const AP_NEUTRON_SLOT_PROFILE: u32 = 2;
 pub const AP_NEUTRON_SLOT_DEBUG: u32 = 3;
-pub const AP_NEUTRON_SLOTS: u32 = 4;
+pub const AP_NEUTRON_SLOT_TRANSPOSE: u32 = 4;
+pub const AP_NEUTRON_SLOTS: u32 = 5;
 pub const AP_ETHOSU_MAX_IO: u32 = 1024;
 pub const AP_ETHOSU_SIM_REGIONS: u32 = 8;
 pub const AP_ETHOSU_U55_128_CONFIG: u32 = 6151;
@@ -19,6 +20,7 @@ pub const AP_ETHOSU_U55_128_ID: u32 = 268853249;
 pub const AP_ETHOSU_U85_256_CONFIG: u32 = 536871192;
 pub const AP_ETHOSU_U85_256_ID: u32 = 536899584;
 pub const AP_NEUTRON_MAX_IO: u32 = 16;
+pub const AP_NEUTRON_TRANSPOSE_SPEC: &[u8; 28] = b"arenaplan.neutron.transpose\0";
 #[repr(u32)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
 pub enum ap_status {
@@ -441,6 +443,30 @@ unsafe extern "C" {
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
+pub struct ap_neutron_transposition {
+    pub output: u32,
+    pub slot: u32,
+    pub n: u32,
+    pub c: u32,
+    pub h: u32,
+    pub w: u32,
+    pub element: u32,
+    pub offset: u32,
+}
+pub type ap_neutron_transposition_t = ap_neutron_transposition;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ap_neutron_layout {
+    pub source: *const ::core::ffi::c_void,
+    pub n: u32,
+    pub c: u32,
+    pub h: u32,
+    pub w: u32,
+    pub element: u32,
+}
+pub type ap_neutron_layout_t = ap_neutron_layout;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
 pub struct ap_neutron_blob {
     pub header: *const u8,
     pub microcode: *const u8,
@@ -465,6 +491,15 @@ unsafe extern "C" {
         out: *mut ap_neutron_blob_t,
     ) -> ap_status_t;
 }
+unsafe extern "C" {
+    pub fn ap_neutron_transpositions(
+        text: *const ::core::ffi::c_char,
+        b: *const ap_neutron_blob_t,
+        out: *mut ap_neutron_transposition_t,
+        count: *mut usize,
+        buffer_bytes: *mut u32,
+    ) -> ap_status_t;
+}
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct ap_neutron_job {
@@ -482,6 +517,8 @@ pub struct ap_neutron_job {
     pub profile_size: usize,
     pub debug: *mut ::core::ffi::c_void,
     pub debug_size: usize,
+    pub input_layouts: *const ap_neutron_layout_t,
+    pub output_layouts: *const ap_neutron_layout_t,
 }
 pub type ap_neutron_job_t = ap_neutron_job;
 unsafe extern "C" {
@@ -500,6 +537,7 @@ pub const ap_neutron_sim_status_AP_NEUTRON_SIM_BAD_HANDLE: ap_neutron_sim_status
 pub const ap_neutron_sim_status_AP_NEUTRON_SIM_BAD_DATA: ap_neutron_sim_status = 4;
 pub const ap_neutron_sim_status_AP_NEUTRON_SIM_BAD_REGION: ap_neutron_sim_status = 5;
 pub const ap_neutron_sim_status_AP_NEUTRON_SIM_OVERLAP: ap_neutron_sim_status = 6;
+pub const ap_neutron_sim_status_AP_NEUTRON_SIM_BAD_LAYOUT: ap_neutron_sim_status = 7;
 pub const ap_neutron_sim_status_AP_NEUTRON_SIM_FORCE_32_BITS: ap_neutron_sim_status = 2147483647;
 pub type ap_neutron_sim_status = ::core::ffi::c_uint;
 pub use self::ap_neutron_sim_status as ap_neutron_sim_status_t;

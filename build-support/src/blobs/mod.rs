@@ -9,13 +9,14 @@
 
 mod ethos_u;
 mod neutron;
+pub mod neutron_layout;
 pub mod slots;
 
 use std::collections::BTreeMap;
 
 use thiserror::Error;
 
-use crate::model::{Delegate, Origin, PoolChoice, ScratchSpec};
+use crate::model::{Delegate, Origin, PoolChoice, ScratchSpec, Value};
 use crate::targets::Target;
 
 pub use ethos_u::{write_bin_stream, BinStreamParts, EthosU, IoRecord, VelaBinStream};
@@ -34,6 +35,15 @@ pub struct BlobInfo {
     pub scratch: Vec<BlobScratch>,
     /// Other facts worth showing (`inspect`), as name → value.
     pub facts: Vec<(String, String)>,
+}
+
+/// What a call needs from its arguments' tensors ([`BackendPlugin::argument_needs`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ArgumentNeeds {
+    /// Scratch beyond the blob's.
+    pub scratch: Vec<BlobScratch>,
+    /// Compile specs the generated program adds for the C backend, as key → value.
+    pub specs: Vec<(String, String)>,
 }
 
 /// One scratch role of a blob and the bytes it needs there. The role, not the position in
@@ -122,6 +132,18 @@ pub trait BackendPlugin: Sync {
     /// on the board. Default: nothing to check.
     fn check_io(&self, _blob: &[u8], _inputs: &[u64], _outputs: &[u64]) -> Result<(), String> {
         Ok(())
+    }
+    /// What a call needs beyond the sizes its blob gives, worked out from its argument tensors
+    /// (`inputs`, `outputs`, in argument order): scratch, and compile specs the C backend reads
+    /// (Neutron: the transpositions its payload asks for). `Err` says which tensor the backend
+    /// cannot hand to its NPU. Default: nothing.
+    fn argument_needs(
+        &self,
+        _blob: &[u8],
+        _inputs: &[&Value],
+        _outputs: &[&Value],
+    ) -> Result<ArgumentNeeds, String> {
+        Ok(ArgumentNeeds::default())
     }
     /// A scratch buffer the call needs that its blob does not size and the target does (for
     /// Ethos-U in Dedicated_Sram mode, the fast scratch: `npu.fast_scratch`), given the

@@ -11,8 +11,8 @@
 //! outputs. The weights follow the microcode and the kernels the weights, each 16-aligned.
 //!
 //! A non-zero format byte asks the runtime to transpose that input or output between NCHW and
-//! NHWC around the call. arenaplan's runtime hands the NPU the planned tensors as they are, so
-//! the plugin refuses such blobs rather than let the NPU read the wrong layout.
+//! NHWC around the call: [`super::neutron_layout`] applies NXP's rules to the call's tensors
+//! and plans the buffer the runtime transposes in.
 
 use std::collections::BTreeMap;
 
@@ -38,6 +38,10 @@ pub struct NeutronHeader {
     pub input_formats: Vec<u8>,
     /// Format byte of each output.
     pub output_formats: Vec<u8>,
+    /// The call's input argument each Neutron input reads.
+    pub input_map: Vec<u8>,
+    /// The call's output argument each Neutron output writes.
+    pub output_map: Vec<u8>,
     /// Payload version (0 or 1).
     pub version: u8,
     /// Where the microcode starts.
@@ -171,6 +175,8 @@ impl NeutronHeader {
             // Both lie before the version byte, which was read above.
             input_formats: blob[3..3 + inputs].to_vec(),
             output_formats: blob[3 + inputs..3 + inputs + outputs].to_vec(),
+            input_map: blob[maps_at..maps_at + inputs].to_vec(),
+            output_map: blob[maps_at + inputs..maps_at + inputs + outputs].to_vec(),
             version,
             payload_offset,
             microcode_size,
@@ -184,30 +190,6 @@ impl NeutronHeader {
             debug_size,
         })
     }
-
-    /// Refuses inputs or outputs the runtime would have to transpose (a non-zero format byte).
-    pub fn check_formats(&self) -> Result<(), BlobError> {
-        let flags = self
-            .input_formats
-            .iter()
-            .enumerate()
-            .map(|(i, &f)| ("input", i, 3 + i, f))
-            .chain(
-                self.output_formats
-                    .iter()
-                    .enumerate()
-                    .map(|(o, &f)| ("output", o, 3 + self.inputs + o, f)),
-            );
-        for (what, index, at, flag) in flags {
-            if flag != 0 {
-                return Err(error(
-                    at,
-                    format!("{what} {index} has format flag {flag} (transpose between NCHW and NHWC around the call); arenaplan's runtime does not transpose: convert the model with channels-last inputs and outputs"),
-                ));
-            }
-        }
-        Ok(())
-    }
 }
 
 impl BackendPlugin for Neutron {
@@ -220,12 +202,12 @@ impl BackendPlugin for Neutron {
     }
 
     fn handle(&self) -> super::HandleStorage {
-        // The parsed payload (four pointers, six 32-bit sizes, four bytes) and five pointers'
-        // room for NXP's model config and handle.
+        // The parsed payload (four pointers, six 32-bit sizes, four bytes) and six pointers'
+        // room for NXP's model config and handle and the transpositions' descriptor.
         super::HandleStorage {
             c_size: "AP_NEUTRON_HANDLE_BYTES",
             header: Some("arenaplan/neutron.h"),
-            bytes_32: 64,
+            bytes_32: 68,
         }
     }
 
@@ -234,13 +216,34 @@ impl BackendPlugin for Neutron {
         true
     }
 
+    /// The transpositions the payload's format bytes ask for, by NXP's rules: their buffer,
+    /// and their descriptor for the C backend.
+    fn argument_needs(
+        &self,
+        blob: &[u8],
+        inputs: &[&crate::model::Value],
+        outputs: &[&crate::model::Value],
+    ) -> Result<super::ArgumentNeeds, String> {
+        let h = NeutronHeader::parse(blob).map_err(|e| e.to_string())?;
+        let list = super::neutron_layout::transpositions(&h, inputs, outputs)?;
+        let Some(buffer) = super::neutron_layout::buffer(&list) else {
+            return Ok(super::ArgumentNeeds::default());
+        };
+        Ok(super::ArgumentNeeds {
+            scratch: vec![buffer],
+            specs: vec![(
+                super::neutron_layout::TRANSPOSE_SPEC.into(),
+                super::neutron_layout::descriptor(&list),
+            )],
+        })
+    }
+
     fn inspect(
         &self,
         blob: &[u8],
         _specs: &BTreeMap<String, String>,
     ) -> Result<BlobInfo, BlobError> {
         let h = NeutronHeader::parse(blob)?;
-        h.check_formats()?;
         let mut scratch = vec![
             BlobScratch {
                 role: ScratchRole::NeutronScratch,
@@ -267,6 +270,10 @@ impl BackendPlugin for Neutron {
             scratch,
             facts: vec![
                 ("payload version".into(), h.version.to_string()),
+                (
+                    "format bytes (inputs, outputs)".into(),
+                    format!("{:?}, {:?}", h.input_formats, h.output_formats),
+                ),
                 ("microcode bytes".into(), h.microcode_size.to_string()),
                 ("weight bytes".into(), h.weights_size.to_string()),
                 ("scratch bytes".into(), h.scratch_size.to_string()),

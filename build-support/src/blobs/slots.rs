@@ -44,12 +44,14 @@ pub const BACKEND_SLOTS: [BackendSlots; 2] = [
     BackendSlots {
         backend: "NeutronBackend",
         c_prefix: "AP_NEUTRON",
-        about: "scratch, SRAM scratch (weights prefetch), profile and debug buffers.",
+        about:
+            "scratch, SRAM scratch (weights prefetch), profile and debug buffers, transpositions.",
         roles: &[
             ScratchRole::NeutronScratch,
             ScratchRole::NeutronSramScratch,
             ScratchRole::NeutronProfile,
             ScratchRole::NeutronDebug,
+            ScratchRole::NeutronTranspose,
         ],
     },
 ];
@@ -61,13 +63,14 @@ pub fn slots_of(backend: &str) -> Option<&'static BackendSlots> {
 
 impl ScratchRole {
     /// Every role.
-    pub const ALL: [ScratchRole; 6] = [
+    pub const ALL: [ScratchRole; 7] = [
         ScratchRole::EthosUScratch,
         ScratchRole::EthosUFastScratch,
         ScratchRole::NeutronScratch,
         ScratchRole::NeutronSramScratch,
         ScratchRole::NeutronProfile,
         ScratchRole::NeutronDebug,
+        ScratchRole::NeutronTranspose,
     ];
 
     /// The slots of the backend the role belongs to.
@@ -106,6 +109,7 @@ impl ScratchRole {
             ScratchRole::NeutronSramScratch => "sram_scratch",
             ScratchRole::NeutronProfile => "profile",
             ScratchRole::NeutronDebug => "debug",
+            ScratchRole::NeutronTranspose => "transpose",
         }
     }
 

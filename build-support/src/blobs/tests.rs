@@ -266,27 +266,115 @@ fn neutron_roles_come_in_slot_order_with_their_sizes() {
     );
 }
 
+/// A tensor for the transposition rules.
+fn tensor(shape: &[u64], dtype: crate::model::DType, dim_order: &[u8]) -> crate::model::Value {
+    let mut v = crate::model::Value::planned("t", dtype, shape.to_vec());
+    v.dim_order = dim_order.to_vec();
+    v
+}
+
+/// The transpositions of a one-input, one-output payload with `formats` over `input` and
+/// `output`.
+fn layout(
+    formats: [u8; 2],
+    input: &crate::model::Value,
+    output: &crate::model::Value,
+) -> Result<Vec<neutron_layout::Transposition>, String> {
+    let h = NeutronHeader::parse(&neutron_with(0, formats, &[])).unwrap();
+    neutron_layout::transpositions(&h, &[input], &[output])
+}
+
 #[test]
-fn neutron_blobs_the_runtime_would_have_to_transpose_are_refused() {
-    let input = neutron_with(0, [1, 0], &[]);
-    // The header itself is readable; the plugin refuses it.
-    assert_eq!(NeutronHeader::parse(&input).unwrap().input_formats, vec![1]);
+fn neutron_format_bytes_are_read_not_refused() {
+    let blob = neutron_with(0, [1, 2], &[]);
+    let h = NeutronHeader::parse(&blob).unwrap();
+    assert_eq!((h.input_formats, h.output_formats), (vec![1], vec![2]));
+    assert_eq!((h.input_map, h.output_map), (vec![0], vec![0]));
+    assert!(Neutron.inspect(&blob, &BTreeMap::new()).is_ok());
+}
+
+#[test]
+fn a_flagged_contiguous_tensor_of_several_channels_is_transposed_as_nchw() {
+    use crate::model::DType;
+    let (x, y) = (
+        tensor(&[1, 3, 4, 5], DType::Int8, &[]),
+        tensor(&[2, 2, 1, 3], DType::Int16, &[]),
+    );
+    let list = layout([1, 1], &x, &y).unwrap();
     assert_eq!(
-        Neutron
-            .inspect(&input, &BTreeMap::new())
-            .unwrap_err()
-            .to_string(),
-        "NeutronBackend blob, at byte 0x3: input 0 has format flag 1 (transpose between NCHW and NHWC around the call); arenaplan's runtime does not transpose: convert the model with channels-last inputs and outputs"
+        neutron_layout::descriptor(&list),
+        "i0:1,3,4,5,1@0;o0:2,2,1,3,2@64"
     );
-    let output = neutron_with(1, [0, 2], &[]);
-    let e = Neutron
-        .inspect(&output, &BTreeMap::new())
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.starts_with("NeutronBackend blob, at byte 0x4: output 0 has format flag 2"),
-        "{e}"
+    assert_eq!(neutron_layout::buffer(&list).unwrap().size, 64 + 24);
+    // Rank 5: N is the product of the sizes before the last three (as NXP's backend takes it).
+    let z = tensor(&[2, 3, 4, 5, 6], DType::Float32, &[]);
+    let list = layout([1, 0], &z, &tensor(&[1], DType::Int8, &[])).unwrap();
+    assert_eq!((list[0].n, list[0].c, list[0].element), (6, 4, 4));
+}
+
+#[test]
+fn a_tensor_of_one_channel_or_already_channels_last_is_passed_as_it_is() {
+    use crate::model::DType;
+    let one_channel = tensor(&[1, 1, 4, 5], DType::Int8, &[]);
+    let channels_last = tensor(&[1, 3, 4, 5], DType::Int8, &[0, 2, 3, 1]);
+    let out = tensor(&[10], DType::Int8, &[]);
+    assert_eq!(layout([1, 0], &one_channel, &out).unwrap(), vec![]);
+    assert_eq!(layout([1, 0], &channels_last, &out).unwrap(), vec![]);
+    assert_eq!(
+        layout([0, 0], &tensor(&[1, 3, 4, 5], DType::Int8, &[]), &out).unwrap(),
+        vec![]
     );
+}
+
+#[test]
+fn tensors_nxps_runtime_refuses_are_refused_at_build_time() {
+    use crate::model::DType;
+    let out = tensor(&[10], DType::Int8, &[]);
+    let e = layout([1, 0], &tensor(&[4, 5], DType::Int8, &[]), &out).unwrap_err();
+    assert!(e.contains("2-D") && e.contains("1-D and 2-D"), "{e}");
+    let e = layout(
+        [1, 0],
+        &tensor(&[1, 3, 4, 5], DType::Int8, &[0, 1, 3, 2]),
+        &out,
+    )
+    .unwrap_err();
+    assert!(e.contains("neither contiguous nor channels-last"), "{e}");
+    // Passed as it is (no flag, or one channel): must be contiguous.
+    let e = layout(
+        [0, 0],
+        &tensor(&[1, 3, 4, 5], DType::Int8, &[0, 2, 3, 1]),
+        &out,
+    )
+    .unwrap_err();
+    assert!(e.contains("must be contiguous"), "{e}");
+    let e = layout(
+        [1, 0],
+        &tensor(&[1, 1, 4, 5], DType::Int8, &[0, 2, 3, 1]),
+        &out,
+    )
+    .unwrap_err();
+    assert!(e.contains("must be contiguous"), "{e}");
+}
+
+#[test]
+fn the_payload_maps_pick_each_slot_argument() {
+    use crate::model::DType;
+    // Two inputs; Neutron input 0 reads argument 1 (flagged), input 1 argument 0.
+    let mut blob = neutron_with(0, [0, 0], &[]);
+    // Counts, formats (inputs, output), maps (inputs, output), version.
+    blob[..10].copy_from_slice(&[2, 1, 2, 1, 0, 0, 1, 0, 0, 0]);
+    // The microcode's input count, word 11, as the header's.
+    let at = 16 + 4 * 11;
+    blob[at..at + 4].copy_from_slice(&2u32.to_le_bytes());
+    let h = NeutronHeader::parse(&blob).unwrap();
+    assert_eq!(h.input_map, vec![1, 0]);
+    let (a0, a1) = (
+        tensor(&[1, 1, 2, 2], DType::Int8, &[]),
+        tensor(&[1, 2, 2, 2], DType::Int8, &[]),
+    );
+    let list = neutron_layout::transpositions(&h, &[&a0, &a1], &[&tensor(&[4], DType::Int8, &[])])
+        .unwrap();
+    assert_eq!(neutron_layout::descriptor(&list), "i0:1,2,2,2,1@0");
 }
 
 #[test]

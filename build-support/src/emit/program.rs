@@ -102,6 +102,41 @@ pub(super) fn source(input: &Input<'_>) -> String {
             },
         );
     }
+    // The compile specs the build made for each delegate's backend (Neutron's transpositions);
+    // a model's own specs stay out of the tables (no backend reads them).
+    let own_specs = |d: usize| -> Vec<(&String, &String)> {
+        program.delegates[d]
+            .compile_specs
+            .iter()
+            .filter(|(k, _)| k.starts_with(crate::pipeline::OWN_SPECS))
+            .collect()
+    };
+    for d in 0..program.delegates.len() {
+        let specs = own_specs(d);
+        if specs.is_empty() {
+            continue;
+        }
+        w.block(
+            format!(
+                "static const ap_compile_spec_t {name}_specs{d}[{}] =",
+                specs.len()
+            ),
+            ";",
+            |w| {
+                for (key, value) in &specs {
+                    w.line(format!(
+                        "{{{}, {}}},",
+                        CWriter::string(key),
+                        CWriter::string(value)
+                    ));
+                }
+            },
+        );
+    }
+    let specs_of = |d: usize| match own_specs(d).len() {
+        0 => "0, 0u".to_owned(),
+        n => format!("{name}_specs{d}, {n}u"),
+    };
     w.blank().annotated_array(
         format!(
             "static const ap_delegate_desc_t {name}_delegates[{}]",
@@ -114,9 +149,10 @@ pub(super) fn source(input: &Input<'_>) -> String {
             .map(|(d, delegate)| match &delegate.blob {
                 Some(blob) => (
                     format!(
-                        "{{{}, {name}_blob{d}, {}u, 0, 0u}}",
+                        "{{{}, {name}_blob{d}, {}u, {}}}",
                         CWriter::string(&delegate.backend),
-                        blob.len()
+                        blob.len(),
+                        specs_of(d)
                     ),
                     None,
                 ),

@@ -207,6 +207,7 @@ fn tensor_value(
         pool: None,
         data,
         evalue: crate::model::EValue::Tensor,
+        dim_order: Vec::new(),
     })
 }
 

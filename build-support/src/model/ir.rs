@@ -97,6 +97,9 @@ pub struct Value {
     /// What it is: a tensor, or one of ExecuTorch's non-tensor values (a constant whose bytes
     /// are the value, as [`EValue`] says).
     pub evalue: EValue,
+    /// A tensor's dim order as the model gives it (ExecuTorch's `dim_order`: the dimensions from
+    /// outermost to innermost in memory). Empty: the default, contiguous order (`0, 1, …`).
+    pub dim_order: Vec<u8>,
 }
 
 /// What kind of value a [`Value`] is. Every kind but a tensor is a constant in flash whose
@@ -389,6 +392,7 @@ impl Value {
             pool: None,
             data: None,
             evalue: EValue::Tensor,
+            dim_order: Vec::new(),
         }
     }
 
@@ -770,4 +774,8 @@ pub enum ScratchRole {
     NeutronProfile,
     /// Neutron debug buffer (version 1: word 11).
     NeutronDebug,
+    /// Where the runtime transposes the Neutron inputs and outputs the payload asks to see
+    /// channels-last (NHWC) while the program holds them NCHW: one buffer per call, each
+    /// tensor at its offset in the call's descriptor. Sized from the call's tensors.
+    NeutronTranspose,
 }

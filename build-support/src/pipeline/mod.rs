@@ -36,6 +36,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod argument_needs;
 mod arguments;
 mod bind;
 mod constants;
@@ -55,6 +56,7 @@ use crate::model::{Program, ValueKind};
 use crate::targets::Target;
 use arenaplan_planner::Planner;
 
+pub use argument_needs::{add_argument_needs, ArgumentNeedsError, OWN_SPECS};
 pub use arguments::{argument_lists, CallArgs, MissingScratch};
 pub use bind::{
     bind_scratch, BackendScratch, Bound, BoundScratch, Declarations, DeclaredScratch,
@@ -229,6 +231,10 @@ pub enum PipelineError {
     /// A delegate call's inputs or outputs are not the sizes its blob copies.
     #[error(transparent)]
     IoSize(#[from] IoSizeError),
+    /// A delegate call's tensors cannot be handed to its NPU (Neutron: a transposition NXP's
+    /// runtime refuses), or a model sets a compile spec the build fills itself.
+    #[error(transparent)]
+    ArgumentNeeds(#[from] ArgumentNeedsError),
     /// A branch the runtime cannot run.
     #[error(transparent)]
     Branch(#[from] BranchError),
@@ -293,6 +299,7 @@ impl<'t> Pipeline<'t> {
     pub fn run(&self, mut program: Program) -> Result<(Program, ModelPlan), PipelineError> {
         crate::model::check(&program)?;
         check_io_sizes(&program)?;
+        add_argument_needs(&mut program)?;
         let bound = bind_scratch(&program, self.target, &self.external, &self.kernels)
             .map_err(PipelineError::Scratch)?;
         insert_scratch(&mut program, &bound);

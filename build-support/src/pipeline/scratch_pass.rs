@@ -52,6 +52,7 @@ pub fn insert_scratch(program: &mut Program, bound: &Bound) -> usize {
                 pool: (!scratch.is_empty()).then(|| PoolChoice::MemId(i64::from(scratch.mem_id))),
                 data: None,
                 evalue: crate::model::EValue::Tensor,
+                dim_order: Vec::new(),
             });
             scratch_ids.push(first_id + new_values.len() - 1);
         }

@@ -91,6 +91,16 @@ outputs = ["y"]
 /// -Wextra -Werror`), runs the program and returns what it printed; panics when it does not
 /// compile or exits non-zero.
 pub fn run_generated_c(dir: &std::path::Path, sources: &[&str], main_c: &str) -> String {
+    run_generated_c_with(dir, sources, main_c, &[])
+}
+
+/// [`run_generated_c`] with more of the runtime's `csrc/` files (a backend, a simulator).
+pub fn run_generated_c_with(
+    dir: &std::path::Path,
+    sources: &[&str],
+    main_c: &str,
+    runtime_sources: &[&str],
+) -> String {
     use std::process::Command;
     std::fs::write(dir.join("main.c"), main_c).unwrap();
     let runtime = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime-c");
@@ -102,6 +112,7 @@ pub fn run_generated_c(dir: &std::path::Path, sources: &[&str], main_c: &str) ->
         .arg(dir.join("main.c"))
         .args(sources.iter().map(|s| dir.join(s)))
         .arg(runtime.join("csrc/runtime.c"))
+        .args(runtime_sources.iter().map(|s| runtime.join("csrc").join(s)))
         .arg("-I")
         .arg(dir)
         .arg("-I")

@@ -208,6 +208,9 @@ pub struct Tables {
     args: Vec<Vec<u32>>,
     instructions: Vec<sys::ap_instruction>,
     _names: Vec<CString>,
+    // The delegates' compile specs (their strings, then the table pointing at them).
+    _spec_text: Vec<Vec<(CString, CString)>>,
+    _specs: Vec<Vec<sys::ap_compile_spec>>,
     // Blob and constant copies on 16-byte boundaries: the NPU reads command streams and
     // weights in place, and kernels may read a constant's elements in place.
     _blobs: Vec<Vec<u128>>,
@@ -396,18 +399,50 @@ impl Tables {
             .iter()
             .map(|d| aligned(d.blob.as_deref().unwrap_or(&[])))
             .collect();
+        // The compile specs the build made (`arenaplan.*`), as the generated program has them.
+        let spec_text: Vec<Vec<(CString, CString)>> = own
+            .iter()
+            .map(|d| {
+                d.compile_specs
+                    .iter()
+                    .filter(|(k, _)| k.starts_with("arenaplan."))
+                    .map(|(k, v)| {
+                        (
+                            CString::new(k.clone()).unwrap_or_default(),
+                            CString::new(v.clone()).unwrap_or_default(),
+                        )
+                    })
+                    .collect()
+            })
+            .collect();
+        let specs: Vec<Vec<sys::ap_compile_spec>> = spec_text
+            .iter()
+            .map(|list| {
+                list.iter()
+                    .map(|(k, v)| sys::ap_compile_spec {
+                        key: k.as_ptr(),
+                        value: v.as_ptr(),
+                    })
+                    .collect()
+            })
+            .collect();
         let delegates = own
             .iter()
             .zip(&names)
             .zip(&blobs)
-            .map(|((d, n), words)| {
+            .zip(&specs)
+            .map(|(((d, n), words), specs)| {
                 let len = d.blob.as_ref().map_or(0, Vec::len);
                 sys::ap_delegate_desc {
                     backend: n.as_ptr(),
                     blob: words.as_ptr().cast(),
                     blob_size: len as u32,
-                    specs: core::ptr::null(),
-                    nspecs: 0,
+                    specs: if specs.is_empty() {
+                        core::ptr::null()
+                    } else {
+                        specs.as_ptr()
+                    },
+                    nspecs: specs.len() as u32,
                 }
             })
             .collect();
@@ -418,6 +453,8 @@ impl Tables {
             instructions,
             _names: names,
             _blobs: blobs,
+            _spec_text: spec_text,
+            _specs: specs,
             _constants: constants,
             delegates,
             _kernel_names: kernel_names,

@@ -6,10 +6,17 @@
  * Per call the data config is ExecuTorch's: inputs in the payload's input order, outputs in its
  * output order followed by the scratch, profile and debug buffers, scratchWeights = the SRAM
  * scratch. Each comes from its slot (arenaplan/scratch_slots.h), or from the temp allocator under
- * plans made before scratch was planned (16-byte aligned). Payloads that ask the runtime to
- * transpose an input or output (a non-zero format byte) are refused (AP_ERR_UNSUPPORTED): the
- * runtime has no tensor shapes to transpose with; arenaplan's build refuses them first, naming
- * the tensor. */
+ * plans made before scratch was planned (16-byte aligned).
+ *
+ * Transpositions, as NXP's backend makes them: a payload's format byte asks to see a Neutron
+ * input or output channels-last (NHWC). Which tensors need a copy (NXP's rules: not when the
+ * tensor is channels-last already or has one channel; never for 1-D and 2-D tensors) the build
+ * works out from the tensors' shapes and dim orders, and passes as the compile spec
+ * AP_NEUTRON_TRANSPOSE_SPEC (ap_neutron_transpositions reads it). Each such input is copied
+ * NCHW -> NHWC into the call's transposition buffer (scratch slot AP_NEUTRON_SLOT_TRANSPOSE,
+ * planned; from the temp allocator under older plans) before neutronRunBlocking, and each
+ * such output is copied back NHWC -> NCHW after it. A payload with a format byte set and no
+ * descriptor (tables not made by such a build) is refused at init (AP_ERR_UNSUPPORTED). */
 #ifndef ARENAPLAN_NEUTRON_H
 #define ARENAPLAN_NEUTRON_H
 
@@ -21,6 +28,27 @@ extern "C" {
 #endif
 
 #define AP_NEUTRON_MAX_IO 16
+
+/* The compile spec holding a delegate's transpositions, entries joined by ';', each
+ * `i<slot>` or `o<slot>` then `:N,C,H,W,element@offset` (decimal; the offset into the call's
+ * transposition buffer, a multiple of 16). */
+#define AP_NEUTRON_TRANSPOSE_SPEC "arenaplan.neutron.transpose"
+
+/* One tensor the backend transposes around the NPU call. */
+typedef struct ap_neutron_transposition {
+    uint32_t output; /* 1: an output (NHWC -> NCHW after the run), 0: an input */
+    uint32_t slot;   /* its Neutron input or output index */
+    uint32_t n, c, h, w;
+    uint32_t element; /* bytes: 1, 2, 4 or 8 */
+    uint32_t offset;  /* in the transposition buffer */
+} ap_neutron_transposition_t;
+
+/* Where the NPU's view of a transposed tensor comes from, for the simulator's checks: the
+ * tensor in the program's NCHW layout and its dimensions (source NULL: passed as it is). */
+typedef struct ap_neutron_layout {
+    const void *source;
+    uint32_t n, c, h, w, element;
+} ap_neutron_layout_t;
 
 /* A parsed payload (points into the blob). */
 typedef struct ap_neutron_blob {
@@ -41,13 +69,24 @@ typedef struct ap_neutron_blob {
 } ap_neutron_blob_t;
 
 /* Bytes of a delegate's handle, what a build sizes it by: the parsed payload, NXP's model
- * config (three pointers and a 32-bit timeout) and its model handle — five pointers' room,
- * checked against the real types where the backend is compiled. */
-#define AP_NEUTRON_HANDLE_BYTES (sizeof(ap_neutron_blob_t) + 5u * sizeof(void *))
+ * config (three pointers and a 32-bit timeout), its model handle and the descriptor of its
+ * transpositions — six pointers' room, checked against the real types where the backend is
+ * compiled. */
+#define AP_NEUTRON_HANDLE_BYTES (sizeof(ap_neutron_blob_t) + 6u * sizeof(void *))
 
-/* Checks the header, the microcode's magic and counts, and that weights and kernels lie in the
- * blob; AP_ERR_UNSUPPORTED for a format (transposition) flag. */
+/* Checks the header, the microcode's magic and counts, the maps, and that weights and kernels
+ * lie in the blob (docs/blob-formats.md). Format bytes are read, not judged: see
+ * ap_neutron_transpositions. */
 ap_status_t ap_neutron_parse(const uint8_t *blob, size_t size, ap_neutron_blob_t *out);
+
+/* Reads a descriptor (AP_NEUTRON_TRANSPOSE_SPEC's value) for the payload `b`: at most
+ * 2 * AP_NEUTRON_MAX_IO entries into `out`, their count, and the bytes of the transposition
+ * buffer (the end of the last). AP_ERR_INVALID_PROGRAM for text that is not the grammar above,
+ * a slot the payload does not have or whose format byte is 0, a slot listed twice, an element
+ * size other than 1, 2, 4, 8, an offset not a multiple of 16, tensors overlapping in the
+ * buffer, or sizes past 32 bits. `text` NULL: no transpositions (count 0). */
+ap_status_t ap_neutron_transpositions(const char *text, const ap_neutron_blob_t *b, ap_neutron_transposition_t *out,
+                                      size_t *count, uint32_t *buffer_bytes);
 
 /* One call as the backend hands it to the driver, with the sizes NXP's API does not carry. */
 typedef struct ap_neutron_job {
@@ -65,6 +104,8 @@ typedef struct ap_neutron_job {
     size_t profile_size;
     void *debug;
     size_t debug_size;
+    const ap_neutron_layout_t *input_layouts;  /* per input (ninputs entries) */
+    const ap_neutron_layout_t *output_layouts; /* per output: where the NCHW tensor goes */
 } ap_neutron_job_t;
 
 /* Called with every job just before neutronRunBlocking: a trace point. The default (weak) does

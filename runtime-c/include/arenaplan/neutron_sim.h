@@ -8,10 +8,15 @@
  * described through ap_neutron_job_hook (inputs, outputs then scratch, profile and debug in the
  * outputs array, scratchWeights the SRAM scratch), a needed buffer NULL or not 16-byte aligned,
  * or a scratch, SRAM scratch, profile or debug buffer overlapping another buffer of the call.
- * Then it poisons the scratch, SRAM scratch, profile and debug buffers with 0xDB and writes each
- * output as
+ * For an input the backend transposed (the job's layout names its NCHW source), every element
+ * must be the source's at the same (n,c,h,w) in channels-last order. Then it poisons the
+ * scratch, SRAM scratch, profile and debug buffers with 0xDB and writes each output as
  *
- *     output[k][j] = (sum of all input bytes + 31 * j + 7 * k) mod 256 */
+ *     output[k][j] = (sum of all input bytes + 31 * j + 7 * k) mod 256
+ *
+ * with j the byte's index in the program's (NCHW) order: an output the NPU writes
+ * channels-last is written transposed, so it reads as the formula only once the backend has
+ * transposed it back. */
 #ifndef ARENAPLAN_NEUTRON_SIM_H
 #define ARENAPLAN_NEUTRON_SIM_H
 
@@ -32,6 +37,7 @@ typedef enum ap_neutron_sim_status {
     AP_NEUTRON_SIM_BAD_DATA = 4,        /* the data config is not the described job */
     AP_NEUTRON_SIM_BAD_REGION = 5,      /* a buffer NULL or unaligned */
     AP_NEUTRON_SIM_OVERLAP = 6,         /* a scratch buffer overlaps another buffer */
+    AP_NEUTRON_SIM_BAD_LAYOUT = 7,      /* a transposed input is not the NHWC copy of its source */
     AP_NEUTRON_SIM_FORCE_32_BITS = 0x7FFFFFFF
 } ap_neutron_sim_status_t;
 
@@ -48,6 +54,8 @@ typedef struct ap_neutron_sim_record {
     uint64_t debug;
     uint64_t debug_size;
     uint32_t input_sum;
+    uint64_t input0;  /* where the NPU read its first input and wrote its first output */
+    uint64_t output0;
 } ap_neutron_sim_record_t;
 
 /* neutronInit, once (as an application does at start-up), and clears the records. */

@@ -13,11 +13,12 @@
 #define AP_ETHOSU_SLOT_FAST_SCRATCH 1u
 #define AP_ETHOSU_SLOTS 2u
 
-/* NeutronBackend: scratch, SRAM scratch (weights prefetch), profile and debug buffers. */
+/* NeutronBackend: scratch, SRAM scratch (weights prefetch), profile and debug buffers, transpositions. */
 #define AP_NEUTRON_SLOT_SCRATCH 0u
 #define AP_NEUTRON_SLOT_SRAM_SCRATCH 1u
 #define AP_NEUTRON_SLOT_PROFILE 2u
 #define AP_NEUTRON_SLOT_DEBUG 3u
-#define AP_NEUTRON_SLOTS 4u
+#define AP_NEUTRON_SLOT_TRANSPOSE 4u
+#define AP_NEUTRON_SLOTS 5u
 
 #endif /* ARENAPLAN_SCRATCH_SLOTS_H */

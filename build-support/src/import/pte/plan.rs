@@ -294,6 +294,7 @@ pub(super) fn tensor_list_arguments(
                         pool: None,
                         data: Some(ConstantData::new(Vec::new())),
                         evalue: EValue::None,
+                        dim_order: Vec::new(),
                     })
                 }),
                 _ => {

@@ -28,6 +28,7 @@ pub(super) fn evalue(
         pool: None,
         data: None,
         evalue: EValue::Tensor,
+        dim_order: Vec::new(),
     };
     let constant = |what: &str, evalue: EValue, dtype: DType, bytes: Vec<u8>| Value {
         name: format!("v{i}:{what}"),
@@ -38,6 +39,7 @@ pub(super) fn evalue(
         pool: None,
         data: Some(ConstantData::new(bytes)),
         evalue,
+        dim_order: Vec::new(),
     };
     let body = || {
         e.table(1)?
@@ -155,6 +157,7 @@ pub(super) fn tensor(
         .iter()
         .try_fold(size, |acc, &d| acc.checked_mul(d))
         .ok_or_else(|| ImportError::Invalid(format!("value {i}: shape {shape:?} is too large")))?;
+    let dim_order = dim_order(t.vector_or_empty(3)?.bytes()?, shape.len(), i)?;
     let data_buffer = t.u32(5, 0)?;
     let allocation = t.table(6)?;
     let (kind, pool, offset, data) = match allocation {
@@ -197,9 +200,30 @@ pub(super) fn tensor(
             pool,
             data,
             evalue: EValue::Tensor,
+            dim_order,
         },
         offset,
     ))
+}
+
+/// A tensor's dim order: a permutation of its dimensions, or none (the contiguous default,
+/// also what the identity permutation becomes).
+fn dim_order(order: &[u8], rank: usize, i: usize) -> Result<Vec<u8>, ImportError> {
+    let identity = order.iter().enumerate().all(|(k, &d)| usize::from(d) == k);
+    if order.is_empty() || (identity && order.len() == rank) {
+        return Ok(Vec::new());
+    }
+    let mut seen = vec![false; rank];
+    let valid = order.len() == rank
+        && order
+            .iter()
+            .all(|&d| usize::from(d) < rank && !std::mem::replace(&mut seen[usize::from(d)], true));
+    if !valid {
+        return Err(ImportError::Invalid(format!(
+            "value {i}: dim order {order:?} is not a permutation of its {rank} dimensions"
+        )));
+    }
+    Ok(order.to_vec())
 }
 
 /// The IR type and byte size of an ExecuTorch scalar type.

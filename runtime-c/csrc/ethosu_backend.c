@@ -335,4 +335,4 @@ static ap_status_t execute(ap_context_t *ctx, ap_handle_t *handle, ap_buffer_t *
     return AP_OK;
 }
 
-const ap_backend_t ap_ethosu_backend = {"EthosUBackend", init, execute, NULL, sizeof(ap_ethosu_blob_t)};
+const ap_backend_t ap_ethosu_backend = {"EthosUBackend", init, execute, NULL, sizeof(ap_ethosu_blob_t), NULL};

@@ -228,6 +228,28 @@ typedef struct neutron_state {
 
 static neutron_state_t *state_of(ap_handle_t *handle) { return (neutron_state_t *)(void *)handle->u.bytes; }
 
+/* The model context's bytes the compile specs give (AP_NEUTRON_CONTEXT_SPEC), 0 without one;
+ * `bad` set for a value that is not a decimal of 32 bits or is 0. */
+static uint32_t context_bytes(const ap_compile_spec_t *specs, size_t nspecs, int *bad) {
+    *bad = 0;
+    for (size_t k = 0; specs != NULL && k < nspecs; k++) {
+        if (specs[k].key != NULL && strcmp(specs[k].key, AP_NEUTRON_CONTEXT_SPEC) == 0) {
+            const char *p = specs[k].value != NULL ? specs[k].value : "";
+            uint32_t n = 0;
+            *bad = !read_u32_dec(&p, &n) || *p != '\0' || n == 0;
+            return *bad ? 0 : n;
+        }
+    }
+    return 0;
+}
+
+/* The handle: the state, then (with a context spec) the model context. */
+static size_t handle_bytes_for(const ap_compile_spec_t *specs, size_t nspecs) {
+    int bad;
+    uint32_t context = context_bytes(specs, nspecs, &bad);
+    return context == 0 ? sizeof(neutron_state_t) : AP_NEUTRON_CONTEXT_OFFSET + context;
+}
+
 static ap_status_t init(const uint8_t *blob, size_t blob_size, const ap_compile_spec_t *specs, size_t nspecs,
                         ap_handle_t *handle) {
     typedef char state_fits_handle[sizeof(neutron_state_t) <= AP_NEUTRON_HANDLE_BYTES ? 1 : -1];
@@ -261,11 +283,21 @@ static ap_status_t init(const uint8_t *blob, size_t blob_size, const ap_compile_
     if (((uintptr_t)blob & 15u) != 0) {
         return AP_ERR_BLOB_MISALIGNED;
     }
+    /* The model context: in the handle, after the state (NO_HEAP_USAGE), or on NXP's heap. */
+    int bad;
+    uint32_t context = context_bytes(specs, nspecs, &bad);
+    uint8_t *context_at = (uint8_t *)(void *)handle + AP_NEUTRON_CONTEXT_OFFSET;
+    if (bad) {
+        return AP_ERR_INVALID_PROGRAM;
+    }
+    if (context > 0 && (neutronGetModelContextSize() > context || ((uintptr_t)context_at & 15u) != 0)) {
+        return AP_ERR_STORAGE; /* the target's npu.model_context is smaller than NXP's library needs */
+    }
     st->config.microcode = st->blob.microcode;
     st->config.weights = st->blob.weights;
     st->config.kernels = st->blob.kernels;
     st->config.timeoutSeconds = 60; /* ExecuTorch's value */
-    st->model = NULL;               /* NXP's library allocates the model context */
+    st->model = context > 0 ? (NeutronModelHandle)context_at : NULL; /* NULL: on NXP's heap */
     if (neutronModelPrepare(&st->config, &st->model) != ENONE) {
         st->model = NULL;
         return AP_ERR_DRIVER;
@@ -380,4 +412,5 @@ static ap_status_t execute(ap_context_t *ctx, ap_handle_t *handle, ap_buffer_t *
     return AP_OK;
 }
 
-const ap_backend_t ap_neutron_backend = {"NeutronBackend", init, execute, destroy, sizeof(neutron_state_t)};
+const ap_backend_t ap_neutron_backend = {"NeutronBackend", init, execute, destroy, sizeof(neutron_state_t),
+                                         handle_bytes_for};

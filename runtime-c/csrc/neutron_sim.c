@@ -11,6 +11,7 @@
 
 typedef struct model {
     int prepared;
+    uint8_t *context; /* the caller's memory (NO_HEAP_USAGE), or NULL: the simulator's own */
     const void *microcode;
     ap_neutron_job_t job; /* the next run, as the backend described it */
     int described;
@@ -30,7 +31,8 @@ static int overlap(const void *a, size_t an, const void *b, size_t bn) {
 
 static model_t *model_of(NeutronModelHandle h) {
     for (int i = 0; i < MODELS; i++) {
-        if (h == (NeutronModelHandle)&models[i] && models[i].prepared) {
+        NeutronModelHandle own = models[i].context != NULL ? (NeutronModelHandle)models[i].context : &models[i];
+        if (h != NULL && h == own && models[i].prepared) {
             return &models[i];
         }
     }
@@ -70,12 +72,21 @@ NeutronError neutronModelPrepare(const NeutronModelConfig *mcfg, NeutronModelHan
             memset(&models[i], 0, sizeof models[i]);
             models[i].prepared = 1;
             models[i].microcode = m;
-            *hdl = &models[i];
+            if (*hdl != NULL) {
+                /* The caller's context (NXP's NO_HEAP_USAGE): the library writes its state
+                 * there, all of it, and the handle is that memory. */
+                models[i].context = (uint8_t *)*hdl;
+                memset(models[i].context, 0x5C, AP_NEUTRON_SIM_CONTEXT_BYTES);
+            } else {
+                *hdl = &models[i];
+            }
             return ENONE;
         }
     }
     return fail(AP_NEUTRON_SIM_BAD_MODEL); /* out of model contexts */
 }
+
+size_t neutronGetModelContextSize(void) { return AP_NEUTRON_SIM_CONTEXT_BYTES; }
 
 NeutronError neutronModelUnprepare(NeutronModelHandle hdl) {
     model_t *m = model_of(hdl);

@@ -189,9 +189,14 @@ static ap_status_t check_instruction(const ap_program_t *p, const ap_buffer_t *v
 #define METHOD_READY 0x61704D31u
 
 /* Destroys delegates [0, n): on an init that fails part way, and by ap_method_destroy. */
-size_t ap_backend_handle_bytes(const ap_backend_t *b) {
+size_t ap_backend_handle_bytes(const ap_backend_t *b) { return ap_backend_handle_bytes_for(b, NULL, 0); }
+
+size_t ap_backend_handle_bytes_for(const ap_backend_t *b, const ap_compile_spec_t *specs, size_t nspecs) {
     if (b == NULL) {
         return 0;
+    }
+    if (b->handle_bytes_for != NULL) {
+        return b->handle_bytes_for(specs, nspecs);
     }
     if (b->handle_size != 0) {
         return b->handle_size;
@@ -415,7 +420,7 @@ static ap_status_t resolve_backends(const ap_program_t *p, const ap_backend_t *c
             return AP_ERR_BACKEND_NOT_FOUND;
         }
         /* The integrator's handles are AP_HANDLE_BYTES each. */
-        if (ap_backend_handle_bytes(found[d]) > AP_HANDLE_BYTES) {
+        if (ap_backend_handle_bytes_for(found[d], desc->specs, desc->nspecs) > AP_HANDLE_BYTES) {
             return AP_ERR_STORAGE;
         }
     }
@@ -434,8 +439,8 @@ static ap_status_t check_bound_calls(const ap_program_t *p, const ap_bound_progr
             return AP_ERR_BACKEND_NOT_FOUND;
         }
         /* The handle the build sized for this backend holds what the linked backend keeps. */
-        size_t need = ap_backend_handle_bytes(b);
-        if (need > AP_HANDLE_BYTES || need > bound->handle_sizes[d] ||
+        size_t need = ap_backend_handle_bytes_for(b, p->delegates[d].specs, p->delegates[d].nspecs);
+        if (need > bound->handle_sizes[d] ||
             (need > 0 && (bound->handles[d] == NULL || ((uintptr_t)bound->handles[d] & 7u) != 0))) {
             return AP_ERR_STORAGE;
         }
@@ -459,7 +464,7 @@ static ap_status_t init_delegates(ap_method_t *m) {
         const ap_backend_t *b = m->backends[d];
         ap_handle_t *handle = handle_of(m, d);
         /* Its capacity was checked against this at init: at least this many bytes. */
-        size_t bytes = ap_backend_handle_bytes(b);
+        size_t bytes = ap_backend_handle_bytes_for(b, desc->specs, desc->nspecs);
         if (handle != NULL && bytes > 0) {
             memset(handle, 0, bytes);
         }

@@ -184,7 +184,7 @@ static ap_status_t recording_execute(ap_context_t *ctx, ap_handle_t *h, ap_buffe
     memcpy(seen, args, seen_n * sizeof *args);
     return AP_OK;
 }
-static const ap_backend_t recording = {"Recording", NULL, recording_execute, NULL, 0};
+static const ap_backend_t recording = {"Recording", NULL, recording_execute, NULL, 0, NULL};
 
 /* A legacy backend: reads input 0, writes output 0, ignores anything after. */
 static ap_status_t legacy_execute(ap_context_t *ctx, ap_handle_t *h, ap_buffer_t *args, size_t nargs) {
@@ -198,7 +198,7 @@ static ap_status_t legacy_execute(ap_context_t *ctx, ap_handle_t *h, ap_buffer_t
     }
     return AP_OK;
 }
-static const ap_backend_t legacy = {"Legacy", NULL, legacy_execute, NULL, 0};
+static const ap_backend_t legacy = {"Legacy", NULL, legacy_execute, NULL, 0, NULL};
 
 static uint8_t expected_output(uint32_t sum, uint32_t j) { return (uint8_t)(sum + 31u * j); }
 
@@ -794,6 +794,43 @@ static void neutron_transpositions(void) {
     }
 }
 
+/* NXP's NO_HEAP_USAGE: with AP_NEUTRON_CONTEXT_SPEC the model context is the handle's tail,
+ * handed to neutronModelPrepare (the simulator fills it); a context smaller than
+ * neutronGetModelContextSize() is refused at init, and so is a malformed figure. */
+static void neutron_model_context(void) {
+    static const uint8_t formats[] = {0, 0}, maps[] = {0, 0};
+    blob_t blob = neutron_blob_io(1, 1, 1, formats, maps);
+    static _Alignas(16) uint8_t storage[AP_NEUTRON_CONTEXT_OFFSET + AP_NEUTRON_SIM_CONTEXT_BYTES];
+    static _Alignas(16) uint8_t in[16], out[16], scratch[64];
+    ap_handle_t *h = (ap_handle_t *)(void *)storage;
+    char figure[16];
+    snprintf(figure, sizeof figure, "%u", (unsigned)AP_NEUTRON_SIM_CONTEXT_BYTES);
+    const ap_compile_spec_t spec = {AP_NEUTRON_CONTEXT_SPEC, figure};
+    CHECK(ap_backend_handle_bytes_for(&ap_neutron_backend, &spec, 1) == sizeof storage);
+    CHECK(ap_backend_handle_bytes_for(&ap_neutron_backend, NULL, 0) == ap_backend_handle_bytes(&ap_neutron_backend));
+    memset(storage, 0, sizeof storage);
+    CHECK_STATUS(ap_neutron_backend.init(blob.data, blob.size, &spec, 1, h), AP_OK);
+    CHECK(storage[AP_NEUTRON_CONTEXT_OFFSET] == 0x5C && storage[sizeof storage - 1] == 0x5C);
+    ap_temp_allocator_t temp;
+    ap_temp_init(&temp, temp_pool, sizeof temp_pool);
+    ap_context_t ctx = {&temp, 0, 0, NULL, NULL};
+    ap_buffer_t args[] = {{in, 16}, {out, 16}, {scratch, 64}};
+    CHECK_STATUS(ap_neutron_backend.execute(&ctx, h, args, 3), AP_OK);
+    ap_neutron_backend.destroy(h);
+    CHECK(ap_neutron_sim_prepared() == 0);
+    /* Too small, and figures that are not one. */
+    snprintf(figure, sizeof figure, "%u", (unsigned)AP_NEUTRON_SIM_CONTEXT_BYTES - 1u);
+    CHECK_STATUS(ap_neutron_backend.init(blob.data, blob.size, &spec, 1, h), AP_ERR_STORAGE);
+    const char *bad[] = {"0", "", "12x", "99999999999"};
+    int refused = 1;
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        const ap_compile_spec_t b = {AP_NEUTRON_CONTEXT_SPEC, bad[k]};
+        refused &= ap_neutron_backend.init(blob.data, blob.size, &b, 1, h) == AP_ERR_INVALID_PROGRAM;
+    }
+    CHECK(refused);
+    CHECK(ap_neutron_sim_prepared() == 0);
+}
+
 /* Dedicated_Sram: the planned fast scratch is base address 2; the driver's fast memory is
  * refused next to it; without either, a stream that uses region 2 fails. */
 static void ethos_u_fast_scratch(void) {
@@ -965,9 +1002,9 @@ static void counting_destroy(ap_handle_t *h) {
     (void)h;
     counted_destroys++;
 }
-static const ap_backend_t counting = {"Counting", counting_init, counting_execute, counting_destroy, 0};
+static const ap_backend_t counting = {"Counting", counting_init, counting_execute, counting_destroy, 0, NULL};
 /* The same, saying it keeps 8 bytes of handle. */
-static const ap_backend_t counting_small = {"Counting", counting_init, counting_execute, counting_destroy, 8};
+static const ap_backend_t counting_small = {"Counting", counting_init, counting_execute, counting_destroy, 8, NULL};
 
 static void reset_counts(void) { counted_inits = counted_executes = counted_destroys = 0; }
 
@@ -1346,6 +1383,7 @@ int main(void) {
     neutron();
     neutron_slots_by_role();
     neutron_transpositions();
+    neutron_model_context();
     branches();
     ethos_u_fast_scratch();
     ethos_u_blob_contract();

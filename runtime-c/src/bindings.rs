@@ -21,6 +21,8 @@ pub const AP_ETHOSU_U85_256_CONFIG: u32 = 536871192;
 pub const AP_ETHOSU_U85_256_ID: u32 = 536899584;
 pub const AP_NEUTRON_MAX_IO: u32 = 16;
 pub const AP_NEUTRON_TRANSPOSE_SPEC: &[u8; 28] = b"arenaplan.neutron.transpose\0";
+pub const AP_NEUTRON_CONTEXT_SPEC: &[u8; 26] = b"arenaplan.neutron.context\0";
+pub const AP_NEUTRON_SIM_CONTEXT_BYTES: u32 = 256;
 #[repr(u32)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
 pub enum ap_status {
@@ -128,10 +130,20 @@ pub struct ap_backend {
     >,
     pub destroy: ::core::option::Option<unsafe extern "C" fn(handle: *mut ap_handle_t)>,
     pub handle_size: usize,
+    pub handle_bytes_for: ::core::option::Option<
+        unsafe extern "C" fn(specs: *const ap_compile_spec_t, nspecs: usize) -> usize,
+    >,
 }
 pub type ap_backend_t = ap_backend;
 unsafe extern "C" {
     pub fn ap_backend_handle_bytes(b: *const ap_backend_t) -> usize;
+}
+unsafe extern "C" {
+    pub fn ap_backend_handle_bytes_for(
+        b: *const ap_backend_t,
+        specs: *const ap_compile_spec_t,
+        nspecs: usize,
+    ) -> usize;
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -556,6 +568,8 @@ pub struct ap_neutron_sim_record {
     pub debug: u64,
     pub debug_size: u64,
     pub input_sum: u32,
+    pub input0: u64,
+    pub output0: u64,
 }
 pub type ap_neutron_sim_record_t = ap_neutron_sim_record;
 unsafe extern "C" {

@@ -42,6 +42,7 @@ impl BackendDesc {
             destroy: None,
             // A Rust backend keeps no state between calls: no handle.
             handle_size: 0,
+            handle_bytes_for: None,
         })
     }
 }

@@ -133,6 +133,17 @@ pub trait BackendPlugin: Sync {
     fn check_io(&self, _blob: &[u8], _inputs: &[u64], _outputs: &[u64]) -> Result<(), String> {
         Ok(())
     }
+    /// Compile specs the C backend reads from the target (Neutron: the bytes of the model
+    /// context each delegate keeps in its handle, `npu.model_context`). Default: none.
+    fn target_specs(&self, _target: &Target) -> Vec<(String, String)> {
+        Vec::new()
+    }
+    /// A delegate's handle when its compile specs make it larger than [`BackendPlugin::handle`]
+    /// (Neutron's model context after its state): the C size expression and its bytes on a
+    /// 32-bit target. Default: none.
+    fn handle_with_specs(&self, _specs: &BTreeMap<String, String>) -> Option<(String, u64)> {
+        None
+    }
     /// What a call needs beyond the sizes its blob gives, worked out from its argument tensors
     /// (`inputs`, `outputs`, in argument order): scratch, and compile specs the C backend reads
     /// (Neutron: the transpositions its payload asks for). `Err` says which tensor the backend
@@ -218,6 +229,15 @@ pub fn handle_storage(id: &str, rust: bool) -> HandleStorage {
             bytes_32: 128,
         },
     }
+}
+
+/// The handle storage of one delegate: its backend's ([`handle_storage`], `base`), grown where
+/// the delegate's compile specs say (Neutron's model context), as the C size expression the
+/// generated program declares and its bytes on a 32-bit target.
+pub fn delegate_handle(base: &HandleStorage, delegate: &Delegate) -> (String, u64) {
+    plugin_for(&delegate.backend)
+        .and_then(|p| p.handle_with_specs(&delegate.compile_specs))
+        .unwrap_or_else(|| (base.c_size.to_owned(), base.bytes_32))
 }
 
 // The C symbol of the `ap_kernel_t` that runs a kernel: arenaplan-syntax's, the one rule that

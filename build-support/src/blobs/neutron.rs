@@ -20,6 +20,8 @@ use super::{u32_at, BackendPlugin, BlobError, BlobInfo, BlobScratch, ScratchRole
 
 const BACKEND: &str = "NeutronBackend";
 const MAGIC: u32 = 0x6443_4D6E;
+/// The compile spec giving the model context's bytes (`AP_NEUTRON_CONTEXT_SPEC`).
+pub const CONTEXT_SPEC: &str = "arenaplan.neutron.context";
 
 /// The Neutron plugin.
 #[derive(Clone, Copy, Debug)]
@@ -214,6 +216,27 @@ impl BackendPlugin for Neutron {
     /// Yes: the Neutron reads the call's inputs and writes its outputs where they are planned.
     fn npu_reads_io(&self) -> bool {
         true
+    }
+
+    fn target_specs(&self, target: &crate::targets::Target) -> Vec<(String, String)> {
+        match &target.npu {
+            Some(npu) if npu.backend == BACKEND => npu
+                .model_context
+                .map(|bytes| vec![(CONTEXT_SPEC.to_owned(), bytes.to_string())])
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// With a model context (`npu.model_context`), the handle holds it after the state, at
+    /// `AP_NEUTRON_CONTEXT_OFFSET` (the state's 68 bytes rounded up to 16 on a 32-bit target).
+    fn handle_with_specs(&self, specs: &BTreeMap<String, String>) -> Option<(String, u64)> {
+        let bytes: u64 = specs.get(CONTEXT_SPEC)?.parse().ok()?;
+        let state = self.handle().bytes_32.div_ceil(16) * 16;
+        Some((
+            format!("AP_NEUTRON_CONTEXT_OFFSET + {bytes}u"),
+            state + bytes,
+        ))
     }
 
     /// The transpositions the payload's format bytes ask for, by NXP's rules: their buffer,

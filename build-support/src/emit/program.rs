@@ -538,9 +538,10 @@ fn bound(
     let storage = handles(input);
     for (d, h) in storage.iter().enumerate() {
         if h.bytes_32 > 0 {
+            // 16-byte aligned: a backend may keep a driver's context at a 16-byte offset.
+            let (size, _) = crate::blobs::delegate_handle(h, &input.program.delegates[d]);
             w.line(format!(
-                "static uint8_t {name}_handle{d}[{}] __attribute__((aligned(8)));",
-                h.c_size
+                "static uint8_t {name}_handle{d}[{size}] __attribute__((aligned(16)));"
             ));
         }
     }

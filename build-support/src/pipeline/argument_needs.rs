@@ -31,6 +31,18 @@ pub struct ArgumentNeedsError {
     pub problem: String,
 }
 
+/// Adds to every delegate the compile specs its backend reads from the target
+/// ([`BackendPlugin::target_specs`]: Neutron's model context in static storage).
+///
+/// [`BackendPlugin::target_specs`]: crate::blobs::BackendPlugin::target_specs
+pub fn add_target_specs(program: &mut Program, target: &crate::targets::Target) {
+    for delegate in &mut program.delegates {
+        if let Some(plugin) = plugin_for(&delegate.backend) {
+            delegate.compile_specs.extend(plugin.target_specs(target));
+        }
+    }
+}
+
 /// Adds to every delegate what its calls need from their tensors. All calls of one delegate
 /// must need the same (one blob, compiled for one set of shapes).
 pub fn add_argument_needs(program: &mut Program) -> Result<(), ArgumentNeedsError> {

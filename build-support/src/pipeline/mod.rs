@@ -56,7 +56,7 @@ use crate::model::{Program, ValueKind};
 use crate::targets::Target;
 use arenaplan_planner::Planner;
 
-pub use argument_needs::{add_argument_needs, ArgumentNeedsError, OWN_SPECS};
+pub use argument_needs::{add_argument_needs, add_target_specs, ArgumentNeedsError, OWN_SPECS};
 pub use arguments::{argument_lists, CallArgs, MissingScratch};
 pub use bind::{
     bind_scratch, BackendScratch, Bound, BoundScratch, Declarations, DeclaredScratch,
@@ -300,6 +300,7 @@ impl<'t> Pipeline<'t> {
         crate::model::check(&program)?;
         check_io_sizes(&program)?;
         add_argument_needs(&mut program)?;
+        add_target_specs(&mut program, self.target);
         let bound = bind_scratch(&program, self.target, &self.external, &self.kernels)
             .map_err(PipelineError::Scratch)?;
         insert_scratch(&mut program, &bound);

@@ -14,10 +14,65 @@ mod firmware;
 #[arenaplan::delegate(backend = "EthosUBackend", scratch = blob, mem_id = arenaplan::spec!(npu_scratch))]
 pub struct EthosU;
 
-#[path = "../../support/mps3_an547.rs"]
-mod mps3_an547;
-
 #[cfg(not(target_os = "none"))]
 fn main() -> std::process::ExitCode {
-    mps3_an547::host(firmware::run)
+    struct Stdout;
+    impl core::fmt::Write for Stdout {
+        fn write_str(&mut self, s: &str) -> core::fmt::Result {
+            // A closed pipe (`| head`) ends the output, not the program.
+            std::io::Write::write_all(&mut std::io::stdout(), s.as_bytes())
+                .map_err(|_| core::fmt::Error)
+        }
+    }
+    if firmware::run(&mut Stdout) {
+        std::process::ExitCode::SUCCESS
+    } else {
+        std::process::ExitCode::FAILURE
+    }
+}
+
+// Each example builds from its own package (a team copies one), so this board bring-up is
+// the example's own rather than a file shared with the other examples.
+#[cfg(target_os = "none")]
+mod board {
+    use cortex_m_rt::entry;
+    use cortex_m_semihosting::{debug, hio};
+
+    struct Semihosting(hio::HostStream);
+    impl core::fmt::Write for Semihosting {
+        fn write_str(&mut self, s: &str) -> core::fmt::Result {
+            self.0.write_all(s.as_bytes()).map_err(|_| core::fmt::Error)
+        }
+    }
+
+    #[entry]
+    fn main() -> ! {
+        let ok = match hio::hstdout() {
+            Ok(stream) => super::firmware::run(&mut Semihosting(stream)),
+            Err(()) => false,
+        };
+        debug::exit(if ok {
+            debug::EXIT_SUCCESS
+        } else {
+            debug::EXIT_FAILURE
+        });
+        loop {
+            cortex_m::asm::nop();
+        }
+    }
+
+    /// The emulated NPU's interrupt: the device layer pends PendSV when a job ends, and the
+    /// driver's interrupt handler runs from here, as from the Ethos-U IRQ on a board.
+    #[cortex_m_rt::exception]
+    fn PendSV() {
+        arenaplan::sim::ethos_u_irq();
+    }
+
+    #[panic_handler]
+    fn panic(_: &core::panic::PanicInfo) -> ! {
+        debug::exit(debug::EXIT_FAILURE);
+        loop {
+            cortex_m::asm::nop();
+        }
+    }
 }

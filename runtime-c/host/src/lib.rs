@@ -399,13 +399,17 @@ impl Tables {
             .iter()
             .map(|d| aligned(d.blob.as_deref().unwrap_or(&[])))
             .collect();
-        // The compile specs the build made (`arenaplan.*`), as the generated program has them.
+        // The compile specs the build made (`arenaplan.*`), as the generated program has them,
+        // but for Neutron's model context: the runner's handles are the runtime's fixed
+        // `ap_handle_t`s, so NXP's (simulated) library keeps the context on its heap here.
         let spec_text: Vec<Vec<(CString, CString)>> = own
             .iter()
             .map(|d| {
                 d.compile_specs
                     .iter()
-                    .filter(|(k, _)| k.starts_with("arenaplan."))
+                    .filter(|(k, _)| {
+                        k.starts_with("arenaplan.") && k.as_str() != "arenaplan.neutron.context"
+                    })
                     .map(|(k, v)| {
                         (
                             CString::new(k.clone()).unwrap_or_default(),

@@ -74,6 +74,15 @@ typedef struct ap_neutron_blob {
  * compiled. */
 #define AP_NEUTRON_HANDLE_BYTES (sizeof(ap_neutron_blob_t) + 6u * sizeof(void *))
 
+/* The compile spec giving the bytes of the model context a delegate's handle holds (decimal),
+ * for NXP's library built with NO_HEAP_USAGE: neutronModelPrepare then puts the context in
+ * the caller's memory instead of its heap. The build adds it from the target's
+ * `npu.model_context`; init refuses (AP_ERR_STORAGE) a context smaller than
+ * neutronGetModelContextSize() says. Without it, NXP's library allocates the context on its heap.
+ * The context starts AP_NEUTRON_CONTEXT_OFFSET bytes into the handle (16-byte aligned). */
+#define AP_NEUTRON_CONTEXT_SPEC "arenaplan.neutron.context"
+#define AP_NEUTRON_CONTEXT_OFFSET ((AP_NEUTRON_HANDLE_BYTES + 15u) & ~(size_t)15u)
+
 /* Checks the header, the microcode's magic and counts, the maps, and that weights and kernels
  * lie in the blob (docs/blob-formats.md). Format bytes are read, not judged: see
  * ap_neutron_transpositions. */

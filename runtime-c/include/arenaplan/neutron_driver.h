@@ -42,6 +42,8 @@ NeutronError neutronDeinit(void);
 NeutronError neutronModelPrepare(const NeutronModelConfig *mcfg, NeutronModelHandle *hdl);
 NeutronError neutronModelUnprepare(NeutronModelHandle hdl);
 NeutronError neutronRunBlocking(NeutronModelHandle hdl, const NeutronDataConfig *dcfg);
+/* Bytes of the model context neutronModelPrepare keeps in the caller's memory. */
+size_t neutronGetModelContextSize(void);
 
 #ifdef __cplusplus
 }

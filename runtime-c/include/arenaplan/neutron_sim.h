@@ -29,6 +29,10 @@
 extern "C" {
 #endif
 
+/* The model context the simulator asks for (neutronGetModelContextSize) and, given the caller's
+ * memory at prepare (NXP's NO_HEAP_USAGE), fills. */
+#define AP_NEUTRON_SIM_CONTEXT_BYTES 256u
+
 typedef enum ap_neutron_sim_status {
     AP_NEUTRON_SIM_OK = 0,
     AP_NEUTRON_SIM_NOT_INITIALIZED = 1, /* neutronInit was not called */

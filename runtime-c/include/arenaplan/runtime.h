@@ -101,10 +101,17 @@ typedef struct ap_backend {
      * AP_HANDLE_BYTES for a backend with init or destroy (one written before this field), none
      * for a backend without (execute then gets a NULL handle from a bound program). */
     size_t handle_size;
+    /* Bytes of its handle for a delegate with these compile specs, where they vary (Neutron's
+     * model context, sized by a compile spec the build adds); NULL: handle_size. Appended:
+     * backends written before it leave it NULL. A bound program's handle may be larger than
+     * AP_HANDLE_BYTES (the build sizes each); an integrator's are AP_HANDLE_BYTES. */
+    size_t (*handle_bytes_for)(const ap_compile_spec_t *specs, size_t nspecs);
 } ap_backend_t;
 
-/* The handle bytes backend b needs (see handle_size). */
+/* The handle bytes backend b needs (see handle_size), for a delegate without compile specs. */
 size_t ap_backend_handle_bytes(const ap_backend_t *b);
+/* The handle bytes backend b needs for a delegate with `specs` (see handle_bytes_for). */
+size_t ap_backend_handle_bytes_for(const ap_backend_t *b, const ap_compile_spec_t *specs, size_t nspecs);
 
 /* The adoption pattern, once for every backend: split a flat list by the counts a backend read
  * from its blob. nscratch == 0 means a plan made before scratch was planned (use the temp

@@ -66,6 +66,9 @@ pub struct Target {
     pub default_mem_id: u32,
 }
 
+/// The largest `npu.model_context` accepted (its bytes go into every Neutron delegate's handle).
+const MAX_MODEL_CONTEXT: u64 = 16 << 20;
+
 /// An NPU and how its compiler is configured for this board.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Npu {
@@ -80,6 +83,10 @@ pub struct Npu {
     /// Fast-scratch bytes per delegate call where the blob does not carry the size (Ethos-U
     /// in Dedicated_Sram: Vela's arena cache size).
     pub fast_scratch_size: Option<u64>,
+    /// Bytes of the model context each Neutron delegate keeps in static storage, for NXP's
+    /// library built with `NO_HEAP_USAGE` (what `neutronGetModelContextSize()` returns on the
+    /// board; the runtime checks it at init). `None`: NXP's library allocates it on its heap.
+    pub model_context: Option<u64>,
 }
 
 /// A memory the planner places buffers in.
@@ -509,6 +516,23 @@ fn validate_target(source: &SourceText, raw: schema::RawTarget) -> Result<Target
             pool_named(pool, &format!("compile spec `{spec}`"))?,
         );
     }
+    if let Some(n) = &raw.npu {
+        if let Some(context) = &n.model_context {
+            let bytes = context.get_ref().0;
+            if n.backend != "NeutronBackend" {
+                return Err(at(
+                    context.span(),
+                    format!("npu.model_context is NXP Neutron's model context, but this NPU's backend is `{}`: remove it", n.backend),
+                ));
+            }
+            if bytes == 0 || bytes > MAX_MODEL_CONTEXT {
+                return Err(at(
+                    context.span(),
+                    format!("npu.model_context must be between 1 byte and 16 MiB, found {bytes}: use what neutronGetModelContextSize() returns on the board"),
+                ));
+            }
+        }
+    }
     Ok(Target {
         name: target_name,
         description: raw.description,
@@ -520,6 +544,7 @@ fn validate_target(source: &SourceText, raw: schema::RawTarget) -> Result<Target
             memory_mode: n.memory_mode,
             system_config: n.system_config,
             fast_scratch_size: n.fast_scratch.map(|s| s.into_inner().0),
+            model_context: n.model_context.map(|s| s.into_inner().0),
         }),
         pools,
         specs,

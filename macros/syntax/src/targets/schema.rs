@@ -42,6 +42,9 @@ pub(super) struct RawNpu {
     pub system_config: Option<String>,
     /// Bytes of fast scratch each call gets where the blob does not say (Dedicated_Sram).
     pub fast_scratch: Option<Spanned<ByteSize>>,
+    /// Bytes of NXP's Neutron model context each delegate keeps in static storage
+    /// (`neutronGetModelContextSize()` of a library built with `NO_HEAP_USAGE`).
+    pub model_context: Option<Spanned<ByteSize>>,
 }
 
 #[derive(Deserialize)]

@@ -295,3 +295,25 @@ fn ten_thousand_pools_validate_and_a_duplicate_among_them_is_found() {
     text.push_str("[[target.pool]]\nmem_id = 10001\nname = \"last\"\ncapacity = 4096\nsection = \".arenaplan.p9999.x\"\nregion = \"SRAM\"\n");
     assert!(error(&text).contains("overlaps `.arenaplan.p9999`"));
 }
+
+#[test]
+fn a_neutron_model_context_is_bytes_of_a_neutron_npu() {
+    let npu = |backend: &str, context: &str| {
+        MINIMAL.replacen(
+            "[[target.pool]]",
+            &format!("[target.npu]\nbackend = \"{backend}\"\nconfig = \"c\"\nmodel_context = {context}\n[[target.pool]]"),
+            1,
+        )
+    };
+    let c = parse(&npu("NeutronBackend", "\"2 KiB\"")).unwrap();
+    assert_eq!(c.targets[0].npu.as_ref().unwrap().model_context, Some(2048));
+    let e = error(&npu("EthosUBackend", "1024"));
+    assert!(
+        e.contains("t.toml:") && e.contains("`EthosUBackend`: remove it"),
+        "{e}"
+    );
+    let e = error(&npu("NeutronBackend", "0"));
+    assert!(e.contains("between 1 byte and 16 MiB, found 0"), "{e}");
+    // Without it, NXP's library keeps the context on its heap.
+    assert_eq!(parse(MINIMAL).unwrap().targets[0].npu, None);
+}

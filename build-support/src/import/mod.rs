@@ -59,6 +59,25 @@ pub enum ImportError {
 
 pub use arenaplan_syntax::input::{check_input_file, read_input_file, InputFileError};
 
+/// An index a file gives (`raw`, from `what`) as a position below `count`, or the error saying
+/// `what` refers to `thing` `raw` while `whole` has `count`.
+pub(crate) fn index_below(
+    raw: i32,
+    count: usize,
+    what: &str,
+    thing: &str,
+    whole: &str,
+) -> Result<usize, ImportError> {
+    usize::try_from(raw)
+        .ok()
+        .filter(|&i| i < count)
+        .ok_or_else(|| {
+            ImportError::Invalid(format!(
+                "{what} refers to {thing} {raw}, but {whole} has {count}"
+            ))
+        })
+}
+
 /// What every binary importer ends with: the semantic check of the program it read
 /// ([`crate::model::check`]), so no importer hands the pipeline a program it has not checked.
 pub(crate) fn checked(program: Result<Program, ImportError>) -> Result<Program, ImportError> {

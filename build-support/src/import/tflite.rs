@@ -62,15 +62,8 @@ fn read_unchecked(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportErro
         program.add_value(tensor_value(&tensors.table(i)?, i, &buffers, file)?);
     }
     let count = tensors.len();
-    let index = |raw: i32, what: &str| -> Result<usize, ImportError> {
-        usize::try_from(raw)
-            .ok()
-            .filter(|&i| i < count)
-            .ok_or_else(|| {
-                ImportError::Invalid(format!(
-                    "{what} refers to tensor {raw}, but the subgraph has {count}"
-                ))
-            })
+    let index = |raw: i32, what: &str| {
+        crate::import::index_below(raw, count, what, "tensor", "the subgraph")
     };
     program.inputs = graph
         .vector_or_empty(1)?

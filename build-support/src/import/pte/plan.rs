@@ -77,16 +77,8 @@ pub(super) fn read_plan(
     // The `None` value it may add has no place in the file's plan and no name.
     source.offsets.resize(program.values.len(), None);
     fqns.resize(program.values.len(), None);
-    let index = |raw: i32, what: &str| -> Result<usize, ImportError> {
-        usize::try_from(raw)
-            .ok()
-            .filter(|&i| i < count)
-            .ok_or_else(|| {
-                ImportError::Invalid(format!(
-                    "{what} refers to value {raw}, but the plan has {count}"
-                ))
-            })
-    };
+    let index =
+        |raw: i32, what: &str| crate::import::index_below(raw, count, what, "value", "the plan");
     let list = |v: Vector<'_>, what: &str| -> Result<Vec<usize>, ImportError> {
         v.i32s()?.into_iter().map(|i| index(i, what)).collect()
     };

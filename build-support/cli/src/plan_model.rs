@@ -4,8 +4,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use arenaplan_build::report::describe;
-use arenaplan_build::{Build, BuildError, Emit, PipelineError, Symbols};
-use arenaplan_planner::{PlanError, Planner, DEFAULT_STEP_BUDGET};
+use arenaplan_build::{Build, BuildError, Emit, Symbols};
+use arenaplan_planner::{Planner, DEFAULT_STEP_BUDGET};
 
 use crate::{input, Failure, Status};
 
@@ -176,20 +176,11 @@ pub(crate) fn inspect(args: &InspectArgs) -> Result<(), Failure> {
 /// The status of a failed build: over capacity, a bug, an I/O failure, or (anything else) bad
 /// input.
 pub(crate) fn build_failure(model: &Path, e: BuildError) -> Failure {
-    let status = match &e {
-        BuildError::Plan(
-            PipelineError::Overflow(_)
-            | PipelineError::Plan {
-                source: PlanError::DoesNotFit { .. } | PlanError::Stopped { .. },
-                ..
-            },
-        ) => Status::DoesNotFit,
-        BuildError::Plan(PipelineError::Plan {
-            source: PlanError::Unverified(_),
-            ..
-        })
-        | BuildError::Verify(_) => Status::Internal,
-        BuildError::Write { .. } => Status::Io,
+    // The contract every arenaplan program shares (`BuildError::exit_status`).
+    let status = match e.exit_status() {
+        1 => Status::DoesNotFit,
+        3 => Status::Io,
+        4 => Status::Internal,
         _ => Status::BadInput,
     };
     match e {

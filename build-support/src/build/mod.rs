@@ -75,6 +75,37 @@ pub enum BuildError {
     },
 }
 
+impl BuildError {
+    /// The exit status every arenaplan program gives for this failure (the CLI and the demo
+    /// alike): 1, the model's buffers do not fit (a pool over capacity, or a search stopped
+    /// before it found a plan); 2, anything wrong with what the user gave (a model, a target, a
+    /// declaration, a setting); 3, an output could not be written; 4, a bug in arenaplan.
+    ///
+    /// ```
+    /// let e = arenaplan_build::BuildError::Missing("no model: call .model(path)".into());
+    /// assert_eq!(e.exit_status(), 2);
+    /// ```
+    pub fn exit_status(&self) -> u8 {
+        use arenaplan_planner::PlanError;
+        match self {
+            BuildError::Plan(
+                PipelineError::Overflow(_)
+                | PipelineError::Plan {
+                    source: PlanError::DoesNotFit { .. } | PlanError::Stopped { .. },
+                    ..
+                },
+            ) => 1,
+            BuildError::Plan(PipelineError::Plan {
+                source: PlanError::Unverified(_),
+                ..
+            })
+            | BuildError::Verify(_) => 4,
+            BuildError::Write { .. } => 3,
+            _ => 2,
+        }
+    }
+}
+
 /// What a build produced.
 #[derive(Clone, Debug)]
 pub struct Generated {

@@ -14,8 +14,8 @@ pub(super) fn fragment(input: &Input<'_>, pool: &Pool, plan: &PoolPlan) -> Strin
     let sym = format!("__arenaplan_{}_{}", input.name, c_ident(&pool.name));
     let mut w = CWriter::new(&banner(input));
     w.comment(&format!(
-        "Pool `{}` (mem_id {}): arena of {} bytes, capacity {}. Pass with -T after the main script.",
-        pool.name, pool.mem_id, plan.size, pool.capacity
+        "Pool `{}` (mem_id {}): arena of {} bytes, capacity {}, in memory region `{}`, which memory.x (or the main script) must define. Included by {}.x.",
+        pool.name, pool.mem_id, plan.size, pool.capacity, pool.region, input.name
     ));
     w.line("SECTIONS").line("{");
     // The linker script's own two-space layout inside SECTIONS.
@@ -45,9 +45,16 @@ pub(super) fn fragment(input: &Input<'_>, pool: &Pool, plan: &PoolPlan) -> Strin
 /// library search path; or `INCLUDE NAME.x` from `memory.x` with GNU ld).
 pub(super) fn script(input: &Input<'_>, fragments: &[String]) -> String {
     let mut w = CWriter::new(&banner(input));
-    w.comment(
-        "Every pool's arena of this model: pass with -T after the main script, or INCLUDE it.",
-    );
+    let regions: Vec<&str> = input
+        .pools()
+        .iter()
+        .map(|(p, _)| p.region.as_str())
+        .collect();
+    w.comment(&format!(
+        "Every pool's arena of this model. With lld (rustc's linker for Cortex-M): pass -T{0}.x after the main script (cortex-m-rt's -Tlink.x), with this folder on the library search path. With GNU ld (arm-none-eabi-gcc): write INCLUDE {0}.x at the end of memory.x instead, this folder again on the search path (-L); GNU ld refuses the INSERT of a -T script given on the command line (\".bss not found for insert\"). The memory regions it places arenas in must be defined: {1}.",
+        input.name,
+        regions.join(", ")
+    ));
     for f in fragments {
         // File names are the model's base name and pool names: identifiers and dots only.
         w.line(format!("INCLUDE \"{f}\""));

@@ -42,14 +42,15 @@ fn main() -> ExitCode {
         .try_render()
     {
         Ok(p) => p,
-        // A model that cannot be read is bad input (2), as for the target above.
+        // The status every arenaplan program gives (`BuildError::exit_status`): 1 for buffers
+        // that do not fit, 2 for a model that cannot be read or planned, as for the target.
         Err(e @ BuildError::Input(_)) => {
             eprintln!("error: {e}");
-            return ExitCode::from(2);
+            return ExitCode::from(e.exit_status());
         }
         Err(e) => {
             eprintln!("error: {}: {e}", model.display());
-            return ExitCode::FAILURE;
+            return ExitCode::from(e.exit_status());
         }
     };
     let (program, plan, name) = (&planned.program, &planned.plan, &planned.name);

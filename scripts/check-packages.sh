@@ -7,9 +7,11 @@
 #      unpacked packages only (`[patch.crates-io]`: none of them is on a registry yet);
 #   3. the `arenaplan` CLI installed from its package into a temporary folder and run on a
 #      corpus model.
-# Needs what .ci/run installs (the thumbv8m target, qemu-system-arm). Writes under a temporary
-# folder, and removes Cargo's extractions of earlier arenaplan packages (see below).
-set -euo pipefail
+# Needs what .ci/run installs (the thumbv8m target, qemu-system-arm). Writes only under a
+# temporary folder, Cargo's home included (see below): nothing of the user's is changed.
+set -Eeuo pipefail
+# A failing command names itself and its line (set -e alone would end the script silently).
+trap 'echo "check-packages.sh: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 cd "$(dirname "$0")/.."
 root=$PWD
 corpus_model=${CORPUS_MODEL:-$root/../shared/corpus/pte-delegated/ethosu_u55_kws_ref.pte}
@@ -20,11 +22,18 @@ trap 'rm -rf "$work"' EXIT
 echo "-- cargo package --workspace (verified)"
 # Verification builds each package against a local registry of the fresh packages. Cargo takes
 # registry sources as immutable: a source extracted, or a crate built, from an earlier package of
-# the same name and version (0.1.0 until a release) would be reused. So: those extractions
-# removed, and a target folder of its own.
-cargo_home=${CARGO_HOME:-$HOME/.cargo}
-rm -rf "$cargo_home"/registry/src/-*/arenaplan*-0.1.0 \
-  "$cargo_home"/registry/src/-*/{ethos-u-corstone300,neutron-mcxn947,rust-backend,arenaplan-demo,arenaplan-firmware-test,cond-program,cpu-kernels,ethos-u-int8-io}-0.0.0
+# the same name and version (0.1.0 until a release) would be reused. So every step runs with a
+# Cargo home of its own, fresh each time: the user's registry index, downloaded crates and
+# configuration copied in (no download again), and a target folder of its own.
+user_home=${CARGO_HOME:-$HOME/.cargo}
+export CARGO_HOME="$work/cargo-home"
+mkdir -p "$CARGO_HOME/registry"
+for part in index cache; do
+  if [ -d "$user_home/registry/$part" ]; then cp -R "$user_home/registry/$part" "$CARGO_HOME/registry/"; fi
+done
+for config in config.toml config credentials.toml; do
+  if [ -f "$user_home/$config" ]; then cp "$user_home/$config" "$CARGO_HOME/"; fi
+done
 CARGO_TARGET_DIR="$work/package-target" cargo package --workspace --quiet --allow-dirty
 packages="$work/package-target/package"
 

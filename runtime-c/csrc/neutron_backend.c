@@ -95,14 +95,6 @@ ap_status_t ap_neutron_parse(const uint8_t *blob, size_t size, ap_neutron_blob_t
     return AP_OK;
 }
 
-/* Whether two NUL-terminated strings are equal (no libc's strcmp on bare metal). */
-static int same_key(const char *a, const char *b) {
-    while (*a != '\0' && *a == *b) {
-        a++;
-        b++;
-    }
-    return *a == *b;
-}
 
 /* A decimal of at most 32 bits at *p; advances *p past it. */
 static int read_u32_dec(const char **p, uint32_t *out) {
@@ -242,7 +234,7 @@ static neutron_state_t *state_of(ap_handle_t *handle) { return (neutron_state_t 
 static uint32_t context_bytes(const ap_compile_spec_t *specs, size_t nspecs, int *bad) {
     *bad = 0;
     for (size_t k = 0; specs != NULL && k < nspecs; k++) {
-        if (specs[k].key != NULL && same_key(specs[k].key, AP_NEUTRON_CONTEXT_SPEC)) {
+        if (specs[k].key != NULL && ap_same_str(specs[k].key, AP_NEUTRON_CONTEXT_SPEC)) {
             const char *p = specs[k].value != NULL ? specs[k].value : "";
             uint32_t n = 0;
             *bad = !read_u32_dec(&p, &n) || *p != '\0' || n == 0;
@@ -270,7 +262,7 @@ static ap_status_t init(const uint8_t *blob, size_t blob_size, const ap_compile_
         return s;
     }
     for (size_t k = 0; specs != NULL && k < nspecs; k++) {
-        if (specs[k].key != NULL && same_key(specs[k].key, AP_NEUTRON_TRANSPOSE_SPEC)) {
+        if (specs[k].key != NULL && ap_same_str(specs[k].key, AP_NEUTRON_TRANSPOSE_SPEC)) {
             st->transpose = specs[k].value != NULL ? specs[k].value : "";
         }
     }

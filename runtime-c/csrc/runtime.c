@@ -2,6 +2,8 @@
  * and the per-instruction temp allocator. */
 #include "arenaplan/runtime.h"
 
+#include "bytes.h"
+
 #include <string.h>
 
 const char *ap_status_name(ap_status_t status) {
@@ -74,14 +76,6 @@ ap_status_t ap_split_args(ap_buffer_t *args, size_t nargs, size_t ninputs, size_
     return AP_OK;
 }
 
-/* Whether two NUL-terminated strings are equal (no libc needed on bare metal). */
-static int same_name(const char *a, const char *b) {
-    while (*a != '\0' && *a == *b) {
-        a++;
-        b++;
-    }
-    return *a == *b;
-}
 
 static const ap_pool_t *find_pool(const ap_pool_t *pools, size_t npools, uint32_t mem_id) {
     for (size_t i = 0; i < npools; i++) {
@@ -392,7 +386,7 @@ static ap_status_t resolve_kernels(const ap_program_t *p, const ap_kernel_t *ker
         found[k] = NULL;
         for (size_t r = 0; r < nkernels; r++) {
             if (p->kernels[k] != NULL && kernels[r].name != NULL && kernels[r].fn != NULL &&
-                same_name(p->kernels[k], kernels[r].name)) {
+                ap_same_str(p->kernels[k], kernels[r].name)) {
                 found[k] = &kernels[r];
                 break;
             }
@@ -411,7 +405,7 @@ static ap_status_t resolve_backends(const ap_program_t *p, const ap_backend_t *c
         const ap_delegate_desc_t *desc = &p->delegates[d];
         found[d] = NULL;
         for (size_t r = 0; r < nbackends && desc->backend != NULL; r++) {
-            if (backends[r] != NULL && backends[r]->id != NULL && same_name(backends[r]->id, desc->backend)) {
+            if (backends[r] != NULL && backends[r]->id != NULL && ap_same_str(backends[r]->id, desc->backend)) {
                 found[d] = backends[r];
                 break;
             }
@@ -435,7 +429,7 @@ static ap_status_t check_bound_calls(const ap_program_t *p, const ap_bound_progr
     for (uint32_t d = 0; d < p->ndelegates; d++) {
         const ap_backend_t *b = backends[d];
         if (b == NULL || b->id == NULL || b->execute == NULL || p->delegates[d].backend == NULL ||
-            !same_name(b->id, p->delegates[d].backend)) {
+            !ap_same_str(b->id, p->delegates[d].backend)) {
             return AP_ERR_BACKEND_NOT_FOUND;
         }
         /* The handle the build sized for this backend holds what the linked backend keeps. */
@@ -448,7 +442,7 @@ static ap_status_t check_bound_calls(const ap_program_t *p, const ap_bound_progr
     for (uint32_t k = 0; k < p->nkernels; k++) {
         const ap_kernel_t *kernel = kernels[k];
         if (kernel == NULL || kernel->fn == NULL || kernel->name == NULL || p->kernels[k] == NULL ||
-            !same_name(kernel->name, p->kernels[k])) {
+            !ap_same_str(kernel->name, p->kernels[k])) {
             return AP_ERR_KERNEL_NOT_FOUND;
         }
     }

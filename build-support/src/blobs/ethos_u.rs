@@ -137,6 +137,29 @@ pub struct VelaBinStream {
     pub inputs: Vec<IoRecord>,
     /// The outputs.
     pub outputs: Vec<IoRecord>,
+    /// The NPU Vela compiled the stream for: the CONFIG and ID register values of the command
+    /// stream's optimizer-config action, which Arm's driver checks against the NPU's.
+    pub optimizer_config: Option<(u32, u32)>,
+}
+
+/// The optimizer config in a command stream (`COP1`/`COP2`, then driver actions: 1 optimizer
+/// config with the CONFIG and ID words, 2 a command stream of N words, 5 a no-op), if the
+/// actions before it are ones arenaplan reads.
+fn optimizer_config(cmd: &[u8]) -> Option<(u32, u32)> {
+    let word = |w: usize| {
+        cmd.get(4 * w..4 * w + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let mut w = 1;
+    while let Some(action) = word(w) {
+        match action & 0xFF {
+            1 => return Some((word(w + 1)?, word(w + 2)?)),
+            2 => w += 1 + (((action >> 8) & 0xFF) << 16 | (action >> 16)) as usize,
+            5 => w += 1,
+            _ => return None,
+        }
+    }
+    None
 }
 
 const ORDER: [&str; 7] = [
@@ -148,6 +171,20 @@ const ORDER: [&str; 7] = [
     "outputs",
     "vela_end_stream",
 ];
+
+/// A target's `npu.config` (`ethos-u55-128`) as the CONFIG register's product (0 U55, 1 U65,
+/// 2 U85) and MACs per cycle.
+fn ethos_u_config(config: &str) -> Option<(u32, u32)> {
+    let rest = config.strip_prefix("ethos-u")?;
+    let (model, macs) = rest.split_once('-')?;
+    let product = match model {
+        "55" => 0,
+        "65" => 1,
+        "85" => 2,
+        _ => return None,
+    };
+    Some((product, macs.parse().ok()?))
+}
 
 fn error(offset: usize, problem: impl Into<String>) -> BlobError {
     BlobError {
@@ -162,6 +199,7 @@ impl VelaBinStream {
     pub fn parse(blob: &[u8]) -> Result<Self, BlobError> {
         let mut at = 0usize;
         let mut cmd_size = 0;
+        let mut optimizer = None;
         let mut weight_size = 0;
         let mut scratch_size = None;
         let mut inputs = None;
@@ -230,6 +268,7 @@ impl VelaBinStream {
                         ));
                     }
                     cmd_size = size;
+                    optimizer = optimizer_config(data);
                 }
                 "weight_data" => weight_size = size,
                 "scratch_size" => {
@@ -254,6 +293,7 @@ impl VelaBinStream {
             scratch_size: scratch_size.unwrap_or(0),
             inputs: inputs.unwrap_or_default(),
             outputs: outputs.unwrap_or_default(),
+            optimizer_config: optimizer,
         })
     }
 }
@@ -417,6 +457,37 @@ impl BackendPlugin for EthosU {
                     format!("{side} {i} is {problem}")
                 })?;
             }
+        }
+        Ok(())
+    }
+
+    /// The stream's optimizer config against the target's NPU (`npu.config`,
+    /// `ethos-u55-128`): the product (U55, U65, U85) and the MACs per cycle must be the
+    /// target's, as Arm's driver requires before it runs a job.
+    fn check_target(&self, blob: &[u8], target: &Target) -> Result<(), String> {
+        let stream = VelaBinStream::parse(blob).map_err(|e| e.to_string())?;
+        let (Some((cfg, _id)), Some(npu)) = (stream.optimizer_config, &target.npu) else {
+            return Ok(());
+        };
+        let Some((product, macs)) = ethos_u_config(&npu.config) else {
+            return Ok(());
+        };
+        let (blob_product, blob_macs) = (cfg >> 28, 1u32 << (cfg & 0xF));
+        if (blob_product, blob_macs) != (product, macs) {
+            let name = |p: u32| match p {
+                0 => "Ethos-U55".to_owned(),
+                1 => "Ethos-U65".to_owned(),
+                2 => "Ethos-U85".to_owned(),
+                other => format!("an Ethos-U of product {other}"),
+            };
+            return Err(format!(
+                "the blob was compiled for {} with {blob_macs} MACs per cycle (its optimizer config, {cfg:#010x}), but target `{}` has {} ({}); compile the model for the target's NPU (Vela `--accelerator-config {}`)",
+                name(blob_product),
+                target.name,
+                name(product),
+                npu.config,
+                npu.config
+            ));
         }
         Ok(())
     }

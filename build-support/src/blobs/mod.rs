@@ -133,6 +133,11 @@ pub trait BackendPlugin: Sync {
     fn check_io(&self, _blob: &[u8], _inputs: &[u64], _outputs: &[u64]) -> Result<(), String> {
         Ok(())
     }
+    /// Checks the blob against the target's NPU (the NPU it was compiled for), as the driver
+    /// checks it before the first job on the board. Default: nothing to check.
+    fn check_target(&self, _blob: &[u8], _target: &Target) -> Result<(), String> {
+        Ok(())
+    }
     /// Compile specs the C backend reads from the target (Neutron: the bytes of the model
     /// context each delegate keeps in its handle, `npu.model_context`). Default: none.
     fn target_specs(&self, _target: &Target) -> Vec<(String, String)> {

@@ -42,6 +42,7 @@ mod bind;
 mod constants;
 mod io_sizes;
 mod lifetimes;
+mod npu_check;
 mod pools;
 mod scratch_pass;
 mod steps;
@@ -65,6 +66,7 @@ pub use bind::{
 pub use constants::{ConstantLayout, FlashConstant};
 pub use io_sizes::{check_io_sizes, IoSizeError};
 pub use lifetimes::{lifetimes, Lifetime};
+pub use npu_check::{check_npu, NpuMismatchError};
 pub use pools::{npu_visible, PeakBuffer, PoolAssignmentError, PoolOverflow};
 pub use scratch_pass::{insert_scratch, strip_scratch};
 pub use steps::{steps, BranchError, Step, Steps};
@@ -231,6 +233,9 @@ pub enum PipelineError {
     /// A delegate call's inputs or outputs are not the sizes its blob copies.
     #[error(transparent)]
     IoSize(#[from] IoSizeError),
+    /// A delegate's blob is for another NPU than the target's.
+    #[error(transparent)]
+    Npu(#[from] NpuMismatchError),
     /// A delegate call's tensors cannot be handed to its NPU (Neutron: a transposition NXP's
     /// runtime refuses), or a model sets a compile spec the build fills itself.
     #[error(transparent)]
@@ -299,6 +304,7 @@ impl<'t> Pipeline<'t> {
     pub fn run(&self, mut program: Program) -> Result<(Program, ModelPlan), PipelineError> {
         crate::model::check(&program)?;
         check_io_sizes(&program)?;
+        check_npu(&program, self.target)?;
         add_argument_needs(&mut program)?;
         add_target_specs(&mut program, self.target);
         let bound = bind_scratch(&program, self.target, &self.external, &self.kernels)

@@ -31,7 +31,7 @@ mkdir -p "$CARGO_HOME/registry"
 for part in index cache; do
   if [ -d "$user_home/registry/$part" ]; then cp -R "$user_home/registry/$part" "$CARGO_HOME/registry/"; fi
 done
-for config in config.toml config credentials.toml; do
+for config in config.toml config; do
   if [ -f "$user_home/$config" ]; then cp "$user_home/$config" "$CARGO_HOME/"; fi
 done
 CARGO_TARGET_DIR="$work/package-target" cargo package --workspace --quiet --allow-dirty

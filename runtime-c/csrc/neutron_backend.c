@@ -229,19 +229,27 @@ typedef struct neutron_state {
 
 static neutron_state_t *state_of(ap_handle_t *handle) { return (neutron_state_t *)(void *)handle->u.bytes; }
 
-/* The model context's bytes the compile specs give (AP_NEUTRON_CONTEXT_SPEC), 0 without one;
- * `bad` set for a value that is not a decimal of 32 bits or is 0. */
-static uint32_t context_bytes(const ap_compile_spec_t *specs, size_t nspecs, int *bad) {
-    *bad = 0;
+/* The value of compile spec `key` (the first with it; "" for a NULL value), NULL without one. */
+static const char *find_spec(const ap_compile_spec_t *specs, size_t nspecs, const char *key) {
     for (size_t k = 0; specs != NULL && k < nspecs; k++) {
-        if (specs[k].key != NULL && ap_same_str(specs[k].key, AP_NEUTRON_CONTEXT_SPEC)) {
-            const char *p = specs[k].value != NULL ? specs[k].value : "";
-            uint32_t n = 0;
-            *bad = !read_u32_dec(&p, &n) || *p != '\0' || n == 0;
-            return *bad ? 0 : n;
+        if (specs[k].key != NULL && ap_same_str(specs[k].key, key)) {
+            return specs[k].value != NULL ? specs[k].value : "";
         }
     }
-    return 0;
+    return NULL;
+}
+
+/* The largest model context accepted: the targets file's bound, so the handle's size cannot
+ * wrap on a 32-bit target whatever the tables say. */
+#define CONTEXT_MAX (16u << 20)
+
+/* The model context's bytes the compile specs give (AP_NEUTRON_CONTEXT_SPEC), 0 without one;
+ * `bad` set for a value that is not a decimal, is 0 or is above CONTEXT_MAX. */
+static uint32_t context_bytes(const ap_compile_spec_t *specs, size_t nspecs, int *bad) {
+    const char *p = find_spec(specs, nspecs, AP_NEUTRON_CONTEXT_SPEC);
+    uint32_t n = 0;
+    *bad = p != NULL && (!read_u32_dec(&p, &n) || *p != '\0' || n == 0 || n > CONTEXT_MAX);
+    return *bad ? 0 : n;
 }
 
 /* The handle: the state, then (with a context spec) the model context. */
@@ -261,11 +269,7 @@ static ap_status_t init(const uint8_t *blob, size_t blob_size, const ap_compile_
     if (s != AP_OK) {
         return s;
     }
-    for (size_t k = 0; specs != NULL && k < nspecs; k++) {
-        if (specs[k].key != NULL && ap_same_str(specs[k].key, AP_NEUTRON_TRANSPOSE_SPEC)) {
-            st->transpose = specs[k].value != NULL ? specs[k].value : "";
-        }
-    }
+    st->transpose = find_spec(specs, nspecs, AP_NEUTRON_TRANSPOSE_SPEC);
     /* A format byte set and no descriptor: tables made without the tensors' shapes. */
     int flagged = 0;
     for (size_t f = 0; f < (size_t)st->blob.ninputs + st->blob.noutputs; f++) {

@@ -70,26 +70,20 @@ pub fn transpositions(
 ) -> Result<Vec<Transposition>, String> {
     let mut list = Vec::new();
     let mut offset = 0u64;
-    let slots = (h
-        .input_formats
-        .iter()
-        .zip(&h.input_map)
-        .map(|(&f, &m)| (false, f, m)))
-    .chain(
-        h.output_formats
+    // Each Neutron slot, inputs then outputs, with its index among its side's.
+    let side = |output: bool, formats: &[u8], map: &[u8]| {
+        formats
             .iter()
-            .zip(&h.output_map)
-            .map(|(&f, &m)| (true, f, m)),
-    );
-    let (mut inputs_seen, mut outputs_seen) = (0, 0);
-    for (output, flag, map) in slots {
-        let slot = if output {
-            &mut outputs_seen
-        } else {
-            &mut inputs_seen
-        };
-        let (what, index) = (if output { "output" } else { "input" }, *slot);
-        *slot += 1;
+            .zip(map)
+            .enumerate()
+            .map(move |(index, (&flag, &map))| (output, index, flag, map))
+            .collect::<Vec<_>>()
+    };
+    let slots = side(false, &h.input_formats, &h.input_map)
+        .into_iter()
+        .chain(side(true, &h.output_formats, &h.output_map));
+    for (output, index, flag, map) in slots {
+        let what = if output { "output" } else { "input" };
         let args = if output { outputs } else { inputs };
         let Some(v) = args.get(usize::from(map)) else {
             return Err(format!(
@@ -131,7 +125,18 @@ pub fn transpositions(
                 v.dim_order
             ));
         }
-        let element = v.dtype.size();
+        // Bytes per element from the tensor itself: a type the IR keeps as bytes (a complex or
+        // quantized one) has elements wider than its dtype's one byte.
+        let elements = v.shape.iter().product::<u64>();
+        let element = v
+            .bytes
+            .checked_div(elements)
+            .unwrap_or_else(|| v.dtype.size());
+        if !matches!(element, 1 | 2 | 4 | 8) {
+            return Err(format!(
+                "Neutron {what} {index} (`{name}`) has elements of {element} bytes; NXP's runtime transposes elements of 1, 2, 4 or 8 bytes"
+            ));
+        }
         let n = v.shape[..rank - 3].iter().product::<u64>();
         let (c, hh, w) = (v.shape[rank - 3], v.shape[rank - 2], v.shape[rank - 1]);
         let t = Transposition {

@@ -376,7 +376,6 @@ fn offset(k: usize) -> String {
     }
 }
 
-/// The handle each delegate gets: its backend's (none for a backend written in Rust).
 /// The struct and handle sizes the report counts (`report::ILP32_SIZES`, the backends'
 /// handles), checked against the C compiler's own `sizeof` when the program is built for a
 /// 32-bit target: the one place those numbers meet the real layout.
@@ -409,6 +408,7 @@ fn abi_checks(w: &mut CWriter, input: &Input<'_>) {
     w.blank();
 }
 
+/// The handle each delegate gets: its backend's (none for a backend written in Rust).
 fn handles(input: &Input<'_>) -> Vec<HandleStorage> {
     input
         .program

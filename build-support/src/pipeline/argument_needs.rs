@@ -19,10 +19,10 @@ pub const OWN_SPECS: &str = "arenaplan.";
 
 /// A delegate call whose tensors its backend cannot hand to its NPU.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
-#[error("instruction {instruction}: delegate `{delegate}` ({backend}): {problem}")]
+#[error("{}delegate `{delegate}` ({backend}): {problem}", instruction.map(|i| format!("instruction {i}: ")).unwrap_or_default())]
 pub struct ArgumentNeedsError {
-    /// Flat index of the call (0 for a problem of the delegate itself).
-    pub instruction: usize,
+    /// Flat index of the call (`None` for a problem of the delegate itself).
+    pub instruction: Option<usize>,
     /// The delegate's name.
     pub delegate: String,
     /// Its backend.
@@ -55,7 +55,7 @@ pub fn add_argument_needs(program: &mut Program) -> Result<(), ArgumentNeedsErro
             .find(|k| k.starts_with(OWN_SPECS))
         {
             return Err(ArgumentNeedsError {
-                instruction: 0,
+                instruction: None,
                 delegate: crate::names::display(&delegate.name),
                 backend: crate::names::display(&delegate.backend),
                 problem: format!(
@@ -76,7 +76,7 @@ pub fn add_argument_needs(program: &mut Program) -> Result<(), ArgumentNeedsErro
         let values =
             |ids: &[usize]| -> Vec<&Value> { ids.iter().map(|&v| &program.values[v]).collect() };
         let fail = |problem: String| ArgumentNeedsError {
-            instruction: *instruction,
+            instruction: Some(*instruction),
             delegate: crate::names::display(&delegate.name),
             backend: delegate.backend.clone(),
             problem,

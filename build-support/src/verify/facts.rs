@@ -102,17 +102,13 @@ pub(super) fn npu_touches(program: &Program) -> Vec<bool> {
         let Some(npu) = crate::blobs::plugin_for(backend) else {
             continue;
         };
-        let io: &[usize] = if npu.npu_reads_io() {
-            &call.inputs
+        // Its scratch always; its inputs and outputs when the NPU reads them where they are.
+        let (inputs, outputs): (&[usize], &[usize]) = if npu.npu_reads_io() {
+            (&call.inputs, &call.outputs)
         } else {
-            &[]
+            (&[], &[])
         };
-        let out: &[usize] = if npu.npu_reads_io() {
-            &call.outputs
-        } else {
-            &[]
-        };
-        for &v in call.scratch.iter().chain(io).chain(out) {
+        for &v in call.scratch.iter().chain(inputs).chain(outputs) {
             if let Some(t) = touched.get_mut(v) {
                 *t = true;
             }

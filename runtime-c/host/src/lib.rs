@@ -408,7 +408,11 @@ impl Tables {
                 d.compile_specs
                     .iter()
                     .filter(|(k, _)| {
-                        k.starts_with("arenaplan.") && k.as_str() != "arenaplan.neutron.context"
+                        k.starts_with(arenaplan_build::pipeline::OWN_SPECS)
+                            && k.as_bytes()
+                                != sys::AP_NEUTRON_CONTEXT_SPEC
+                                    .strip_suffix(b"\0")
+                                    .unwrap_or(&[])
                     })
                     .map(|(k, v)| {
                         (

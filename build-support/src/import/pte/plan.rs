@@ -118,16 +118,13 @@ pub(super) fn read_plan(
             .ok_or_else(|| ImportError::Invalid(format!("instruction {n} has no arguments")))?;
         let ins = match kind {
             1 => {
-                let op_index = args_table.i32(0, 0)?;
-                let op = usize::try_from(op_index)
-                    .ok()
-                    .filter(|&i| i < operators.len())
-                    .ok_or_else(|| {
-                        ImportError::Invalid(format!(
-                            "instruction {n} calls operator {op_index}, but the plan has {}",
-                            operators.len()
-                        ))
-                    })?;
+                let op = crate::import::index_below(
+                    args_table.i32(0, 0)?,
+                    operators.len(),
+                    &format!("instruction {n}"),
+                    "operator",
+                    "the plan",
+                )?;
                 let operator = operators.table(op)?;
                 let name = operator.string(0)?.unwrap_or("?");
                 let overload = operator.string(1)?.unwrap_or("");
@@ -147,16 +144,13 @@ pub(super) fn read_plan(
                 Instruction::Kernel(KernelCall::new(op, inputs, outputs))
             }
             2 => {
-                let d = args_table.i32(0, 0)?;
-                let delegate = usize::try_from(d)
-                    .ok()
-                    .filter(|&i| i < program.delegates.len())
-                    .ok_or_else(|| {
-                        ImportError::Invalid(format!(
-                            "instruction {n} calls delegate {d}, but the plan has {}",
-                            program.delegates.len()
-                        ))
-                    })?;
+                let delegate = crate::import::index_below(
+                    args_table.i32(0, 0)?,
+                    program.delegates.len(),
+                    &format!("instruction {n}"),
+                    "delegate",
+                    "the plan",
+                )?;
                 let args = list(args_table.vector_or_empty(1)?, &format!("instruction {n}"))?;
                 let (inputs, outputs) = match io_split[delegate] {
                     Some((i, o)) if i + o == args.len() => (args[..i].to_vec(), args[i..].to_vec()),
@@ -343,7 +337,6 @@ pub(super) fn fully_qualified_name(e: &Table<'_>) -> Result<Option<String>, Impo
     })
 }
 
-/// A 1-D tensor of bytes: the shape of delegate scratch in an ExecuTorch program.
 /// Takes the scratch values a program carried out of it (each used by its call only), so the
 /// program is the one without them and the plan the same.
 pub(super) fn drop_carried_scratch(

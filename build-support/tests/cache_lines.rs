@@ -58,11 +58,22 @@ fn check_lines(name: &str, target: &Target, plan: &ModelPlan) -> usize {
         assert_eq!(b.offset % line, 0, "{name}: buffer {id} is not on a line");
         let (start, end) = (b.offset, (b.offset + b.size).div_ceil(line) * line);
         let alive_together = |o: &BufferPlan| o.first <= b.last && b.first <= o.last;
-        for o in plan
-            .buffers
-            .iter()
-            .filter(|o| o.id != id && o.mem_id == b.mem_id && o.size > 0 && alive_together(o))
-        {
+        // A call's input or output at its slot in the call's scratch is inside it by design
+        // (the NPU reads and writes it there; the scratch's maintenance covers it).
+        for o in plan.buffers.iter().filter(|o| o.within == Some(id)) {
+            assert!(
+                o.offset >= b.offset && o.offset + o.size <= b.offset + b.size,
+                "{name}: buffer {} at its slot lies outside NPU buffer {id}",
+                o.id
+            );
+        }
+        for o in plan.buffers.iter().filter(|o| {
+            o.id != id
+                && o.within != Some(id)
+                && o.mem_id == b.mem_id
+                && o.size > 0
+                && alive_together(o)
+        }) {
             assert!(
                 o.offset + o.size <= start || o.offset >= end,
                 "{name}: buffer {} [{}, {}) shares a line of NPU buffer {id} [{start}, {end})",

@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 
 use arenaplan_build::import::{load_pte, load_tflite};
 use arenaplan_build::model::{Instruction, Origin};
-use arenaplan_build::pipeline::{BufferKind, CallKind, ModelPlan};
+use arenaplan_build::pipeline::{BufferKind, CallKind, ModelPlan, Pipeline};
 use arenaplan_build::targets::Catalogue;
+use arenaplan_build::verify::verify;
 use arenaplan_build::{Build, Emit};
 use serde_json::Value as Json;
 
@@ -125,20 +126,36 @@ fn ethos_u_and_neutron_programs_import_and_plan_as_vela_says() {
 
 #[test]
 fn two_chained_calls_share_their_scratch() {
+    // With every tensor apart from the scratch, the calls' scratch shares memory.
     let program = load_pte(&dir().join("ethosu_u55_two_calls.pte")).unwrap();
     let catalogue = Catalogue::builtin();
-    let (_, plan) = common::planned(catalogue.target("corstone-300").unwrap(), program).unwrap();
-    let offsets: Vec<u64> = plan
-        .buffers
-        .iter()
-        .filter(|b| b.kind == BufferKind::Scratch)
-        .map(|b| b.offset)
-        .collect();
+    let target = catalogue.target("corstone-300").unwrap();
+    let (planned, apart) = Pipeline::new(target)
+        .io_in_scratch(false)
+        .run(program.clone())
+        .unwrap();
+    verify(&planned, &apart, target).unwrap();
+    let scratch = |plan: &ModelPlan| -> Vec<u64> {
+        plan.buffers
+            .iter()
+            .filter(|b| b.kind == BufferKind::Scratch)
+            .map(|b| b.offset)
+            .collect()
+    };
+    let offsets = scratch(&apart);
     assert_eq!(offsets.len(), 2);
     assert_eq!(
         offsets[0], offsets[1],
         "scratch of consecutive calls shares memory"
     );
+    // With the I/O at its slots (x and the 512-byte y in call 0's scratch, z in call 1's),
+    // y keeps its slot into call 1, which copies it into its own scratch beside it: 512 + 640
+    // bytes instead of x, y and call 0's scratch side by side (256 + 512 + 768).
+    let (_, inside) = common::planned(target, program).unwrap();
+    assert_eq!(apart.pools[0].size, 1536);
+    assert_eq!(inside.pools[0].size, 1152);
+    assert_eq!(inside.buffers[1].within, Some(3));
+    assert_eq!(inside.buffers[2].within, Some(4));
 }
 
 #[test]

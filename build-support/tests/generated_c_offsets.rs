@@ -77,7 +77,7 @@ static ap_status_t run(ap_context_t *ctx, ap_handle_t *h, ap_buffer_t *args, siz
     return AP_OK;
 }
 /* The backend the generated tables name for id "TestNpu" (a link error if missing). */
-const ap_backend_t ap_backend_TestNpu = {"TestNpu", NULL, run, NULL, 0, NULL};
+const ap_backend_t ap_backend_TestNpu = {"TestNpu", NULL, run, NULL, 0, NULL, 0};
 
 /* The model's five calls. */
 int main(void) {

@@ -16,7 +16,7 @@ static ap_status_t noop_execute(ap_context_t *ctx, ap_handle_t *h, ap_buffer_t *
     (void)nargs;
     return AP_OK;
 }
-static const ap_backend_t noop = {"Noop", NULL, noop_execute, NULL, 0, NULL};
+static const ap_backend_t noop = {"Noop", NULL, noop_execute, NULL, 0, NULL, 0};
 
 static _Alignas(16) uint8_t arena[256];
 static ap_instruction_t instructions[CALLS];

@@ -158,6 +158,24 @@ static ap_status_t io_record(const uint8_t *block, uint32_t r, uint32_t scratch_
     return AP_OK;
 }
 
+/* Whether tensor `t` is at its slot `io` in the scratch: the NPU reads or writes it there and
+ * nothing is copied. A tensor that overlaps the scratch anywhere else is refused (a plan and a
+ * blob that disagree), never copied onto itself. */
+static ap_status_t at_slot(const ap_buffer_t *t, const io_copy_t *io, const uint8_t *scratch, size_t room,
+                           int *in_place) {
+    *in_place = 0;
+    if (scratch == NULL || t->data == NULL || t->size == 0) {
+        return AP_OK;
+    }
+    uintptr_t p = (uintptr_t)t->data, s = (uintptr_t)scratch;
+    if (p == s + io->offset && t->size == io->bytes) {
+        *in_place = 1;
+        return AP_OK;
+    }
+    int apart = p >= s + room || s >= p + t->size;
+    return apart ? AP_OK : AP_ERR_BAD_ARGUMENTS;
+}
+
 /* How output `o` goes from its copy to a tensor of `tensor_bytes`: whole, or row by row when
  * Vela pads its rows (ExecuTorch's layout adjustment). Rows narrower than the tensor's would
  * need 4-bit values expanded to 8 bits, which needs the tensor's type: refused. */
@@ -260,6 +278,7 @@ static ap_status_t execute(ap_context_t *ctx, ap_handle_t *handle, ap_buffer_t *
      * LSTM partition has a hundred outputs). */
     io_copy_t io;
     size_t row = 0;
+    int in_place = 0;
     for (uint32_t i = 0; i < b.ninputs + b.noutputs; i++) {
         int in = i < b.ninputs;
         ap_buffer_t *t = in ? &a.inputs[i] : &a.outputs[i - b.ninputs];
@@ -273,10 +292,14 @@ static ap_status_t execute(ap_context_t *ctx, ap_handle_t *handle, ap_buffer_t *
         if (!in && (s = output_rows(&io, t->size, &row)) != AP_OK) {
             return s;
         }
+        if ((s = at_slot(t, &io, scratch, scratch_room, &in_place)) != AP_OK) {
+            return s;
+        }
     }
     for (uint32_t i = 0; i < b.ninputs; i++) {
         (void)io_record(b.inputs_block, i, b.scratch_size, &io);
-        if (io.bytes > 0) {
+        (void)at_slot(&a.inputs[i], &io, scratch, scratch_room, &in_place); /* checked above */
+        if (io.bytes > 0 && !in_place) {
             memcpy(scratch + io.offset, a.inputs[i].data, io.bytes);
         }
     }
@@ -320,6 +343,10 @@ static ap_status_t execute(ap_context_t *ctx, ap_handle_t *handle, ap_buffer_t *
     for (uint32_t k = 0; k < b.noutputs; k++) {
         (void)io_record(b.outputs_block, k, b.scratch_size, &io);
         (void)output_rows(&io, a.outputs[k].size, &row); /* checked above */
+        (void)at_slot(&a.outputs[k], &io, scratch, scratch_room, &in_place);
+        if (in_place) {
+            continue; /* the NPU wrote it where it is planned; invalidated with the scratch */
+        }
         uint8_t *dst = a.outputs[k].data;
         const uint8_t *src = scratch + io.offset;
         if (row == 0) {
@@ -335,4 +362,4 @@ static ap_status_t execute(ap_context_t *ctx, ap_handle_t *handle, ap_buffer_t *
     return AP_OK;
 }
 
-const ap_backend_t ap_ethosu_backend = {"EthosUBackend", init, execute, NULL, sizeof(ap_ethosu_blob_t), NULL};
+const ap_backend_t ap_ethosu_backend = {"EthosUBackend", init, execute, NULL, sizeof(ap_ethosu_blob_t), NULL, 1};

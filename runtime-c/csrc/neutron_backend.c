@@ -418,4 +418,4 @@ static ap_status_t execute(ap_context_t *ctx, ap_handle_t *handle, ap_buffer_t *
 }
 
 const ap_backend_t ap_neutron_backend = {"NeutronBackend", init, execute, destroy, sizeof(neutron_state_t),
-                                         handle_bytes_for};
+                                         handle_bytes_for, 0};

@@ -99,6 +99,36 @@ static int args_overlap(const ap_buffer_t *x, int x_written, const ap_buffer_t *
     return a < b + y->size && b < a + x->size;
 }
 
+/* For an input or output `a` of a call of a backend with io_in_scratch: the scratch argument
+ * that holds all of its bytes, or nargs. Such a backend's NPU reads and writes a network's
+ * inputs and outputs inside its scratch, where its command stream addresses them (Ethos-U:
+ * region 1, at the places its blob records), and it refuses one that is not at its place. */
+static uint32_t holding_scratch(const ap_buffer_t *values, const ap_instruction_t *ins, uint32_t a,
+                                const ap_backend_t *const *backends) {
+    uint32_t nio = ins->ninputs + ins->noutputs;
+    const ap_buffer_t *x = &values[ins->args[a]];
+    const ap_backend_t *b = ins->kind == AP_INSTR_DELEGATE && backends != NULL ? backends[ins->index] : NULL;
+    if (b == NULL || !b->io_in_scratch || a >= nio || x->data == NULL || x->size == 0) {
+        return ins->nargs;
+    }
+    for (uint32_t k = nio; k < ins->nargs; k++) {
+        const ap_buffer_t *s = &values[ins->args[k]];
+        uintptr_t p = (uintptr_t)x->data, q = (uintptr_t)s->data;
+        if (s->data != NULL && p >= q && x->size <= s->size && p - q <= s->size - x->size) {
+            return k;
+        }
+    }
+    return ins->nargs;
+}
+
+/* Whether arguments a and b of a call may share bytes: an input or output inside the call's
+ * scratch with that scratch, or two of them inside the same scratch (see holding_scratch). */
+static int shares_scratch(const ap_buffer_t *values, const ap_instruction_t *ins, uint32_t a, uint32_t b,
+                          const ap_backend_t *const *backends) {
+    uint32_t ha = holding_scratch(values, ins, a, backends), hb = holding_scratch(values, ins, b, backends);
+    return ha == b || hb == a || (ha == hb && ha < ins->nargs);
+}
+
 /* A jump at position n: forward, within the program, with its predicate (JUMP_FALSE) a value
  * of at least one byte that exists. */
 static ap_status_t check_jump(const ap_program_t *p, const ap_buffer_t *values, const ap_instruction_t *ins,
@@ -118,7 +148,7 @@ static ap_status_t check_jump(const ap_program_t *p, const ap_buffer_t *values, 
 }
 
 static ap_status_t check_instruction(const ap_program_t *p, const ap_buffer_t *values, const ap_instruction_t *ins,
-                                     size_t max_args) {
+                                     size_t max_args, const ap_backend_t *const *backends) {
     if (ins->nargs > 0 && ins->args == NULL) {
         return AP_ERR_INVALID_PROGRAM;
     }
@@ -160,7 +190,9 @@ static ap_status_t check_instruction(const ap_program_t *p, const ap_buffer_t *v
     /* No argument written by the call may share a byte with another of its arguments: a backend
      * that writes an output or scratch over an input it has not finished reading (an NPU streams
      * tiles) corrupts it silently. The planner never does this (every argument of a call is alive
-     * at it), so such a table is damaged or forged. Argument lists are short: all pairs. */
+     * at it), so such a table is damaged or forged. The one exception is a delegate's input or
+     * output inside its scratch, where its NPU reads or writes it (shares_scratch). Argument
+     * lists are short: all pairs. */
     for (uint32_t a = 0; a < ins->nargs; a++) {
         /* A written argument is planned memory or empty: never a constant (flash, or data the
          * program shares). */
@@ -169,7 +201,8 @@ static ap_status_t check_instruction(const ap_program_t *p, const ap_buffer_t *v
             return AP_ERR_INVALID_PROGRAM;
         }
         for (uint32_t b = 0; b < a; b++) {
-            if (args_overlap(&values[ins->args[a]], a >= ins->ninputs, &values[ins->args[b]], b >= ins->ninputs)) {
+            if (args_overlap(&values[ins->args[a]], a >= ins->ninputs, &values[ins->args[b]], b >= ins->ninputs) &&
+                !shares_scratch(values, ins, a, b, backends)) {
                 return AP_ERR_INVALID_PROGRAM;
             }
         }
@@ -363,14 +396,15 @@ static ap_status_t check_bound_values(const ap_program_t *p, const ap_buffer_t *
     return AP_OK;
 }
 
-/* Every instruction against the values (see check_instruction); *failed names the one refused. */
+/* Every instruction against the values (see check_instruction); *failed names the one refused.
+ * `backends`: each delegate's backend, resolved. */
 static ap_status_t check_instructions(const ap_program_t *p, const ap_buffer_t *values, size_t nargs,
-                                      uint32_t *failed) {
+                                      const ap_backend_t *const *backends, uint32_t *failed) {
     for (uint32_t n = 0; n < p->ninstructions; n++) {
         const ap_instruction_t *ins = &p->instructions[n];
         ap_status_t s = ins->kind == AP_INSTR_JUMP || ins->kind == AP_INSTR_JUMP_FALSE
                             ? check_jump(p, values, ins, n)
-                            : check_instruction(p, values, ins, nargs);
+                            : check_instruction(p, values, ins, nargs, backends);
         if (s != AP_OK) {
             *failed = n;
             return s;
@@ -513,14 +547,19 @@ ap_status_t ap_method_init(ap_method_t *m, const ap_program_t *p, const ap_pool_
     if (s == AP_OK) {
         s = check_io(p);
     }
+    /* The backends first (whether a call's inputs may lie in its scratch is its backend's
+     * word), but a missing one is reported after the tables' own errors, as before. */
+    ap_status_t resolved = AP_ERR_BACKEND_NOT_FOUND;
     if (s == AP_OK) {
-        s = check_instructions(p, mem->values, mem->nargs, &failed);
+        resolved = resolve_backends(p, backends, nbackends, mem->delegate_backends);
+        const ap_backend_t *const *found = (const ap_backend_t *const *)mem->delegate_backends;
+        s = check_instructions(p, mem->values, mem->nargs, resolved == AP_OK ? found : NULL, &failed);
     }
     if (s == AP_OK) {
         s = resolve_kernels(p, kernels, nkernels, mem->kernel_fns);
     }
     if (s == AP_OK) {
-        s = resolve_backends(p, backends, nbackends, mem->delegate_backends);
+        s = resolved;
     }
     m->program = p;
     m->values = mem->values;
@@ -558,10 +597,10 @@ ap_status_t ap_method_init_bound(ap_method_t *m, const ap_bound_program_t *b) {
         s = check_io(p);
     }
     if (s == AP_OK) {
-        s = check_instructions(p, b->values, b->nargs, &failed);
-    }
-    if (s == AP_OK) {
         s = check_bound_calls(p, b);
+        /* The tables' own errors first; the backends' word on I/O in scratch once they hold. */
+        ap_status_t tables = check_instructions(p, b->values, b->nargs, s == AP_OK ? b->backends : NULL, &failed);
+        s = tables != AP_OK ? tables : s;
     }
     m->program = p;
     m->values = b->values;

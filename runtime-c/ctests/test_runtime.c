@@ -184,7 +184,7 @@ static ap_status_t recording_execute(ap_context_t *ctx, ap_handle_t *h, ap_buffe
     memcpy(seen, args, seen_n * sizeof *args);
     return AP_OK;
 }
-static const ap_backend_t recording = {"Recording", NULL, recording_execute, NULL, 0, NULL};
+static const ap_backend_t recording = {"Recording", NULL, recording_execute, NULL, 0, NULL, 0};
 
 /* A legacy backend: reads input 0, writes output 0, ignores anything after. */
 static ap_status_t legacy_execute(ap_context_t *ctx, ap_handle_t *h, ap_buffer_t *args, size_t nargs) {
@@ -198,7 +198,7 @@ static ap_status_t legacy_execute(ap_context_t *ctx, ap_handle_t *h, ap_buffer_t
     }
     return AP_OK;
 }
-static const ap_backend_t legacy = {"Legacy", NULL, legacy_execute, NULL, 0, NULL};
+static const ap_backend_t legacy = {"Legacy", NULL, legacy_execute, NULL, 0, NULL, 0};
 
 static uint8_t expected_output(uint32_t sum, uint32_t j) { return (uint8_t)(sum + 31u * j); }
 
@@ -276,6 +276,71 @@ static void ethos_u_planned_and_legacy_scratch(void) {
         arena[3] = 41;
         CHECK_STATUS(ap_method_execute(&m), AP_OK);
         CHECK(arena[16 + 3] == 42);
+        ap_method_destroy(&m);
+    }
+}
+
+/* The input and the output planned at their places in the scratch (Vela's records: input at 0,
+ * output at 16): the NPU reads and writes them there and nothing is copied (a copy would be a
+ * memcpy onto itself, which the sanitizers' run refuses). A tensor over the scratch anywhere
+ * else, or an output at its place whose rows Vela pads, is refused before anything runs. */
+static void ethos_u_io_in_scratch(void) {
+    blob_t blob = vela_blob(16, 8, 64);
+    static const uint32_t args[] = {0, 1, 2}, in[] = {0}, out[] = {1};
+    const ap_instruction_t ins[] = {{AP_INSTR_DELEGATE, 0, args, 3, 1, 1}};
+    const ap_delegate_desc_t del[] = {{"EthosUBackend", blob.data, (uint32_t)blob.size, NULL, 0}};
+    const ap_backend_t *backends[] = {&ap_ethosu_backend};
+    {
+        const ap_tensor_desc_t tensors[] = {{1, 256, 16, NULL}, {1, 272, 8, NULL}, {1, 256, 64, NULL}};
+        const ap_program_t p = {tensors, 3, ins, 1, del, 1, NULL, 0, in, 1, out, 1, NULL};
+        ap_method_t m;
+        CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
+        for (uint32_t run = 0; run < 2; run++) {
+            ap_buffer_t input, output;
+            CHECK_STATUS(ap_method_input(&m, 0, &input), AP_OK);
+            CHECK(input.data == arena + 256);
+            for (uint32_t i = 0; i < 16; i++) {
+                input.data[i] = (uint8_t)(i + run); /* an input in the scratch is the NPU's after the call */
+            }
+            ap_dcache_reset();
+            CHECK_STATUS(ap_method_execute(&m), AP_OK);
+            CHECK(ap_ethosu_sim_last()->status == AP_ETHOSU_SIM_OK);
+            CHECK(ap_ethosu_sim_last()->input_sum == 120u + 16u * run);
+            CHECK_STATUS(ap_method_output(&m, 0, &output), AP_OK);
+            CHECK(output.data == arena + 272);
+            CHECK(output.data[0] == expected_output(120 + 16 * run, 0) &&
+                  output.data[7] == expected_output(120 + 16 * run, 7));
+#if AP_DCACHE_MAINTAINED
+            /* The clean before the job covers the input the CPU wrote, the invalidation after it
+             * the output the NPU wrote: both are inside the scratch's lines. */
+            const ap_dcache_record_t *ops = ap_dcache_records();
+            CHECK(ap_dcache_misaligned() == 0 && ap_dcache_count() >= 2);
+            CHECK(ops[0].op == AP_DCACHE_CLEAN && ops[0].addr == (uint64_t)(uintptr_t)(arena + 256) && ops[0].size == 64);
+            CHECK(ops[ap_dcache_count() - 1].op == AP_DCACHE_INVALIDATE &&
+                  ops[ap_dcache_count() - 1].addr == (uint64_t)(uintptr_t)(arena + 256));
+#endif
+        }
+        ap_method_destroy(&m);
+    }
+    /* The input over the scratch but not at its place (a plan and a blob that disagree). */
+    {
+        const ap_tensor_desc_t tensors[] = {{1, 272, 16, NULL}, {1, 0, 8, NULL}, {1, 256, 64, NULL}};
+        const ap_program_t p = {tensors, 3, ins, 1, del, 1, NULL, 0, in, 1, out, 1, NULL};
+        ap_method_t m;
+        CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
+        CHECK_STATUS(ap_method_execute(&m), AP_ERR_BAD_ARGUMENTS);
+        CHECK(ap_ethosu_sim_calls() == 0);
+        ap_method_destroy(&m);
+    }
+    /* An output whose rows Vela pads (2 rows of 8, the tensor's rows of 4) at its place. */
+    {
+        blob_t rows = vela_blob_io(16, 2, 8, 64, USES_SCRATCH);
+        const ap_delegate_desc_t del_rows[] = {{"EthosUBackend", rows.data, (uint32_t)rows.size, NULL, 0}};
+        const ap_tensor_desc_t tensors[] = {{1, 0, 16, NULL}, {1, 272, 8, NULL}, {1, 256, 64, NULL}};
+        const ap_program_t p = {tensors, 3, ins, 1, del_rows, 1, NULL, 0, in, 1, out, 1, NULL};
+        ap_method_t m;
+        CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
+        CHECK_STATUS(ap_method_execute(&m), AP_ERR_BAD_ARGUMENTS);
         ap_method_destroy(&m);
     }
 }
@@ -1001,9 +1066,9 @@ static void counting_destroy(ap_handle_t *h) {
     (void)h;
     counted_destroys++;
 }
-static const ap_backend_t counting = {"Counting", counting_init, counting_execute, counting_destroy, 0, NULL};
+static const ap_backend_t counting = {"Counting", counting_init, counting_execute, counting_destroy, 0, NULL, 0};
 /* The same, saying it keeps 8 bytes of handle. */
-static const ap_backend_t counting_small = {"Counting", counting_init, counting_execute, counting_destroy, 8, NULL};
+static const ap_backend_t counting_small = {"Counting", counting_init, counting_execute, counting_destroy, 8, NULL, 0};
 
 static void reset_counts(void) { counted_inits = counted_executes = counted_destroys = 0; }
 
@@ -1388,6 +1453,7 @@ int main(void) {
     ethos_u_blob_contract();
     runtime_contract();
     ethos_u_planned_and_legacy_scratch();
+    ethos_u_io_in_scratch();
     disjoint_calls_share_scratch();
     a_bad_plan_is_caught_by_poisoning();
     bad_tables_and_blobs();

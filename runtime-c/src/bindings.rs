@@ -133,6 +133,7 @@ pub struct ap_backend {
     pub handle_bytes_for: ::core::option::Option<
         unsafe extern "C" fn(specs: *const ap_compile_spec_t, nspecs: usize) -> usize,
     >,
+    pub io_in_scratch: ::core::ffi::c_int,
 }
 pub type ap_backend_t = ap_backend;
 unsafe extern "C" {

@@ -43,6 +43,7 @@ impl BackendDesc {
             // A Rust backend keeps no state between calls: no handle.
             handle_size: 0,
             handle_bytes_for: None,
+            io_in_scratch: 0,
         })
     }
 }

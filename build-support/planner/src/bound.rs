@@ -13,8 +13,10 @@ use crate::problem::Problem;
 /// let p = Problem::new(vec![Buffer::new(10, 0, 2), Buffer::new(20, 1, 3), Buffer::new(5, 2, 4)]);
 /// assert_eq!(lower_bound(&p), 30);
 /// ```
+/// A buffer inside another ([`crate::Inside`]) counts only while that one is not alive (it
+/// shares its memory then), unrounded.
 pub fn lower_bound(problem: &Problem) -> u64 {
-    items_lower_bound(&Item::from_problem(problem))
+    items_lower_bound(&crate::rigid::bound_pieces(problem))
 }
 
 /// The least end any placement's last byte can reach: a true lower bound of an arena that
@@ -25,8 +27,8 @@ pub fn lower_bound(problem: &Problem) -> u64 {
 /// rounded size, and ends its own unrounded size later: so at each instant the bound is the
 /// rounded sizes alive, less the largest rounding among them. A pinned buffer counts its
 /// unrounded size (others may sit in its rounding: pinned buffers need only their bytes
-/// apart) and forces its own end. It is never above [`lower_bound`], and below it by less
-/// than the largest alignment.
+/// apart) and forces its own end. A buffer inside another counts as in [`lower_bound`]. It
+/// is never above [`lower_bound`], and below it by less than the largest alignment.
 ///
 /// ```
 /// use arenaplan_planner::{end_lower_bound, lower_bound, Buffer, Problem};
@@ -40,7 +42,22 @@ pub fn end_lower_bound(problem: &Problem) -> u64 {
     // (time, is_start, rounded size, rounding): ends before starts at equal times.
     let mut events: Vec<(u64, bool, u64, u64)> = Vec::with_capacity(problem.buffers.len() * 2);
     let mut pinned_end = 0u64;
-    for b in problem.buffers.iter().filter(|b| b.lower < b.upper) {
+    let within = problem.within_of();
+    for (b, inside) in problem.buffers.iter().zip(&within) {
+        if b.lower >= b.upper {
+            continue;
+        }
+        if let Some(c) = inside {
+            let outer = &problem.buffers[c.within];
+            for (lower, upper) in crate::rigid::outside(b.lower, b.upper, outer.lower, outer.upper)
+            {
+                if lower < upper {
+                    events.push((lower, true, b.size, 0));
+                    events.push((upper, false, b.size, 0));
+                }
+            }
+            continue;
+        }
         let rounded = match b.fixed_offset {
             Some(_) => b.size,
             None => b.padded_size(problem.alignment),

@@ -5,6 +5,7 @@
 use crate::item::Item;
 use crate::placed::Placed;
 use crate::problem::round_up;
+use crate::rigid::Part;
 
 /// Which gap a buffer goes into.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -180,6 +181,90 @@ pub(crate) fn place_in(
         index.insert(item.lower, item.upper, offset, item.end_at(offset));
     }
     (offsets, work + index.work() - before)
+}
+
+/// [`place`] for units with shapes ([`crate::rigid`]): a unit with a shape goes to an offset
+/// where every part of it is free during the part's own lifetime, not during its whole box; a
+/// plain unit is placed as [`place`] places it.
+pub(crate) fn place_shaped(
+    items: &[Item],
+    shapes: &[Vec<Part>],
+    order: &[usize],
+    fit: Fit,
+) -> Vec<u64> {
+    let mut index = Placed::new(items, order);
+    let mut offsets = vec![0u64; items.len()];
+    let mut occupied: Vec<(u64, u64)> = Vec::new();
+    let mut forbidden: Vec<(u64, u64)> = Vec::new();
+    let insert = |index: &mut Placed, i: usize, at: u64| {
+        let item = &items[i];
+        if shapes[i].is_empty() {
+            index.insert(item.lower, item.upper, at, item.end_at(at));
+            return;
+        }
+        for p in &shapes[i] {
+            index.insert(p.lower, p.upper, at + p.rel, at + p.rel + p.size);
+        }
+    };
+    for &i in order {
+        if let Some(fixed) = items[i].fixed {
+            offsets[i] = fixed;
+            insert(&mut index, i, fixed);
+        }
+    }
+    for &i in order {
+        let item = &items[i];
+        if item.fixed.is_some() {
+            continue;
+        }
+        let at = if shapes[i].is_empty() {
+            index.occupied_by_start(item.lower, item.upper, &mut occupied);
+            choose_gap(&occupied, item.size, item.align, fit)
+        } else {
+            // Origins at which some part would meet an occupied range, as intervals.
+            forbidden.clear();
+            for part in &shapes[i] {
+                index.occupied_by_start(part.lower, part.upper, &mut occupied);
+                for &(start, end) in &occupied {
+                    let lo = (start + 1).saturating_sub(part.rel + part.size);
+                    let hi = end.saturating_sub(part.rel);
+                    if lo < hi {
+                        forbidden.push((lo, hi));
+                    }
+                }
+            }
+            forbidden.sort_unstable();
+            choose_origin(&forbidden, item.align, fit)
+        };
+        offsets[i] = at;
+        insert(&mut index, i, at);
+    }
+    offsets
+}
+
+/// The lowest aligned origin outside every `forbidden` interval (sorted by start), or with
+/// [`Fit::Best`] the one in the narrowest run of free origins.
+fn choose_origin(forbidden: &[(u64, u64)], align: u64, fit: Fit) -> u64 {
+    let mut cursor = 0u64;
+    let mut best: Option<(u64, u64)> = None; // (free origins, origin)
+    for &(lo, hi) in forbidden {
+        let at = round_up(cursor, align);
+        if at < lo {
+            match fit {
+                Fit::First => return at,
+                Fit::Best => {
+                    if best.is_none_or(|(room, _)| lo - at < room) {
+                        best = Some((lo - at, at));
+                    }
+                }
+            }
+        }
+        cursor = cursor.max(hi);
+    }
+    match best {
+        Some((_, at)) => at,
+        None => round_up(cursor, align),
+    }
 }
 
 /// Picks an offset for a buffer of `size` given the occupied ranges sorted by start.

@@ -34,6 +34,7 @@ mod item;
 mod placed;
 mod planner;
 mod problem;
+mod rigid;
 mod search;
 mod squeaky;
 
@@ -44,4 +45,4 @@ pub mod verify;
 
 pub use bound::{end_lower_bound, lower_bound};
 pub use planner::{Goal, Phase, Plan, PlanError, Planner, Progress, DEFAULT_STEP_BUDGET};
-pub use problem::{Buffer, Problem, ProblemError, MAX_BYTES};
+pub use problem::{Buffer, Inside, Problem, ProblemError, MAX_BYTES};

@@ -8,9 +8,12 @@ use thiserror::Error;
 
 use crate::bound::{items_lower_bound, lower_bound};
 use crate::components::independent_groups;
-use crate::construct::{busiest_moment_first, place, size_descending, tflm_order, Busiest, Fit};
+use crate::construct::{
+    busiest_moment_first, place, place_shaped, size_descending, tflm_order, Busiest, Fit,
+};
 use crate::item::{arena_of, Item};
 use crate::problem::{Problem, ProblemError};
+use crate::rigid::{Part, Units};
 use crate::search::{search_until, Outcome};
 use crate::verify::{verify, VerifyError};
 
@@ -262,24 +265,36 @@ impl Planner {
     }
 
     /// Plans `problem` and proves the result with the independent checker.
+    ///
+    /// A buffer that holds others ([`crate::Inside`]) is planned with them as one unit: the
+    /// exact constructions place its shape, the search its box (see the crate README).
     pub fn plan(&self, problem: &Problem) -> Result<Plan, PlanError> {
         problem.validate()?;
-        let items = Item::from_problem(problem);
+        let units = Units::of(problem);
+        let items = &units.items;
         let bound = lower_bound(problem);
 
         // Every baseline the crate ships is a starting point (TFLM's greedy is one of the
-        // constructive placements): the plan is never worse than any of them.
-        let baselines: Vec<Vec<u64>> = if problem.buffers.iter().any(|b| b.fixed_offset.is_some()) {
-            Vec::new()
+        // constructive placements): the plan is never worse than any of them. With groups,
+        // the starting points are the exact placements of their shapes instead, and they come
+        // first: the boxes' placements can only tie with them where a box is its shape.
+        let pinned = problem.buffers.iter().any(|b| b.fixed_offset.is_some());
+        let (baselines, shaped_first): (Vec<Vec<u64>>, bool) = if units.any_groups() {
+            (shaped_placements(items, &units.shapes), true)
+        } else if pinned {
+            (Vec::new(), false)
         } else {
-            vec![
+            let whole = [
                 crate::baseline::executorch_greedy(problem),
                 crate::baseline::bump(problem),
-            ]
+            ];
+            (whole.iter().map(|o| units.unit_offsets(o)).collect(), false)
         };
-        let mut groups: Vec<Group> = independent_groups(&items)
+        let mut groups: Vec<Group> = independent_groups(items)
             .into_iter()
-            .map(|members| Group::constructed(&items, members, &baselines, self.threads))
+            .map(|members| {
+                Group::constructed(items, members, &baselines, shaped_first, self.threads)
+            })
             .collect();
         let mut budget = self.step_budget;
         let work = Work {
@@ -296,7 +311,7 @@ impl Planner {
         // lost plans that fit: MiniMalloc's E needs 1.28e9 steps, and the budget was 2e9.)
         if let Some(capacity) = problem.capacity {
             self.report(Phase::FittingCapacity, &groups, bound, budget);
-            reach(&mut groups, &items, capacity.max(bound), &mut budget, &work);
+            reach(&mut groups, items, capacity.max(bound), &mut budget, &work);
             self.report(Phase::FittingCapacity, &groups, bound, budget);
         }
         let target = bound;
@@ -307,7 +322,7 @@ impl Planner {
             let mut half = budget / 2;
             budget -= half;
             self.report(Phase::ReachingBound, &groups, bound, budget);
-            reach(&mut groups, &items, target, &mut half, &work);
+            reach(&mut groups, items, target, &mut half, &work);
             budget += half;
             self.report(Phase::ReachingBound, &groups, bound, budget);
         }
@@ -319,20 +334,22 @@ impl Planner {
             };
             self.report(Phase::Bisecting, &groups, bound, budget);
             if groups[worst].arena <= target
-                || !groups[worst].bisect(&items, target, &mut budget, &work)
+                || !groups[worst].bisect(items, target, &mut budget, &work)
             {
                 break;
             }
             self.report(Phase::Bisecting, &groups, bound, budget);
         }
 
-        let mut offsets = vec![0u64; items.len()];
+        let mut unit_offsets = vec![0u64; items.len()];
         for group in &groups {
             for (&i, &o) in group.members.iter().zip(&group.offsets) {
-                offsets[i] = o;
+                unit_offsets[i] = o;
             }
         }
-        let arena = arena_of(&items, &offsets);
+        // Members lie inside their unit's outer buffer: the units' ends are the buffers'.
+        let arena = arena_of(items, &unit_offsets);
+        let offsets = units.buffer_offsets(&unit_offsets);
         let stopped = work.cut.get();
         if let Some(capacity) = problem.capacity {
             if arena > capacity && stopped {
@@ -361,16 +378,40 @@ impl Planner {
 /// to the next); `budget` is decreased by the steps used.
 fn reach(groups: &mut [Group], items: &[Item], target: u64, budget: &mut u64, work: &Work) {
     // Smaller groups first: they tend to finish early and leave their share to the rest.
+    // The search places boxes: below the boxes' own bound (above the exact one where a unit's
+    // box overstates its shape) it cannot succeed, so it aims no lower. Without groups that is
+    // `target` itself (a component's bound is at most the whole problem's).
+    let aim = |g: &Group| target.max(items_lower_bound(&g.local(items)));
     let mut above: Vec<usize> = (0..groups.len())
-        .filter(|&g| groups[g].arena > target)
+        .filter(|&g| groups[g].arena > aim(&groups[g]))
         .collect();
     above.sort_by_key(|&g| (groups[g].members.len(), g));
     for (done, &g) in above.iter().enumerate() {
         let mut share = *budget / (above.len() - done) as u64;
         *budget -= share;
-        groups[g].attempt(items, target, &mut share, work);
+        let capacity = aim(&groups[g]);
+        groups[g].attempt(items, capacity, &mut share, work);
         *budget += share;
     }
+}
+
+/// Whole-problem placements of units by their exact shapes, in the constructive orders that
+/// suit them (largest first, best and first fit; busiest moment first): the starting points of
+/// a problem with groups.
+fn shaped_placements(items: &[Item], shapes: &[Vec<Part>]) -> Vec<Vec<u64>> {
+    let all: Vec<usize> = (0..items.len()).collect();
+    let ours = size_descending(items, &all);
+    let busiest = busiest_moment_first(items, &all, Busiest::LongestThenLargest);
+    let tflm = tflm_order(items, &all);
+    [
+        (&ours, Fit::Best),
+        (&ours, Fit::First),
+        (&busiest, Fit::First),
+        (&tflm, Fit::First),
+    ]
+    .into_iter()
+    .map(|(order, fit)| place_shaped(items, shapes, order, fit))
+    .collect()
 }
 
 /// Buffers from which a group's construction candidates are placed on several threads.
@@ -413,6 +454,7 @@ impl Group {
         items: &[Item],
         members: Vec<usize>,
         baselines: &[Vec<u64>],
+        baselines_first: bool,
         threads: usize,
     ) -> Self {
         // The group on its own (members are in index order, so local order keeps ties).
@@ -452,18 +494,24 @@ impl Group {
             1
         };
         let mut reached = false;
-        for wave in candidates.chunks(wave) {
-            reached = place_all(&local, wave).into_iter().any(&mut consider);
-            if reached {
-                break;
-            }
+        let from_baselines = |consider: &mut dyn FnMut(Vec<u64>) -> bool| {
+            baselines
+                .iter()
+                .any(|whole| consider(members.iter().map(|&i| whole[i]).collect()))
+        };
+        if baselines_first {
+            reached = from_baselines(&mut consider);
         }
         if !reached {
-            for whole in baselines {
-                if consider(members.iter().map(|&i| whole[i]).collect()) {
+            for wave in candidates.chunks(wave) {
+                reached = place_all(&local, wave).into_iter().any(&mut consider);
+                if reached {
                     break;
                 }
             }
+        }
+        if !reached && !baselines_first {
+            from_baselines(&mut consider);
         }
         let (arena, offsets) = chosen.unwrap_or_default();
         Group {
@@ -471,6 +519,11 @@ impl Group {
             offsets,
             arena,
         }
+    }
+
+    /// The group's items on their own, in member order.
+    fn local(&self, items: &[Item]) -> Vec<Item> {
+        self.members.iter().map(|&i| items[i]).collect()
     }
 
     /// Searches for a placement within `capacity`; keeps it if found. Returns whether found.

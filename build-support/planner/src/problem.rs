@@ -86,6 +86,48 @@ pub(crate) fn round_up(value: u64, alignment: u64) -> u64 {
     }
 }
 
+/// A placement constraint: buffer `member` sits `offset` bytes into buffer `within`, wherever
+/// the planner places `within`. The buffers inside one form a rigid group: each part keeps
+/// its own lifetime, and the group moves as one.
+///
+/// That is how a delegate call's input and output live inside its NPU scratch, where the
+/// command stream reads and writes them: the input slot is alive from its producer to the
+/// call, the scratch during the call, the output slot from the call to its last consumer.
+///
+/// Rules ([`Problem::validate`]): a member lies wholly inside `within`, is not pinned, is
+/// inside one buffer only, and holds no members of its own; `offset` and `within`'s alignment
+/// are multiples of the member's alignment (the pool's alignment is not applied to a member:
+/// its place is its group's). A member shares memory with `within` at any time, and with
+/// another member of `within` only while `within` is alive (the NPU owns the whole buffer
+/// then); otherwise members are buffers like any other.
+///
+/// ```
+/// use arenaplan_planner::{Buffer, Planner, Problem};
+/// // Input alive 0..2, the call's scratch during 1, the output 1..3; both I/O inside it.
+/// let p = Problem::new(vec![
+///     Buffer::new(64, 1, 2),                     // scratch
+///     Buffer::new(16, 0, 2).with_alignment(16),  // input, at 0 in the scratch
+///     Buffer::new(16, 1, 3).with_alignment(16),  // output, at 32 in the scratch
+/// ])
+/// .with_alignment(16)
+/// .with_inside(1, 0, 0)
+/// .with_inside(2, 0, 32);
+/// let plan = Planner::new().plan(&p)?;
+/// assert_eq!(plan.arena, 64);
+/// assert_eq!(plan.offsets[1], plan.offsets[0]);
+/// assert_eq!(plan.offsets[2], plan.offsets[0] + 32);
+/// # Ok::<(), arenaplan_planner::PlanError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Inside {
+    /// The buffer placed inside.
+    pub member: usize,
+    /// The buffer it is inside.
+    pub within: usize,
+    /// Its offset from `within`'s offset.
+    pub offset: u64,
+}
+
 /// All buffers of one pool, and the pool's constraints.
 ///
 /// ```
@@ -101,6 +143,8 @@ pub struct Problem {
     pub alignment: u64,
     /// The pool's capacity in bytes, if it has one.
     pub capacity: Option<u64>,
+    /// Buffers placed at fixed offsets inside others ([`Inside`]).
+    pub inside: Vec<Inside>,
 }
 
 /// Largest size or offset the planner accepts: sums of many such values must not overflow.
@@ -160,6 +204,20 @@ pub enum ProblemError {
     /// The sizes add up to more than the planner's arithmetic allows.
     #[error("the buffers' sizes add up to more than 2^62 bytes")]
     TotalTooLarge,
+    /// A placement constraint ([`Inside`]) that cannot hold.
+    #[error(
+        "buffer {member}: cannot be placed at offset {offset} inside buffer {within}: {problem}"
+    )]
+    BadInside {
+        /// The member.
+        member: usize,
+        /// The buffer it is to be inside.
+        within: usize,
+        /// Its offset there.
+        offset: u64,
+        /// Which rule it breaks.
+        problem: &'static str,
+    },
     /// Two pinned buffers alive at the same time share memory.
     #[error("buffers {first} and {second} are both pinned and overlap in time and memory")]
     FixedOverlap {
@@ -185,6 +243,7 @@ impl ProblemError {
             | ProblemError::TooLarge { index, .. }
             | ProblemError::MisalignedFixedOffset { index, .. } => Some(*index),
             ProblemError::FixedOverlap { first, .. } => Some(*first),
+            ProblemError::BadInside { member, .. } => Some(*member),
             ProblemError::ZeroPoolAlignment
             | ProblemError::PoolAlignmentTooLarge { .. }
             | ProblemError::TotalTooLarge => None,
@@ -199,7 +258,30 @@ impl Problem {
             buffers,
             alignment: 1,
             capacity: None,
+            inside: Vec::new(),
         }
+    }
+
+    /// Places buffer `member` at `offset` inside buffer `within` ([`Inside`]).
+    pub fn with_inside(mut self, member: usize, within: usize, offset: u64) -> Self {
+        self.inside.push(Inside {
+            member,
+            within,
+            offset,
+        });
+        self
+    }
+
+    /// For each buffer, the constraint that places it inside another, if any (the first, for
+    /// a problem [`Problem::validate`] refuses).
+    pub fn within_of(&self) -> Vec<Option<Inside>> {
+        let mut of = vec![None; self.buffers.len()];
+        for c in &self.inside {
+            if let Some(slot) = of.get_mut(c.member) {
+                slot.get_or_insert(*c);
+            }
+        }
+        of
     }
 
     /// Sets the pool alignment.
@@ -269,7 +351,58 @@ impl Problem {
         if total > 1 << 62 {
             return Err(ProblemError::TotalTooLarge);
         }
+        self.check_inside()?;
         self.check_pinned_disjoint()
+    }
+
+    fn check_inside(&self) -> Result<(), ProblemError> {
+        let n = self.buffers.len();
+        let mut is_member = vec![false; n];
+        let mut has_members = vec![false; n];
+        for c in &self.inside {
+            if c.member < n && c.within < n {
+                has_members[c.within] = true;
+            }
+        }
+        for c in &self.inside {
+            let bad = |problem| ProblemError::BadInside {
+                member: c.member,
+                within: c.within,
+                offset: c.offset,
+                problem,
+            };
+            if c.member >= n || c.within >= n {
+                return Err(bad("no such buffer"));
+            }
+            if c.member == c.within {
+                return Err(bad("a buffer cannot be inside itself"));
+            }
+            if std::mem::replace(&mut is_member[c.member], true) {
+                return Err(bad("it is already inside another buffer"));
+            }
+            if has_members[c.member] {
+                return Err(bad("it holds buffers of its own (groups do not nest)"));
+            }
+            let (m, w) = (&self.buffers[c.member], &self.buffers[c.within]);
+            if m.fixed_offset.is_some() {
+                return Err(bad("it is pinned (its group places it)"));
+            }
+            if w.fixed_offset.is_some() {
+                return Err(bad(
+                    "the buffer it is inside is pinned (groups are never pinned)",
+                ));
+            }
+            if c.offset > MAX_BYTES || c.offset + m.size > w.size {
+                return Err(bad("it does not lie wholly inside"));
+            }
+            let align = m.alignment.max(1);
+            if c.offset % align != 0 || w.effective_alignment(self.alignment) % align != 0 {
+                return Err(bad(
+                    "its alignment does not divide the offset and the outer buffer's alignment",
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn check_pinned_disjoint(&self) -> Result<(), ProblemError> {

@@ -2,6 +2,13 @@
 //!
 //! It shares no code with the planner beyond the problem types. It sweeps over time and keeps
 //! the live buffers ordered by offset, so a collision shows up between neighbours: `O(n log n)`.
+//!
+//! A buffer inside another ([`crate::Inside`]) must sit exactly at its offset there, lie
+//! within it, and be aligned to its own alignment (its group sets its place, not the pool).
+//! It may share bytes with the buffer it is inside, and with that buffer's other members while
+//! that buffer is alive; the sweep therefore sees a member only for the part of its lifetime
+//! outside the outer buffer's, where it is checked like any other buffer. No other overlap is
+//! accepted.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -59,6 +66,20 @@ pub enum VerifyError {
         /// The planned offset.
         offset: u64,
     },
+    /// A buffer inside another is not where its constraint puts it.
+    #[error("buffer {index}: planned at {offset}, but it belongs at {expected} (offset {rel} inside buffer {within}), or it does not lie inside that buffer")]
+    MovedMember {
+        /// Index of the member.
+        index: usize,
+        /// Its planned offset.
+        offset: u64,
+        /// Where its constraint puts it.
+        expected: u64,
+        /// The buffer it is inside.
+        within: usize,
+        /// Its offset there.
+        rel: u64,
+    },
     /// Two buffers alive at the same time share bytes.
     #[error("{0}")]
     Collision(Collision),
@@ -112,8 +133,31 @@ pub fn verify(problem: &Problem, offsets: &[u64]) -> Result<Verified, VerifyErro
         });
     }
     let mut end = 0u64;
+    let mut within: Vec<Option<(usize, u64)>> = vec![None; problem.buffers.len()];
+    for c in &problem.inside {
+        if let Some(w) = within.get_mut(c.member) {
+            *w = Some((c.within, c.offset));
+        }
+    }
     for (index, (b, &offset)) in problem.buffers.iter().zip(offsets).enumerate() {
-        let alignment = b.alignment.max(problem.alignment).max(1);
+        let alignment = match within[index] {
+            Some(_) => b.alignment.max(1),
+            None => b.alignment.max(problem.alignment).max(1),
+        };
+        if let Some((w, rel)) = within[index] {
+            let outer = problem.buffers.get(w);
+            let expected = offsets.get(w).map_or(u64::MAX, |o| o.saturating_add(rel));
+            let contained = outer.is_some_and(|o| rel.saturating_add(b.size) <= o.size);
+            if offset != expected || !contained {
+                return Err(VerifyError::MovedMember {
+                    index,
+                    offset,
+                    expected,
+                    within: w,
+                    rel,
+                });
+            }
+        }
         if offset % alignment != 0 {
             return Err(VerifyError::Misaligned {
                 index,
@@ -144,18 +188,38 @@ pub fn verify(problem: &Problem, offsets: &[u64]) -> Result<Verified, VerifyErro
         }
         end = end.max(buffer_end);
     }
-    check_collisions(problem, offsets)?;
+    check_collisions(problem, offsets, &within)?;
     Ok(Verified { end })
 }
 
-fn check_collisions(problem: &Problem, offsets: &[u64]) -> Result<(), VerifyError> {
+fn check_collisions(
+    problem: &Problem,
+    offsets: &[u64],
+    within: &[Option<(usize, u64)>],
+) -> Result<(), VerifyError> {
     // Events (time, kind, index) with kind 0 = end, 1 = start: at the same instant a buffer
-    // that ends is gone before one that starts arrives (lifetimes are half-open).
+    // that ends is gone before one that starts arrives (lifetimes are half-open). A member is
+    // swept only while the buffer it is inside is not alive: before it and after it.
     let mut events: Vec<(u64, u8, usize)> = Vec::with_capacity(offsets.len() * 2);
     for (i, b) in problem.buffers.iter().enumerate() {
-        if b.size > 0 && b.lower < b.upper {
-            events.push((b.lower, 1, i));
-            events.push((b.upper, 0, i));
+        if b.size == 0 || b.lower >= b.upper {
+            continue;
+        }
+        let spans = match within[i] {
+            None => [(b.lower, b.upper), (0, 0)],
+            Some((w, _)) => {
+                let o = &problem.buffers[w];
+                [
+                    (b.lower, b.upper.min(o.lower)),
+                    (b.lower.max(o.upper), b.upper),
+                ]
+            }
+        };
+        for (lower, upper) in spans {
+            if lower < upper {
+                events.push((lower, 1, i));
+                events.push((upper, 0, i));
+            }
         }
     }
     events.sort_unstable();

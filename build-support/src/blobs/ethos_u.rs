@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{u32_at, BackendPlugin, BlobError, BlobInfo, BlobScratch, ScratchRole};
+use super::{u32_at, BackendPlugin, BlobError, BlobInfo, BlobScratch, IoSlot, ScratchRole};
 use crate::model::{Delegate, Origin, PoolChoice, ScratchSpec};
 use crate::targets::Target;
 
@@ -441,6 +441,30 @@ impl BackendPlugin for EthosU {
     /// Region 1, Vela's scratch, holds the copies of the inputs and outputs.
     fn cpu_copies_through(&self, role: ScratchRole) -> bool {
         role == ScratchRole::EthosUScratch
+    }
+
+    /// Each record's copy in region 1, the scratch: where Vela's command stream reads the input
+    /// or writes the output. A blob that does not parse has none.
+    fn io_slots(&self, blob: &[u8]) -> Vec<IoSlot> {
+        let Ok(stream) = VelaBinStream::parse(blob) else {
+            return Vec::new();
+        };
+        let sides = [(&stream.inputs, true), (&stream.outputs, false)];
+        sides
+            .into_iter()
+            .flat_map(|(records, input)| {
+                records.iter().enumerate().filter_map(move |(index, r)| {
+                    let copy = r.copy(stream.scratch_size).ok()?;
+                    Some(IoSlot {
+                        input,
+                        index,
+                        role: ScratchRole::EthosUScratch,
+                        offset: u64::from(copy.offset),
+                        bytes: u64::from(copy.bytes),
+                    })
+                })
+            })
+            .collect()
     }
 
     fn check_io(&self, blob: &[u8], inputs: &[u64], outputs: &[u64]) -> Result<(), String> {

@@ -46,6 +46,24 @@ pub struct ArgumentNeeds {
     pub specs: Vec<(String, String)>,
 }
 
+/// Where one input or output of a call sits inside the call's scratch when the NPU reads or
+/// writes it there itself ([`BackendPlugin::io_slots`]): the backend then copies nothing for a
+/// tensor planned at its slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IoSlot {
+    /// An input (else an output).
+    pub input: bool,
+    /// Its position among the call's inputs (or outputs).
+    pub index: usize,
+    /// The scratch it is inside.
+    pub role: ScratchRole,
+    /// Its offset there.
+    pub offset: u64,
+    /// The bytes the NPU reads or writes there: a tensor of another size (an output whose
+    /// rows the NPU pads) is copied, never placed at the slot.
+    pub bytes: u64,
+}
+
 /// One scratch role of a blob and the bytes it needs there. The role, not the position in
 /// [`BlobInfo::scratch`], decides which argument slot the buffer gets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,6 +144,14 @@ pub trait BackendPlugin: Sync {
     /// reach. Default: no.
     fn cpu_copies_through(&self, _role: ScratchRole) -> bool {
         false
+    }
+    /// Where each input and output of the blob sits in the call's scratch, when the backend
+    /// lets a tensor live there: the NPU then reads or writes it in place and the backend
+    /// copies nothing (Ethos-U: each record's place in region 1, Vela's own plan). The build
+    /// places a tensor at its slot when its lifetime allows; the backend tells a tensor at its
+    /// slot by its address. Default: none.
+    fn io_slots(&self, _blob: &[u8]) -> Vec<IoSlot> {
+        Vec::new()
     }
     /// Checks a call's input and output tensors (their bytes, in order) against what the blob
     /// expects, as the C backend checks them at each call: refused at build time rather than

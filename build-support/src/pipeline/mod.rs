@@ -40,6 +40,7 @@ mod argument_needs;
 mod arguments;
 mod bind;
 mod constants;
+mod in_scratch;
 mod io_sizes;
 mod lifetimes;
 mod npu_check;
@@ -64,6 +65,7 @@ pub use bind::{
     KernelScratch, ScratchError, ScratchProblem, ScratchSite,
 };
 pub use constants::{ConstantLayout, FlashConstant};
+pub use in_scratch::InScratch;
 pub use io_sizes::{check_io_sizes, IoSizeError};
 pub use lifetimes::{lifetimes, Lifetime};
 pub use npu_check::{check_npu, NpuMismatchError};
@@ -141,6 +143,10 @@ pub struct BufferPlan {
     /// For scratch: the flat index of the call it belongs to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call: Option<usize>,
+    /// For a call's input or output planned at its slot inside the call's scratch (the NPU
+    /// reads or writes it there; nothing is copied): the scratch's value id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within: Option<usize>,
 }
 
 /// What a buffer is.
@@ -268,6 +274,7 @@ pub struct Pipeline<'t> {
     planner: Planner,
     external: Vec<BackendScratch>,
     kernels: Vec<KernelScratch>,
+    io_in_scratch: bool,
 }
 
 impl<'t> Pipeline<'t> {
@@ -278,7 +285,18 @@ impl<'t> Pipeline<'t> {
             planner: Planner::new(),
             external: Vec::new(),
             kernels: Vec::new(),
+            io_in_scratch: true,
         }
+    }
+
+    /// Whether a delegate call's inputs and outputs may be planned at their slots inside its
+    /// NPU scratch, where the NPU reads and writes them and nothing is copied (default: yes,
+    /// where it saves memory; see [`InScratch`]). Such an input is the NPU's once its call
+    /// has run: write it before every run, as under TFLM with Vela's plan. `false` plans
+    /// every tensor apart from the scratch, copied in and out at each call.
+    pub fn io_in_scratch(&mut self, allow: bool) -> &mut Self {
+        self.io_in_scratch = allow;
+        self
     }
 
     /// Uses `planner` for every pool.
@@ -314,6 +332,57 @@ impl<'t> Pipeline<'t> {
         let life = lifetimes(&program);
         let mem_ids = pools::assign(&program, self.target, &life)?;
         let npu_visible = pools::npu_visible(&program);
+        // Each way of placing I/O at its slots, then none: the plan with the fewest bytes (the
+        // first of equals) wins, so slots never cost memory (see `in_scratch`).
+        let mut variants: Vec<Vec<InScratch>> = Vec::new();
+        if self.io_in_scratch {
+            for prefer in [in_scratch::Prefer::Producer, in_scratch::Prefer::Consumer] {
+                let inside =
+                    in_scratch::io_in_scratch(&program, self.target, &life, &mem_ids, prefer);
+                if !inside.is_empty() && !variants.contains(&inside) {
+                    variants.push(inside);
+                }
+            }
+        }
+        variants.push(Vec::new());
+        let mut best: Option<(u64, Vec<PoolPlan>, Vec<BufferPlan>)> = None;
+        let mut last_error = None;
+        for inside in &variants {
+            match self.plan_pools(&program, &life, &mem_ids, &npu_visible, inside) {
+                Ok((pools, buffers)) => {
+                    let bytes: u64 = pools.iter().map(|p| p.size).sum();
+                    if best.as_ref().is_none_or(|(b, _, _)| bytes < *b) {
+                        best = Some((bytes, pools, buffers));
+                    }
+                }
+                Err(e) => last_error = Some(e),
+            }
+        }
+        let Some((_, pool_plans, mut buffers)) = best else {
+            return Err(last_error.expect("a variant that did not plan failed"));
+        };
+        buffers.sort_by_key(|b| b.id);
+        let calls = call_plans(&arguments);
+        let plan = ModelPlan {
+            target: self.target.name.clone(),
+            pools: pool_plans,
+            buffers,
+            calls,
+        };
+        // Every branch must be one the runtime can run.
+        steps(&program, &plan)?;
+        Ok((program, plan))
+    }
+
+    /// Plans every pool with the tensors `inside` their calls' scratch at their slots.
+    fn plan_pools(
+        &self,
+        program: &Program,
+        life: &[Option<Lifetime>],
+        mem_ids: &[Option<u32>],
+        npu_visible: &[bool],
+        inside: &[InScratch],
+    ) -> Result<(Vec<PoolPlan>, Vec<BufferPlan>), PipelineError> {
         let mut pool_plans = Vec::new();
         let mut buffers = Vec::new();
         for pool in &self.target.pools {
@@ -323,8 +392,15 @@ impl<'t> Pipeline<'t> {
             if members.is_empty() {
                 continue;
             }
-            let (plan, offsets) =
-                pools::plan_pool(&program, pool, &members, &life, &npu_visible, &self.planner)?;
+            let (plan, offsets) = pools::plan_pool(
+                program,
+                pool,
+                &members,
+                life,
+                npu_visible,
+                inside,
+                &self.planner,
+            )?;
             pool_plans.push(plan);
             for (&v, offset) in members.iter().zip(offsets) {
                 let l = life[v].expect("pool members have lifetimes");
@@ -348,20 +424,11 @@ impl<'t> Pipeline<'t> {
                     first: l.first,
                     last: l.last,
                     call,
+                    within: inside.iter().find(|i| i.value == v).map(|i| i.scratch),
                 });
             }
         }
-        buffers.sort_by_key(|b| b.id);
-        let calls = call_plans(&arguments);
-        let plan = ModelPlan {
-            target: self.target.name.clone(),
-            pools: pool_plans,
-            buffers,
-            calls,
-        };
-        // Every branch must be one the runtime can run.
-        steps(&program, &plan)?;
-        Ok((program, plan))
+        Ok((pool_plans, buffers))
     }
 
     /// [`Pipeline::run`], keeping only the plan.

@@ -18,6 +18,7 @@ use crate::model::{Instruction, PoolChoice, Program, ValueKind};
 use crate::targets::{Pool, SpecError, Target};
 use arenaplan_planner::{Buffer, PlanError, Planner, Problem};
 
+use super::in_scratch::InScratch;
 use super::lifetimes::Lifetime;
 use super::{PipelineError, PoolPlan};
 
@@ -274,33 +275,47 @@ fn planned_buffer(
     }
 }
 
-/// Plans the `members` (value ids) of one pool; offsets in the order of `members`.
+/// Plans the `members` (value ids) of one pool; offsets in the order of `members`. A tensor
+/// `inside` its call's scratch is kept at its offset there (aligned to the pool by its slot).
 pub(super) fn plan_pool(
     program: &Program,
     pool: &Pool,
     members: &[usize],
     life: &[Option<Lifetime>],
     npu_visible: &[bool],
+    inside: &[InScratch],
     planner: &Planner,
 ) -> Result<(PoolPlan, Vec<u64>), PipelineError> {
-    let buffers: Vec<Buffer> = members
+    let mut buffers: Vec<Buffer> = members
         .iter()
         .map(|&v| {
             let l = life[v].expect("planned values have lifetimes");
             planned_buffer(program, pool, v, l, npu_visible[v])
         })
         .collect();
+    let position = |v: usize| members.binary_search(&v).ok();
+    let mut constraints = Vec::new();
+    for i in inside {
+        if let (Some(member), Some(within)) = (position(i.value), position(i.scratch)) {
+            // The pool's alignment is not applied to a member (its group places it): its
+            // slot's offset keeps it, and the buffer says so for the checker.
+            buffers[member].alignment = pool.alignment;
+            constraints.push((member, within, i.offset));
+        }
+    }
     // The planner rounds every size up to the pool's alignment, the last buffer's too; the
     // arena only has to reach the last byte a buffer uses (the linker aligns what follows it).
     // So the planner may use the capacity rounded up, and the end of the last byte is what is
     // checked against the capacity and reported: 100 bytes at alignment 16 fit a 100-byte pool.
-    let problem = Problem::new(buffers)
-        .with_alignment(pool.alignment)
-        .with_capacity(
-            pool.capacity
-                .checked_next_multiple_of(pool.alignment)
-                .unwrap_or(u64::MAX),
-        );
+    let mut problem = Problem::new(buffers);
+    for (member, within, offset) in constraints {
+        problem = problem.with_inside(member, within, offset);
+    }
+    let problem = problem.with_alignment(pool.alignment).with_capacity(
+        pool.capacity
+            .checked_next_multiple_of(pool.alignment)
+            .unwrap_or(u64::MAX),
+    );
     match planner.plan(&problem) {
         Ok(plan) => {
             let end = problem

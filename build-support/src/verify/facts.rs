@@ -116,3 +116,67 @@ pub(super) fn npu_touches(program: &Program) -> Vec<bool> {
     }
     touched
 }
+
+/// For each value, the scratch values it sits inside at its slot, found by address as the C
+/// backend finds it: an input or output of a delegate call whose backend gives slots
+/// ([`crate::blobs::BackendPlugin::io_slots`]), in the pool of that call's scratch of the
+/// slot's role, at the scratch's offset plus the slot's, of the slot's bytes. Such a tensor
+/// must also be one the NPU may own there: not state, an input needed by nothing after the
+/// call, an output by nothing before it; `Err` names a tensor at its slot that is not.
+pub(super) fn at_slots(
+    program: &Program,
+    plan: &crate::pipeline::ModelPlan,
+    needed: &[Option<Needed>],
+) -> Result<Vec<Vec<usize>>, String> {
+    let mut at = vec![Vec::new(); program.values.len()];
+    let buffer = |v: usize| plan.buffers.iter().find(|b| b.id == v);
+    for (c, instruction) in program.flat_instructions() {
+        let Instruction::Delegate(call) = instruction else {
+            continue;
+        };
+        let delegate = &program.delegates[call.delegate];
+        let (Some(plugin), Some(blob)) =
+            (crate::blobs::plugin_for(&delegate.backend), &delegate.blob)
+        else {
+            continue;
+        };
+        for slot in plugin.io_slots(blob) {
+            let side = if slot.input {
+                &call.inputs
+            } else {
+                &call.outputs
+            };
+            let Some(&t) = side.get(slot.index) else {
+                continue;
+            };
+            let scratch = call.scratch.iter().copied().find(|&s| {
+                matches!(program.values[s].kind, crate::model::ValueKind::Scratch { role: Some(r), .. } if r == slot.role)
+            });
+            let (Some(s), Some(tb)) = (scratch, buffer(t)) else {
+                continue;
+            };
+            let Some(sb) = buffer(s) else {
+                continue;
+            };
+            if tb.mem_id != sb.mem_id
+                || tb.offset != sb.offset.saturating_add(slot.offset)
+                || tb.size != slot.bytes
+            {
+                continue;
+            }
+            let owned = match needed[t] {
+                Some(n) if slot.input => n.last == c,
+                Some(n) => n.first == c,
+                None => false,
+            };
+            if !owned || program.state.contains(&t) {
+                return Err(format!(
+                    "value {t} is at its slot in the scratch of call {c} (value {s}), but it is needed {} the call or is state: the NPU would overwrite it",
+                    if slot.input { "after" } else { "before" }
+                ));
+            }
+            at[t].push(s);
+        }
+    }
+    Ok(at)
+}

@@ -15,10 +15,19 @@
  * so a call with planned fast scratch on such a driver is refused (AP_ERR_DRIVER_SETUP) rather
  * than silently run elsewhere. Give the driver fast memory only for plans without it.
  *
+ * Inputs and outputs in the scratch: each record of the blob places one input or output in
+ * region 1. A tensor whose address is its record's place in the planned scratch (and whose
+ * size is the record's) is read or written there by the NPU, and nothing is copied; arenaplan
+ * plans a network's I/O so where it can, as Vela's own plan does. Any other tensor is copied in
+ * before the job and out after it (row by row where Vela pads an output's rows); one that
+ * overlaps the scratch anywhere but at its place is refused (AP_ERR_BAD_ARGUMENTS), since a plan
+ * and a blob that disagree must not copy a tensor onto itself. The check is by address, at
+ * each call, before anything is copied.
+ *
  * Caches (builds that maintain them, see arenaplan/dcache.h): init cleans the blob (a loader may
  * have written it through the cache); before each job the backend cleans the scratch and its
- * fast scratch (the input copies, and any dirty lines of earlier tensors there), after it
- * invalidates them. Both must start on a data-cache line (AP_DCACHE_LINE_SIZE) and own whole
+ * fast scratch (the input copies, inputs at their place, and any dirty lines of earlier
+ * tensors there), after it invalidates them (outputs at their place included). Both must start on a data-cache line (AP_DCACHE_LINE_SIZE) and own whole
  * lines: a planned buffer's size must cover the rounded-up size (arenaplan's plans pad NPU
  * scratch so), else AP_ERR_SCRATCH_MISALIGNED; the temp-allocator fallback allocates so. A
  * driver's own fast memory (ethosu_init) is the driver's: the CPU never touches it, and the

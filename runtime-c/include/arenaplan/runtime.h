@@ -106,6 +106,12 @@ typedef struct ap_backend {
      * backends written before it leave it NULL. A bound program's handle may be larger than
      * AP_HANDLE_BYTES (the build sizes each); an integrator's are AP_HANDLE_BYTES. */
     size_t (*handle_bytes_for)(const ap_compile_spec_t *specs, size_t nspecs);
+    /* Nonzero: its NPU reads and writes a call's inputs and outputs inside the call's scratch,
+     * where its blob places them, and execute refuses one that overlaps the scratch anywhere
+     * else (Ethos-U). Init then accepts an input or output lying wholly inside a scratch
+     * argument of the call; for any other backend that is a damaged table. Appended: backends
+     * written before it leave it 0. */
+    int io_in_scratch;
 } ap_backend_t;
 
 /* The handle bytes backend b needs (see handle_size), for a delegate without compile specs. */

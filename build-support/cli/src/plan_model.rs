@@ -53,6 +53,12 @@ pub(crate) struct PlanArgs {
     /// Which side defines the arenas and tables.
     #[arg(long, value_enum, default_value = "c")]
     symbols: SymbolSide,
+    /// Keep every NPU call's inputs and outputs apart from its scratch, copied in and out at
+    /// each call. By default each may sit at its slot inside the scratch, where the NPU reads
+    /// and writes it (as Vela's own plan does) when that saves memory; an input there is the
+    /// NPU's once its call has run.
+    #[arg(long)]
+    io_apart: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -109,6 +115,7 @@ pub(crate) fn plan(args: &PlanArgs) -> Result<(), Failure> {
     planner.step_budget(args.budget);
     let supervisor = crate::supervise::Supervisor::watch(&mut planner, args.deadline);
     build.planner(planner);
+    build.io_in_scratch(!args.io_apart);
     if let Some(name) = &args.name {
         build.name(name);
     }

@@ -279,8 +279,29 @@ impl Planner {
         // the starting points are the exact placements of their shapes instead, and they come
         // first: the boxes' placements can only tie with them where a box is its shape.
         let pinned = problem.buffers.iter().any(|b| b.fixed_offset.is_some());
+        let mut relaxed_steps = 0;
         let (baselines, shaped_first): (Vec<Vec<u64>>, bool) = if units.any_groups() {
-            (shaped_placements(items, &units.shapes), true)
+            let mut placements = shaped_placements(items, &units.shapes);
+            // The problem with every member free is planned (construction and search, with a
+            // quarter of the budget): its layout, read bottom up, is an order in which the
+            // units' shapes often stack as tightly (the boxes alone say nothing of the gaps a
+            // shape leaves). Its arena is a bound of nothing: only its order is used.
+            let relaxed = Problem {
+                inside: Vec::new(),
+                ..problem.clone()
+            };
+            let mut helper = self.clone();
+            helper.step_budget(self.step_budget / 4).on_progress(|_| {});
+            if let Ok(plan) = helper.plan(&relaxed) {
+                relaxed_steps = plan.steps;
+                let at = units.unit_offsets(&plan.offsets);
+                let mut order: Vec<usize> = (0..items.len()).collect();
+                order.sort_by_key(|&u| (items[u].fixed.is_none(), at[u], u));
+                for fit in [Fit::First, Fit::Best] {
+                    placements.push(place_shaped(items, &units.shapes, &order, fit));
+                }
+            }
+            (placements, true)
         } else if pinned {
             (Vec::new(), false)
         } else {
@@ -293,10 +314,14 @@ impl Planner {
         let mut groups: Vec<Group> = independent_groups(items)
             .into_iter()
             .map(|members| {
-                Group::constructed(items, members, &baselines, shaped_first, self.threads)
+                // With groups, a component's box bound overstates it: construction stops at
+                // the exact bound of the whole problem instead (no component can bring the
+                // arena below it).
+                let stop_at = shaped_first.then_some(bound);
+                Group::constructed(items, members, &baselines, stop_at, self.threads)
             })
             .collect();
-        let mut budget = self.step_budget;
+        let mut budget = self.step_budget - relaxed_steps.min(self.step_budget);
         let work = Work {
             threads: self.threads,
             stop: self
@@ -402,12 +427,17 @@ fn shaped_placements(items: &[Item], shapes: &[Vec<Part>]) -> Vec<Vec<u64>> {
     let all: Vec<usize> = (0..items.len()).collect();
     let ours = size_descending(items, &all);
     let busiest = busiest_moment_first(items, &all, Busiest::LongestThenLargest);
+    let swapped = busiest_moment_first(items, &all, Busiest::LargestThenLongest);
     let tflm = tflm_order(items, &all);
     [
         (&ours, Fit::Best),
         (&ours, Fit::First),
         (&busiest, Fit::First),
+        (&busiest, Fit::Best),
+        (&swapped, Fit::First),
+        (&swapped, Fit::Best),
         (&tflm, Fit::First),
+        (&tflm, Fit::Best),
     ]
     .into_iter()
     .map(|(order, fit)| place_shaped(items, shapes, order, fit))
@@ -454,9 +484,10 @@ impl Group {
         items: &[Item],
         members: Vec<usize>,
         baselines: &[Vec<u64>],
-        baselines_first: bool,
+        stop_at: Option<u64>,
         threads: usize,
     ) -> Self {
+        let baselines_first = stop_at.is_some();
         // The group on its own (members are in index order, so local order keeps ties).
         let local: Vec<Item> = members.iter().map(|&i| items[i]).collect();
         let all: Vec<usize> = (0..local.len()).collect();
@@ -464,7 +495,7 @@ impl Group {
         let tflm = tflm_order(&local, &all);
         let busiest = busiest_moment_first(&local, &all, Busiest::LongestThenLargest);
         let swapped = busiest_moment_first(&local, &all, Busiest::LargestThenLongest);
-        let bound = items_lower_bound(&local);
+        let bound = stop_at.unwrap_or_else(|| items_lower_bound(&local));
         // Most likely to reach the bound first: ours on small groups, busiest moment first
         // on long training traces.
         let candidates: [(&[usize], Fit); 8] = [

@@ -227,6 +227,7 @@ pub struct Build {
     emit: Option<Emit>,
     out_dir: Option<PathBuf>,
     planner: Option<Planner>,
+    io_apart: bool,
     cargo: Option<bool>,
 }
 
@@ -351,6 +352,24 @@ impl Build {
     /// Uses this planner (default: [`Planner::new`]).
     pub fn planner(&mut self, planner: Planner) -> &mut Self {
         self.planner = Some(planner);
+        self
+    }
+
+    /// Whether an NPU call's inputs and outputs may sit at their slots inside its scratch,
+    /// where the NPU reads and writes them and nothing is copied (default: yes, where that
+    /// saves memory, as Vela's own plan does). An input there is the NPU's once its call has
+    /// run: write every input before every run. `false` keeps each tensor apart from the
+    /// scratch, copied in and out at each call.
+    ///
+    /// ```no_run
+    /// arenaplan_build::Build::new()
+    ///     .model("model/kws.pte")
+    ///     .target("corstone-300")
+    ///     .io_in_scratch(false) // inputs stay valid after a run
+    ///     .compile();
+    /// ```
+    pub fn io_in_scratch(&mut self, allow: bool) -> &mut Self {
+        self.io_apart = !allow;
         self
     }
 
@@ -560,6 +579,7 @@ impl Build {
         if let Some(p) = &self.planner {
             pipeline.planner(p.clone());
         }
+        pipeline.io_in_scratch(!self.io_apart);
         for d in &declared.backends {
             pipeline.declare(d.clone());
         }

@@ -71,6 +71,29 @@ pub struct SourcePlan {
     pub offsets: Vec<Option<(i64, u64)>>,
 }
 
+impl SourcePlan {
+    /// The bytes the file's own plan provisions, given the program's `values`: its buffers'
+    /// sizes (ExecuTorch), or else the end of the last value it places (TFLite's
+    /// `OfflineMemoryAllocation`, which Vela writes: one arena).
+    ///
+    /// ```
+    /// use arenaplan_build::model::SourcePlan;
+    /// let plan = SourcePlan { buffer_sizes: vec![], offsets: vec![Some((1, 0)), Some((1, 64))] };
+    /// assert_eq!(plan.arena(&[48, 16]), 80);
+    /// ```
+    pub fn arena(&self, value_bytes: &[u64]) -> u64 {
+        if !self.buffer_sizes.is_empty() {
+            return self.buffer_sizes.iter().sum();
+        }
+        self.offsets
+            .iter()
+            .zip(value_bytes)
+            .filter_map(|(o, &bytes)| o.map(|(_, offset)| offset.saturating_add(bytes)))
+            .max()
+            .unwrap_or(0)
+    }
+}
+
 /// What a value a model leaves without memory ([`ValueKind::Unmanaged`]) can be, for messages
 /// that refuse it as a call argument.
 pub const UNPLACED: &str = "a TFLite variable tensor, state kept between invocations such as an LSTM's or an SVDF's; an ExecuTorch tensor list; or an int list with an item known only at run time";

@@ -44,6 +44,20 @@ pub fn report(
             p.mem_id, p.name, p.size, p.lower_bound, p.capacity, used
         );
     }
+    if let Some(own) = &program.source_plan {
+        let bytes: Vec<u64> = program.values.iter().map(|v| v.bytes).collect();
+        let arenas: u64 = plan.pools.iter().map(|p| p.size).sum();
+        let what = if own.buffer_sizes.is_empty() {
+            "the model's offline plan (TFLite OfflineMemoryAllocation, as Vela writes it: the NPU's scratch and its inputs and outputs included)"
+        } else {
+            "ExecuTorch's plan in the program (its planned buffers; a delegate's scratch comes from the temp allocator on top)"
+        };
+        let _ = writeln!(
+            out,
+            "  beside {what}: {} bytes; arenaplan's arenas: {arenas} bytes",
+            own.arena(&bytes)
+        );
+    }
     let tables = super::table_sizes(program, plan, declared);
     let _ = writeln!(
         out,
@@ -79,6 +93,19 @@ pub fn report(
             call.outputs,
             call.scratch
         );
+        let in_place: Vec<_> = call.args[..call.inputs + call.outputs]
+            .iter()
+            .filter_map(|&a| plan.buffer(a).filter(|b| b.within.is_some()))
+            .collect();
+        if !in_place.is_empty() {
+            let ids: Vec<String> = in_place.iter().map(|b| b.id.to_string()).collect();
+            let _ = writeln!(
+                out,
+                "    inputs and outputs at their slots in the scratch (the NPU reads and writes them there): values {}; {} bytes no longer copied per inference",
+                ids.join(", "),
+                in_place.iter().map(|b| b.size).sum::<u64>()
+            );
+        }
         for &arg in &call.args[call.inputs + call.outputs..] {
             let value = &program.values[arg];
             let ValueKind::Scratch { slot, origin, .. } = &value.kind else {
@@ -111,9 +138,12 @@ pub fn report(
             BufferKind::Tensor => "tensor",
             BufferKind::Scratch => "scratch",
         };
+        let within = b
+            .within
+            .map_or(String::new(), |s| format!("  (at its slot in scratch {s})"));
         let _ = writeln!(
             out,
-            "  {:>5}  {:<32} {:<8} {:>6} {:>10} {:>10}  {}..={}",
+            "  {:>5}  {:<32} {:<8} {:>6} {:>10} {:>10}  {}..={}{within}",
             b.id, program.values[b.id].name, kind, b.mem_id, b.offset, b.size, b.first, b.last
         );
     }

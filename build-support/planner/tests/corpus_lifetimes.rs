@@ -100,3 +100,24 @@ fn idealloc_instances_within_a_tenth_of_a_percent() {
         );
     }
 }
+
+/// The smallest-arena mode ends no higher than the capacity mode reaches: on MiniMalloc's D,
+/// asking for 1,038,336 bytes fits, and the smallest-arena mode once stopped at 1,039,360
+/// (bisection spent its budget on hard midpoints). It now descends from above.
+#[test]
+fn the_smallest_mode_ends_no_higher_than_the_capacity_mode() {
+    let Some(corpus) = corpus() else { return };
+    let problem = table(&corpus.join("lifetimes/minimalloc/D.1048576.csv")).to_problem(1);
+    let fit = Planner::new()
+        .goal(Goal::FitCapacity)
+        .plan(&problem.clone().with_capacity(1_038_336))
+        .unwrap();
+    let smallest = Planner::new().plan(&problem).unwrap();
+    verify(&problem, &smallest.offsets).unwrap();
+    assert!(
+        smallest.arena <= fit.arena,
+        "{} > {}",
+        smallest.arena,
+        fit.arena
+    );
+}

@@ -69,6 +69,19 @@ fn one_call(blob: Vec<u8>, out_bytes: u64) -> Program {
     p
 }
 
+/// `program` with a kernel after its call that reads x and y into z, the new output.
+fn read_after(mut program: Program) -> Program {
+    let z = program.add_value(Value::planned("z", DType::Int8, vec![16]));
+    program.body.push(Instruction::Kernel(KernelCall {
+        op: "aten::add.out".into(),
+        inputs: vec![0, 1],
+        outputs: vec![z],
+        scratch: Vec::new(),
+    }));
+    program.outputs = vec![z];
+    program
+}
+
 fn plan(program: Program) -> (Program, ModelPlan) {
     let catalogue = Catalogue::builtin();
     common::planned(catalogue.target("corstone-300").unwrap(), program)
@@ -114,15 +127,7 @@ fn io_apart_keeps_every_tensor_beside_the_scratch() {
 #[test]
 fn an_input_needed_after_its_call_is_copied() {
     // A kernel reads x after the NPU call: the NPU may overwrite its slot, so x stays apart.
-    let mut program = one_call(blob(record(16, 0), record(16, 16)), 16);
-    let z = program.add_value(Value::planned("z", DType::Int8, vec![16]));
-    program.body.push(Instruction::Kernel(KernelCall {
-        op: "aten::add.out".into(),
-        inputs: vec![0, 1],
-        outputs: vec![z],
-        scratch: Vec::new(),
-    }));
-    program.outputs = vec![z];
+    let program = read_after(one_call(blob(record(16, 0), record(16, 16)), 16));
     let (_, plan) = plan(program);
     let s = scratch_of(&plan);
     assert_eq!(within(&plan, 0), None);
@@ -183,15 +188,7 @@ fn the_verify_stage_refuses_a_tensor_over_its_scratch_off_its_slot() {
 fn the_verify_stage_refuses_an_input_at_its_slot_that_is_needed_after() {
     let catalogue = Catalogue::builtin();
     let target = catalogue.target("corstone-300").unwrap();
-    let mut program = one_call(blob(record(16, 0), record(16, 16)), 16);
-    let z = program.add_value(Value::planned("z", DType::Int8, vec![16]));
-    program.body.push(Instruction::Kernel(KernelCall {
-        op: "aten::add.out".into(),
-        inputs: vec![0, 1],
-        outputs: vec![z],
-        scratch: Vec::new(),
-    }));
-    program.outputs = vec![z];
+    let program = read_after(one_call(blob(record(16, 0), record(16, 16)), 16));
     let (program, mut plan) = plan(program);
     let s = scratch_of(&plan);
     let at = plan.buffer(s).unwrap().offset;

@@ -280,21 +280,22 @@ impl Planner {
         // the starting points are the exact placements of their shapes instead, and they come
         // first: the boxes' placements can only tie with them where a box is its shape.
         let pinned = problem.buffers.iter().any(|b| b.fixed_offset.is_some());
-        let mut relaxed_steps = 0;
+        let mut apart_steps = 0;
         let (baselines, shaped_first): (Vec<Vec<u64>>, bool) = if units.any_groups() {
             let mut placements = shaped_placements(items, &units.shapes);
-            // The problem with every member free is planned (construction and search, with a
-            // quarter of the budget): its layout, read bottom up, is an order in which the
-            // units' shapes often stack as tightly (the boxes alone say nothing of the gaps a
-            // shape leaves). Its arena is a bound of nothing: only its order is used.
-            let relaxed = Problem {
+            // The problem with every member a buffer of its own, apart from the one it was
+            // inside, is planned (construction and search, with a quarter of the budget): its
+            // layout, read bottom up, is an order in which the units' shapes often stack as
+            // tightly (the boxes alone say nothing of the gaps a shape leaves). Only its order
+            // is used.
+            let apart = Problem {
                 inside: Vec::new(),
                 ..problem.clone()
             };
             let mut helper = self.clone();
             helper.step_budget(self.step_budget / 4).on_progress(|_| {});
-            if let Ok(plan) = helper.plan(&relaxed) {
-                relaxed_steps = plan.steps;
+            if let Ok(plan) = helper.plan(&apart) {
+                apart_steps = plan.steps;
                 let at = units.unit_offsets(&plan.offsets);
                 let mut order: Vec<usize> = (0..items.len()).collect();
                 order.sort_by_key(|&u| (items[u].fixed.is_none(), at[u], u));
@@ -322,7 +323,7 @@ impl Planner {
                 Group::constructed(items, members, &baselines, stop_at, self.threads)
             })
             .collect();
-        let mut budget = self.step_budget - relaxed_steps.min(self.step_budget);
+        let mut budget = self.step_budget - apart_steps.min(self.step_budget);
         let work = Work {
             threads: self.threads,
             stop: self

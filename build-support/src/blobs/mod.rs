@@ -64,6 +64,56 @@ pub struct IoSlot {
     pub bytes: u64,
 }
 
+/// A slot of one delegate call, resolved to the call's values ([`call_slots`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallSlot {
+    /// The call's flat instruction index.
+    pub call: usize,
+    /// The slot, as the blob gives it.
+    pub slot: IoSlot,
+    /// The input or output the slot is for.
+    pub tensor: usize,
+    /// The call's scratch of the slot's role, which the slot is inside.
+    pub scratch: usize,
+}
+
+/// Every slot of every delegate call of `program` (as planned: scratch inserted) whose backend
+/// gives slots ([`BackendPlugin::io_slots`]), in call order, with the tensor and the scratch it
+/// names: the one reading of slots that the pipeline (which places tensors there) and the
+/// verify stage (which finds them there by address) share.
+pub fn call_slots(program: &crate::model::Program) -> Vec<CallSlot> {
+    use crate::model::{Instruction, ValueKind};
+    let mut found = Vec::new();
+    for (c, instruction) in program.flat_instructions() {
+        let Instruction::Delegate(call) = instruction else {
+            continue;
+        };
+        let delegate = &program.delegates[call.delegate];
+        let (Some(plugin), Some(blob)) = (plugin_for(&delegate.backend), &delegate.blob) else {
+            continue;
+        };
+        for slot in plugin.io_slots(blob) {
+            let side = if slot.input {
+                &call.inputs
+            } else {
+                &call.outputs
+            };
+            let scratch = call.scratch.iter().copied().find(|&s| {
+                matches!(program.values[s].kind, ValueKind::Scratch { role: Some(r), .. } if r == slot.role)
+            });
+            if let (Some(&tensor), Some(scratch)) = (side.get(slot.index), scratch) {
+                found.push(CallSlot {
+                    call: c,
+                    slot,
+                    tensor,
+                    scratch,
+                });
+            }
+        }
+    }
+    found
+}
+
 /// One scratch role of a blob and the bytes it needs there. The role, not the position in
 /// [`BlobInfo::scratch`], decides which argument slot the buffer gets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -211,8 +211,10 @@ fn api(w: &mut CWriter, input: &Input<'_>) {
         .define_unsigned(&format!("{up}_OUTPUT_COUNT"), methods[0].outputs.len())
         .comment(&format!(
             "Runs the model (NAME_program.c with the runtime): {name}_init once (binds nothing at run \
-             time: every table is const; initializes the delegates), then fill {name}_input, \
-             {name}_run, read {name}_output; {name}_deinit destroys the delegates. Input and output \
+             time: every table is const; initializes the delegates), then for every run fill \
+             {name}_input (a run may leave other bytes in an input's memory: an NPU reads its \
+             inputs inside its scratch), {name}_run, read {name}_output; {name}_deinit destroys \
+             the delegates. Input and output \
              addresses are fixed at link time (NULL and size 0 for an index out of range, or a value with no memory)."
         ))
         .line(format!("ap_status_t {name}_init(void);"))

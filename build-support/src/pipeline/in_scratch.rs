@@ -23,7 +23,7 @@
 //!
 //! [`BackendPlugin::io_slots`]: crate::blobs::BackendPlugin::io_slots
 
-use crate::blobs::plugin_for;
+use crate::blobs::{call_slots, CallSlot};
 use crate::model::{Instruction, Program, ValueKind};
 use crate::targets::Target;
 
@@ -62,65 +62,47 @@ pub(super) fn io_in_scratch(
     mem_ids: &[Option<u32>],
     prefer: Prefer,
 ) -> Vec<InScratch> {
+    let flat = program.flat_instructions();
     let mut candidates = Vec::new();
-    for (c, instruction) in program.flat_instructions() {
-        let Instruction::Delegate(call) = instruction else {
+    for CallSlot {
+        call: c,
+        slot,
+        tensor: t,
+        scratch: s,
+    } in call_slots(program)
+    {
+        let Instruction::Delegate(call) = flat[c].1 else {
             continue;
         };
-        let delegate = &program.delegates[call.delegate];
-        let (Some(plugin), Some(blob)) = (plugin_for(&delegate.backend), &delegate.blob) else {
+        let (Some(lt), Some(pool)) = (life[t], mem_ids[s].and_then(|id| target.pool(id))) else {
             continue;
         };
-        for slot in plugin.io_slots(blob) {
-            let side = if slot.input {
-                &call.inputs
-            } else {
-                &call.outputs
-            };
-            let Some(&t) = side.get(slot.index) else {
-                continue;
-            };
-            let Some(&s) = call.scratch.iter().find(|&&s| {
-                matches!(program.values[s].kind, ValueKind::Scratch { role: Some(r), .. } if r == slot.role)
-            }) else {
-                continue;
-            };
-            let (Some(lt), Some(pool)) = (life[t], mem_ids[s].and_then(|id| target.pool(id)))
-            else {
-                continue;
-            };
-            let value = &program.values[t];
-            let once = call
-                .inputs
-                .iter()
-                .chain(&call.outputs)
-                .filter(|&&v| v == t)
-                .count()
-                == 1;
-            let when = if slot.input {
-                lt.last == c
-            } else {
-                lt.first == c
-            };
-            let fits = slot.bytes == value.bytes
-                && value.bytes > 0
-                && slot.offset % pool.alignment == 0
-                && slot.offset + value.bytes <= program.values[s].bytes;
-            if value.kind == ValueKind::Planned
-                && !program.state.contains(&t)
-                && once
-                && when
-                && fits
-                && mem_ids[t] == Some(pool.mem_id)
-            {
-                candidates.push(InScratch {
-                    value: t,
-                    scratch: s,
-                    offset: slot.offset,
-                    call: c,
-                    input: slot.input,
-                });
-            }
+        let value = &program.values[t];
+        let passed = call.inputs.iter().chain(&call.outputs);
+        let once = passed.filter(|&&v| v == t).count() == 1;
+        let when = if slot.input {
+            lt.last == c
+        } else {
+            lt.first == c
+        };
+        let fits = slot.bytes == value.bytes
+            && value.bytes > 0
+            && slot.offset % pool.alignment == 0
+            && slot.offset + value.bytes <= program.values[s].bytes;
+        if value.kind == ValueKind::Planned
+            && !program.state.contains(&t)
+            && once
+            && when
+            && fits
+            && mem_ids[t] == Some(pool.mem_id)
+        {
+            candidates.push(InScratch {
+                value: t,
+                scratch: s,
+                offset: slot.offset,
+                call: c,
+                input: slot.input,
+            });
         }
     }
     // The preferred side claims first; each tensor goes to one slot.

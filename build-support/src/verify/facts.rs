@@ -130,53 +130,38 @@ pub(super) fn at_slots(
 ) -> Result<Vec<Vec<usize>>, String> {
     let mut at = vec![Vec::new(); program.values.len()];
     let buffer = |v: usize| plan.buffers.iter().find(|b| b.id == v);
-    for (c, instruction) in program.flat_instructions() {
-        let Instruction::Delegate(call) = instruction else {
+    // The blob's slots, as the pipeline reads them too: a format, not a decision.
+    for crate::blobs::CallSlot {
+        call: c,
+        slot,
+        tensor: t,
+        scratch: s,
+    } in crate::blobs::call_slots(program)
+    {
+        let Some(tb) = buffer(t) else {
             continue;
         };
-        let delegate = &program.delegates[call.delegate];
-        let (Some(plugin), Some(blob)) =
-            (crate::blobs::plugin_for(&delegate.backend), &delegate.blob)
-        else {
+        let Some(sb) = buffer(s) else {
             continue;
         };
-        for slot in plugin.io_slots(blob) {
-            let side = if slot.input {
-                &call.inputs
-            } else {
-                &call.outputs
-            };
-            let Some(&t) = side.get(slot.index) else {
-                continue;
-            };
-            let scratch = call.scratch.iter().copied().find(|&s| {
-                matches!(program.values[s].kind, crate::model::ValueKind::Scratch { role: Some(r), .. } if r == slot.role)
-            });
-            let (Some(s), Some(tb)) = (scratch, buffer(t)) else {
-                continue;
-            };
-            let Some(sb) = buffer(s) else {
-                continue;
-            };
-            if tb.mem_id != sb.mem_id
-                || tb.offset != sb.offset.saturating_add(slot.offset)
-                || tb.size != slot.bytes
-            {
-                continue;
-            }
-            let owned = match needed[t] {
-                Some(n) if slot.input => n.last == c,
-                Some(n) => n.first == c,
-                None => false,
-            };
-            if !owned || program.state.contains(&t) {
-                return Err(format!(
-                    "value {t} is at its slot in the scratch of call {c} (value {s}), but it is needed {} the call or is state: the NPU would overwrite it",
-                    if slot.input { "after" } else { "before" }
-                ));
-            }
-            at[t].push(s);
+        if tb.mem_id != sb.mem_id
+            || tb.offset != sb.offset.saturating_add(slot.offset)
+            || tb.size != slot.bytes
+        {
+            continue;
         }
+        let owned = match needed[t] {
+            Some(n) if slot.input => n.last == c,
+            Some(n) => n.first == c,
+            None => false,
+        };
+        if !owned || program.state.contains(&t) {
+            return Err(format!(
+                "value {t} is at its slot in the scratch of call {c} (value {s}), but it is needed {} the call or is state: the NPU would overwrite it",
+                if slot.input { "after" } else { "before" }
+            ));
+        }
+        at[t].push(s);
     }
     Ok(at)
 }

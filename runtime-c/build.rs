@@ -2,8 +2,8 @@
 //!
 //! - `ETHOS_U_CORE_DRIVER_PATH`: a checkout of Arm's `ethos-u-core-driver`. Its
 //!   `ethosu_driver.c` is compiled unchanged and the Ethos-U backend is compiled against its
-//!   `ethosu_driver.h`. With the `simulator` feature the register layer is arenaplan's recording
-//!   device layer (`csrc/ethosu_device_host.c`); without it, Arm's own
+//!   `ethosu_driver.h`. With the simulators (a hosted target, or firmware with the `simulator`
+//!   feature) the register layer is arenaplan's recording device layer (`csrc/ethosu_device_host.c`); without it, Arm's own
 //!   (`ethosu_device_u55_u65.c` or `ethosu_device_u85.c`, after `ETHOSU_TARGET_NPU_CONFIG`,
 //!   default `ethos-u55-128`). Without the variable, the simulator stands in for the driver.
 //! - `NXP_NEUTRON_DRIVER_PATH`: the folder holding NXP's `NeutronDriver.h` and
@@ -18,7 +18,14 @@ use std::path::{Path, PathBuf};
 fn main() {
     let target = std::env::var("TARGET").unwrap_or_default();
     let thumb = target.starts_with("thumb");
-    let simulator = std::env::var_os("CARGO_FEATURE_SIMULATOR").is_some();
+    // The simulators stand in for the NPUs where there is none: on a hosted target always, in
+    // firmware only when asked (QEMU), so a board's firmware never ships an emulator by default.
+    let bare_metal = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "none");
+    let simulator = !bare_metal || std::env::var_os("CARGO_FEATURE_SIMULATOR").is_some();
+    println!("cargo::rustc-check-cfg=cfg(arenaplan_simulator)");
+    if simulator {
+        println!("cargo::rustc-cfg=arenaplan_simulator");
+    }
     let arm_driver = env_dir("ETHOS_U_CORE_DRIVER_PATH", "include/ethosu_driver.h");
     let nxp_api = env_dir("NXP_NEUTRON_DRIVER_PATH", "NeutronDriver.h");
 
@@ -33,7 +40,9 @@ fn main() {
         .file("csrc/ethosu_backend.c")
         .file("csrc/neutron_backend.c")
         .file("csrc/dcache.c");
-    if std::env::var_os("CARGO_FEATURE_DCACHE_SCB").is_some() {
+    // The SCB's cache operations are Armv7-M/Armv8-M instructions: on any other target (the
+    // host) the feature does nothing, so one dependency line serves firmware and host builds.
+    if std::env::var_os("CARGO_FEATURE_DCACHE_SCB").is_some() && thumb {
         build.define("AP_DCACHE_SCB", None);
     }
     if let Some(driver) = &arm_driver {
@@ -45,8 +54,6 @@ fn main() {
     if let Some(api) = &nxp_api {
         build.define("AP_NEUTRON_NXP_API", None).include(api);
     }
-    // The simulators stand in for the NPUs where there is none: on the host, and in firmware
-    // that asks for them (QEMU).
     if simulator {
         build
             .define("AP_DCACHE_RECORD", None)

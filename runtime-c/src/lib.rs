@@ -47,7 +47,7 @@ mod call;
 mod link;
 mod model;
 mod runtime;
-#[cfg(feature = "simulator")]
+#[cfg(arenaplan_simulator)]
 pub mod sim;
 mod tables;
 mod trampoline;

@@ -1,6 +1,7 @@
-//! Setting up the emulated NPUs (feature `simulator`): the host and QEMU have no NPU, so a
-//! program registers the emulated one with the driver before running a method, as firmware
-//! calls `ethosu_init` / `neutronInit` on a board.
+//! Setting up the emulated NPUs (on a hosted target, and in firmware with the feature
+//! `simulator`): the host and QEMU have no NPU, so a program registers the emulated one with
+//! the driver before running a method, as firmware calls `ethosu_init` / `neutronInit` on a
+//! board.
 //!
 //! ```
 //! arenaplan::sim::ethos_u(arenaplan::sim::EthosU::U55_128).unwrap();

@@ -202,14 +202,54 @@ pub(super) fn source(input: &Input<'_>) -> String {
 /// The model's API, defined in `NAME_program.c` over the runtime: five calls run it; a
 /// program with several methods has input, run, output and failed_call per further method,
 /// named `NAME_<method>_*`.
+/// Per input and output of a method: its index by name (`UP_INPUT_<NAME>_INDEX`, the name as
+/// the Rust constants have it, or escaped by the symbol rule; see [`super::io_names`]), and by
+/// index its bytes, element type (a name, and the C type where C has one) and, where the model
+/// quantizes it as a whole, scale and zero point (`real = scale * (q - zero_point)`).
+fn io_defines(w: &mut CWriter, input: &Input<'_>, up: &str, inputs: &[usize], outputs: &[usize]) {
+    for (side, ids) in [("INPUT", inputs), ("OUTPUT", outputs)] {
+        let values: Vec<&crate::model::Value> =
+            ids.iter().map(|&v| &input.program.values[v]).collect();
+        let names: Vec<&str> = values.iter().map(|v| v.name.as_str()).collect();
+        let io = super::io_names(&names);
+        for (i, v) in values.iter().enumerate() {
+            let key = io.plain.as_ref().map_or(&io.escaped[i], |plain| &plain[i]);
+            let shape: Vec<String> = v.shape.iter().map(u64::to_string).collect();
+            w.comment(&format!(
+                "{} {i}: `{}`, {} [{}].",
+                if side == "INPUT" { "Input" } else { "Output" },
+                v.name,
+                v.dtype.name(),
+                shape.join(", ")
+            ))
+            .define_unsigned(&format!("{up}_{side}_{key}_INDEX"), i)
+            .define_unsigned(&format!("{up}_{side}{i}_SIZE"), v.bytes)
+            .line(format!(
+                "#define {up}_{side}{i}_DTYPE \"{}\"",
+                v.dtype.name()
+            ));
+            if let Some(c) = v.dtype.c_type() {
+                w.line(format!("#define {up}_{side}{i}_TYPE {c}"));
+            }
+            if let Some((scale, zero)) = v.quant.as_ref().and_then(|q| q.per_tensor()) {
+                // Rust's shortest round-trip form always has a `.` or an exponent: a C float
+                // literal that reads back as the same f32.
+                w.line(format!("#define {up}_{side}{i}_SCALE {scale:?}f"))
+                    .line(format!("#define {up}_{side}{i}_ZERO_POINT ({zero})"));
+            }
+        }
+    }
+}
+
 fn api(w: &mut CWriter, input: &Input<'_>) {
     let name = input.name;
     let up = upper_ident(name);
     let methods = &input.methods;
     w.blank()
         .define_unsigned(&format!("{up}_INPUT_COUNT"), methods[0].inputs.len())
-        .define_unsigned(&format!("{up}_OUTPUT_COUNT"), methods[0].outputs.len())
-        .comment(&format!(
+        .define_unsigned(&format!("{up}_OUTPUT_COUNT"), methods[0].outputs.len());
+    io_defines(w, input, &up, &methods[0].inputs, &methods[0].outputs);
+    w.comment(&format!(
             "Runs the model (NAME_program.c with the runtime): {name}_init once (binds nothing at run \
              time: every table is const; initializes the delegates), then for every run fill \
              {name}_input (a run may leave other bytes in an input's memory: an NPU reads its \
@@ -240,14 +280,15 @@ fn api(w: &mut CWriter, input: &Input<'_>) {
                 crate::names::comment(m.name.as_deref().unwrap_or(""))
             ))
             .define_unsigned(&format!("{up}_INPUT_COUNT"), m.inputs.len())
-            .define_unsigned(&format!("{up}_OUTPUT_COUNT"), m.outputs.len())
-            .line(format!(
-                "uint8_t *{prefix}_input(uint32_t index, uint32_t *size);"
-            ))
-            .line(format!("ap_status_t {prefix}_run(void);"))
-            .line(format!(
-                "const uint8_t *{prefix}_output(uint32_t index, uint32_t *size);"
-            ))
-            .line(format!("uint32_t {prefix}_failed_call(void);"));
+            .define_unsigned(&format!("{up}_OUTPUT_COUNT"), m.outputs.len());
+        io_defines(w, input, &up, &m.inputs, &m.outputs);
+        w.line(format!(
+            "uint8_t *{prefix}_input(uint32_t index, uint32_t *size);"
+        ))
+        .line(format!("ap_status_t {prefix}_run(void);"))
+        .line(format!(
+            "const uint8_t *{prefix}_output(uint32_t index, uint32_t *size);"
+        ))
+        .line(format!("uint32_t {prefix}_failed_call(void);"));
     }
 }

@@ -112,6 +112,39 @@ impl<'a> Input<'a> {
     }
 }
 
+/// The names the generated Rust and C give a method's inputs or outputs (`names`, as the model
+/// gives them): one rule for both languages. `plain` holds upper-case identifiers (`INPUT`,
+/// from `input`) when every name is a short identifier and they stay distinct upper-cased,
+/// which is what Rust's constants use (and nothing otherwise); `escaped` always holds one
+/// injective identifier part per name ([`arenaplan_syntax::names::symbol`]), which C uses where
+/// `plain` is absent.
+///
+/// ```ignore
+/// let n = io_names(&["image", "my.out"]);
+/// assert_eq!(n.plain, None);
+/// assert_eq!(n.escaped, ["image", "my_2eout"]);
+/// ```
+pub(crate) struct IoNames {
+    pub plain: Option<Vec<String>>,
+    pub escaped: Vec<String>,
+}
+
+pub(crate) fn io_names(names: &[&str]) -> IoNames {
+    let simple = |n: &str| n.len() <= 40 && crate::names::ident(n) == n && !n.starts_with('_');
+    let upper: Vec<String> = names.iter().map(|n| upper_ident(n)).collect();
+    let mut unique = upper.clone();
+    unique.sort();
+    unique.dedup();
+    let plain = (names.iter().all(|n| simple(n)) && unique.len() == upper.len()).then_some(upper);
+    IoNames {
+        plain,
+        escaped: names
+            .iter()
+            .map(|n| arenaplan_syntax::names::symbol(n))
+            .collect(),
+    }
+}
+
 /// A plan the generated tables cannot describe.
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
 #[non_exhaustive]

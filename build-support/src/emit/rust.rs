@@ -380,17 +380,9 @@ fn method_consts(input: &Input<'_>) -> Vec<TokenStream> {
 }
 
 fn named_consts(names: &[&str], kind: &str) -> Vec<TokenStream> {
-    let plain = |n: &str| n.len() <= 40 && crate::names::ident(n) == n && !n.starts_with('_');
-    if !names.iter().all(|n| plain(n)) {
+    let Some(consts) = super::io_names(names).plain else {
         return Vec::new();
-    }
-    let consts: Vec<String> = names.iter().map(|n| upper_ident(n)).collect();
-    let mut unique = consts.clone();
-    unique.sort();
-    unique.dedup();
-    if unique.len() != consts.len() {
-        return Vec::new();
-    }
+    };
     consts
         .iter()
         .zip(names)

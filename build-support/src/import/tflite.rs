@@ -201,7 +201,29 @@ fn tensor_value(
         data,
         evalue: crate::model::EValue::Tensor,
         dim_order: Vec::new(),
+        quant: quantization(t)?,
     })
+}
+
+/// A tensor's quantization parameters (`Tensor.quantization`: scales, zero points and the
+/// channel dimension), when it has any.
+fn quantization(t: &Table<'_>) -> Result<Option<crate::model::Quantization>, ImportError> {
+    let Some(q) = t.table(4)? else {
+        return Ok(None);
+    };
+    let scales = q.vector_or_empty(2)?;
+    let scale_bits = (0..scales.len())
+        .map(|i| scales.u32(i))
+        .collect::<Result<Vec<u32>, _>>()?;
+    let zero_point = q.vector_or_empty(3)?.i64s()?;
+    if scale_bits.is_empty() && zero_point.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(crate::model::Quantization {
+        scale_bits,
+        zero_point,
+        axis: q.i32(6, 0)?,
+    }))
 }
 
 /// A buffer's bytes: inline, or at `offset` (from the start of the file) for `size` bytes, as

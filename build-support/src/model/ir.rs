@@ -123,6 +123,44 @@ pub struct Value {
     /// A tensor's dim order as the model gives it (ExecuTorch's `dim_order`: the dimensions from
     /// outermost to innermost in memory). Empty: the default, contiguous order (`0, 1, …`).
     pub dim_order: Vec<u8>,
+    /// How its integers stand for real numbers, when the model says (a TFLite tensor's
+    /// quantization parameters); `None` otherwise.
+    pub quant: Option<Quantization>,
+}
+
+/// A quantized tensor's parameters: `real = scale × (q − zero_point)`, one pair for the whole
+/// tensor or one per channel of dimension `axis`. Scales are kept as their IEEE-754 bits, so
+/// values compare exactly and every consumer reads the same number.
+///
+/// ```
+/// use arenaplan_build::model::Quantization;
+/// let q = Quantization { scale_bits: vec![0.5f32.to_bits()], zero_point: vec![-128], axis: 0 };
+/// assert_eq!(q.per_tensor(), Some((0.5, -128)));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Quantization {
+    /// Each scale's `f32::to_bits`.
+    pub scale_bits: Vec<u32>,
+    /// Each zero point.
+    pub zero_point: Vec<i64>,
+    /// The channel dimension when there is more than one pair.
+    pub axis: i32,
+}
+
+impl Quantization {
+    /// The scale and zero point of a tensor quantized as a whole (one finite scale, one zero
+    /// point), else `None` (per channel, or a scale that is not a finite number).
+    pub fn per_tensor(&self) -> Option<(f32, i64)> {
+        let zero = match self.zero_point.as_slice() {
+            [] => 0,
+            [zero] => *zero,
+            _ => return None,
+        };
+        match self.scale_bits.as_slice() {
+            [bits] => Some((f32::from_bits(*bits), zero)).filter(|(s, _)| s.is_finite()),
+            _ => None,
+        }
+    }
 }
 
 /// What kind of value a [`Value`] is. Every kind but a tensor is a constant in flash whose
@@ -368,6 +406,21 @@ impl DType {
         }
     }
 
+    /// The C type of one element, where C has one (`int8_t`, `float`); `None` for half
+    /// precision and bfloat16.
+    pub fn c_type(self) -> Option<&'static str> {
+        Some(match self {
+            DType::Int8 => "int8_t",
+            DType::UInt8 | DType::Bool | DType::Bytes => "uint8_t",
+            DType::Int16 => "int16_t",
+            DType::Int32 => "int32_t",
+            DType::Int64 => "int64_t",
+            DType::Float32 => "float",
+            DType::Float64 => "double",
+            DType::Float16 | DType::BFloat16 => return None,
+        })
+    }
+
     /// The type called `name` in model files.
     pub fn from_name(name: &str) -> Option<DType> {
         DType::ALL.iter().find(|(_, n)| *n == name).map(|&(t, _)| t)
@@ -416,6 +469,7 @@ impl Value {
             data: None,
             evalue: EValue::Tensor,
             dim_order: Vec::new(),
+            quant: None,
         }
     }
 

@@ -53,6 +53,7 @@ pub fn insert_scratch(program: &mut Program, bound: &Bound) -> usize {
                 data: None,
                 evalue: crate::model::EValue::Tensor,
                 dim_order: Vec::new(),
+                quant: None,
             });
             scratch_ids.push(first_id + new_values.len() - 1);
         }

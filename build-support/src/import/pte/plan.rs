@@ -281,6 +281,7 @@ pub(super) fn tensor_list_arguments(
                         data: Some(ConstantData::new(Vec::new())),
                         evalue: EValue::None,
                         dim_order: Vec::new(),
+                        quant: None,
                     })
                 }),
                 _ => {

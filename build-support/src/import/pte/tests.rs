@@ -112,6 +112,7 @@ fn int_lists_take_their_items_or_are_refused_by_the_call_that_takes_them() {
         data: Some(ConstantData::new(v.to_le_bytes().to_vec())),
         evalue: EValue::Int,
         dim_order: Vec::new(),
+        quant: None,
     };
     let list = || Value {
         name: "list".into(),
@@ -123,6 +124,7 @@ fn int_lists_take_their_items_or_are_refused_by_the_call_that_takes_them() {
         data: None,
         evalue: EValue::IntList,
         dim_order: Vec::new(),
+        quant: None,
     };
     let two = p.add_value(int(2));
     let three = p.add_value(int(3));

@@ -29,6 +29,7 @@ pub(super) fn evalue(
         data: None,
         evalue: EValue::Tensor,
         dim_order: Vec::new(),
+        quant: None,
     };
     let constant = |what: &str, evalue: EValue, dtype: DType, bytes: Vec<u8>| Value {
         name: format!("v{i}:{what}"),
@@ -40,6 +41,7 @@ pub(super) fn evalue(
         data: Some(ConstantData::new(bytes)),
         evalue,
         dim_order: Vec::new(),
+        quant: None,
     };
     let body = || {
         e.table(1)?
@@ -201,6 +203,7 @@ pub(super) fn tensor(
             data,
             evalue: EValue::Tensor,
             dim_order,
+            quant: None,
         },
         offset,
     ))

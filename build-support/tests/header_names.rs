@@ -1,0 +1,162 @@
+//! The C header names what a C programmer needs per input and output: an index constant named
+//! after the tensor (the name rule's escape where the name is no identifier), its bytes, its
+//! element type and, where the model quantizes it, its scale and zero point. Checked by a C
+//! compiler on a quantized corpus model and on names that are no identifiers.
+
+mod common;
+
+use std::path::Path;
+
+use arenaplan_build::diagnostic::SourceText;
+use arenaplan_build::emit::{Emit, Symbols};
+use arenaplan_build::import::{load_tflite, parse_toml_model};
+use arenaplan_build::targets::Catalogue;
+
+/// Writes `files` into a fresh folder and compiles `main_c` against `NAME.h` (C99, pedantic,
+/// warnings as errors), runs it and returns what it printed.
+fn compile_header(files: &[(String, String)], tag: &str, main_c: &str) -> String {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("header-names-{tag}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime-c/include");
+    std::fs::write(dir.join("main.c"), main_c).unwrap();
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let exe = dir.join("run");
+    let out = std::process::Command::new(cc)
+        .args(["-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror", "-o"])
+        .arg(&exe)
+        .arg(dir.join("main.c"))
+        .arg("-I")
+        .arg(&dir)
+        .arg("-I")
+        .arg(runtime)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = std::process::Command::new(&exe).output().unwrap();
+    assert!(run.status.success());
+    String::from_utf8_lossy(&run.stdout).into_owned()
+}
+
+#[test]
+fn a_quantized_models_header_gives_each_input_and_output_its_numbers() {
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    let model = corpus.join("vela/u55-128-shared-sram/tflm__person_detect_vela.tflite");
+    let program = load_tflite(&model).unwrap();
+    let input = program.values[program.inputs[0]].clone();
+    let output = program.values[program.outputs[0]].clone();
+    let (in_scale, in_zero) = input.quant.as_ref().unwrap().per_tensor().unwrap();
+    let (out_scale, out_zero) = output.quant.as_ref().unwrap().per_tensor().unwrap();
+    let catalogue = Catalogue::builtin();
+    let target = catalogue.target("corstone-300").unwrap();
+    let (program, plan) = common::planned(target, program).unwrap();
+    let files = common::emit_files(&program, &plan, target, "pd", Symbols::C, Emit::ALL);
+    let header = &files.iter().find(|(n, _)| n == "pd.h").unwrap().1;
+    assert!(header.contains("#define PD_INPUT0_TYPE int8_t"), "{header}");
+    let main_c = format!(
+        r#"#include <stdio.h>
+#include "pd.h"
+ARENAPLAN_CHECK(input_bytes, PD_INPUT0_SIZE == {in_bytes}u);
+ARENAPLAN_CHECK(output_bytes, PD_OUTPUT0_SIZE == {out_bytes}u);
+ARENAPLAN_CHECK(zero_points, PD_INPUT0_ZERO_POINT == {in_zero} && PD_OUTPUT0_ZERO_POINT == {out_zero});
+int main(void) {{
+    PD_INPUT0_TYPE q = (PD_INPUT0_TYPE)PD_INPUT0_ZERO_POINT;
+    float in = PD_INPUT0_SCALE, out = PD_OUTPUT0_SCALE;
+    printf("%s %a %a %d\n", PD_INPUT0_DTYPE, (double)in, (double)out, (int)q);
+    return 0;
+}}
+"#,
+        in_bytes = input.bytes,
+        out_bytes = output.bytes,
+    );
+    let printed = compile_header(&files, "person-detect", &main_c);
+    // The C compiler reads back exactly the f32 the model holds.
+    assert_eq!(
+        printed.trim(),
+        format!("int8 {} {} {in_zero}", hex(in_scale), hex(out_scale))
+    );
+}
+
+/// `printf("%a")` of `(double)x`, as glibc prints a normal number: `0x1.8p-1`.
+fn hex(x: f32) -> String {
+    let bits = f64::from(x).to_bits();
+    let exponent = ((bits >> 52) & 0x7FF) as i64 - 1023;
+    let mut mantissa = format!("{:013x}", bits & ((1 << 52) - 1));
+    while mantissa.ends_with('0') {
+        mantissa.pop();
+    }
+    let dot = if mantissa.is_empty() { "" } else { "." };
+    format!("0x1{dot}{mantissa}p{exponent:+}")
+}
+
+#[test]
+fn names_that_are_no_identifiers_are_escaped_by_the_name_rule() {
+    // `in.put` and `in_put` would both be IN_PUT upper-cased: the escaped forms keep them apart
+    // (the outputs, plain names, keep theirs upper-cased: the rule applies side by side).
+    let text = r#"
+name = "m"
+inputs = ["in.put", "in_put"]
+outputs = ["y"]
+[[tensor]]
+name = "in.put"
+dtype = "int16"
+shape = [4]
+[[tensor]]
+name = "in_put"
+dtype = "int16"
+shape = [4]
+[[tensor]]
+name = "y"
+dtype = "float32"
+shape = [2]
+[[instruction]]
+kind = "kernel"
+op = "aten::add.out"
+inputs = ["in.put", "in_put"]
+outputs = ["y"]
+"#;
+    let program = parse_toml_model(&SourceText::new("m.toml", text), None).unwrap();
+    let catalogue = Catalogue::builtin();
+    let target = catalogue.target("corstone-300").unwrap();
+    let (program, plan) = common::planned(target, program).unwrap();
+    let files = common::emit_files(&program, &plan, target, "m", Symbols::C, Emit::ALL);
+    let main_c = r#"#include <stdio.h>
+#include "m.h"
+ARENAPLAN_CHECK(first, M_INPUT_in_2eput_INDEX == 0u);
+ARENAPLAN_CHECK(second, M_INPUT_in__put_INDEX == 1u);
+ARENAPLAN_CHECK(output, M_OUTPUT_Y_INDEX == 0u && M_OUTPUT0_SIZE == 8u);
+int main(void) {
+    M_OUTPUT0_TYPE y = 0.5f;
+    printf("%s %s %u\n", M_INPUT1_DTYPE, M_OUTPUT0_DTYPE, (unsigned)(sizeof y));
+    return 0;
+}
+"#;
+    assert_eq!(
+        compile_header(&files, "escaped", main_c).trim(),
+        "int16 float32 4"
+    );
+}
+
+#[test]
+fn plain_names_are_the_rust_constants_upper_cased() {
+    let text = common::one_call("TestNpu", "{ size = 64, pool = \"npu_scratch\" }");
+    let program = parse_toml_model(&SourceText::new("m.toml", &text), None).unwrap();
+    let catalogue = Catalogue::builtin();
+    let target = catalogue.target("corstone-300").unwrap();
+    let (program, plan) = common::planned(target, program).unwrap();
+    let files = common::emit_files(&program, &plan, target, "m", Symbols::C, Emit::ALL);
+    let header = &files.iter().find(|(n, _)| n == "m.h").unwrap().1;
+    assert!(header.contains("#define M_INPUT_X_INDEX 0u"), "{header}");
+    assert!(header.contains("#define M_OUTPUT_Y_INDEX 0u"), "{header}");
+    // No quantization in the model: no scale or zero point.
+    assert!(!header.contains("_SCALE"), "{header}");
+}

@@ -1,0 +1,33 @@
+/* The board's side of the integrator: the same five calls, with Arm's driver and no simulator.
+ * The board's start-up code calls ethosu_init(&driver, NPU_BASE, NULL, 0, 1, 1) and routes the
+ * NPU's interrupt to ethosu_irq_handler before the first inference. CI builds it for Cortex-M55
+ * with CMake (arm-none-eabi-gcc). */
+#include <string.h>
+
+#include "model.h"
+
+/* One inference: `image` into input 0, the first `room` bytes of output 0 into `out`. Every
+ * input is written before every run (the NPU may reuse an input's bytes once it has read them). */
+ap_status_t integrator_infer(const uint8_t *image, uint32_t bytes, uint8_t *out, uint32_t room) {
+    static int ready;
+    if (!ready) {
+        ap_status_t s = model_init();
+        if (s != AP_OK) {
+            return s;
+        }
+        ready = 1;
+    }
+    uint32_t size = 0;
+    uint8_t *in = model_input(0, &size);
+    if (in == NULL || size != bytes) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    memcpy(in, image, bytes);
+    ap_status_t s = model_run();
+    if (s != AP_OK) {
+        return s;
+    }
+    const uint8_t *result = model_output(0, &size);
+    memcpy(out, result, size < room ? size : room);
+    return AP_OK;
+}

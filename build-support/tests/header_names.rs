@@ -12,8 +12,8 @@ use arenaplan_build::emit::{Emit, Symbols};
 use arenaplan_build::import::{load_tflite, parse_toml_model};
 use arenaplan_build::targets::Catalogue;
 
-/// Writes `files` into a fresh folder and compiles `main_c` against `NAME.h` (C99, pedantic,
-/// warnings as errors), runs it and returns what it printed.
+/// Writes `files` into a fresh folder, compiles `main_c` against `NAME.h` as a C integrator
+/// does, runs it and returns what it printed.
 fn compile_header(files: &[(String, String)], tag: &str, main_c: &str) -> String {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("header-names-{tag}"));
     let _ = std::fs::remove_dir_all(&dir);
@@ -21,28 +21,7 @@ fn compile_header(files: &[(String, String)], tag: &str, main_c: &str) -> String
     for (name, text) in files {
         std::fs::write(dir.join(name), text).unwrap();
     }
-    let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime-c/include");
-    std::fs::write(dir.join("main.c"), main_c).unwrap();
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let exe = dir.join("run");
-    let out = std::process::Command::new(cc)
-        .args(["-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror", "-o"])
-        .arg(&exe)
-        .arg(dir.join("main.c"))
-        .arg("-I")
-        .arg(&dir)
-        .arg("-I")
-        .arg(runtime)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let run = std::process::Command::new(&exe).output().unwrap();
-    assert!(run.status.success());
-    String::from_utf8_lossy(&run.stdout).into_owned()
+    common::run_generated_c(&dir, &[], main_c)
 }
 
 #[test]

@@ -162,8 +162,10 @@ impl Generated {
     /// Links a cortex-m-rt firmware in one call from its build script: on a bare-metal target
     /// (`CARGO_CFG_TARGET_OS` is `none`) it copies the crate's `memory_x` into `OUT_DIR` (where
     /// cortex-m-rt's `link.x` includes it), links with `-Tlink.x` and then the model's `NAME.x`
-    /// ([`Generated::link_args`]), and reruns when `memory_x` changes. On the host it does
-    /// nothing. Returns whether it linked.
+    /// ([`Generated::link_args`]), and reruns when `memory_x` changes. Where the crate's
+    /// rustflags already pass `-Tlink.x` (cortex-m-rt's usual `.cargo/config.toml`), it does not
+    /// pass it again (twice, the linker stops at `region 'FLASH' already defined`). On the host
+    /// it does nothing. Returns whether it linked.
     ///
     /// ```no_run
     /// let generated = arenaplan_build::Build::new().model("model.pte").target("corstone-300").compile();
@@ -185,7 +187,10 @@ impl Generated {
         std::fs::copy(memory_x, out.join("memory.x"))?;
         println!("cargo::rustc-link-search={}", out.display());
         println!("cargo::rerun-if-changed={}", memory_x.display());
-        println!("cargo::rustc-link-arg=-Tlink.x");
+        let rustflags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+        if !passes_link_x(&rustflags) {
+            println!("cargo::rustc-link-arg=-Tlink.x");
+        }
         self.link_args();
         Ok(true)
     }
@@ -229,6 +234,14 @@ pub struct Build {
     planner: Option<Planner>,
     io_apart: bool,
     cargo: Option<bool>,
+}
+
+/// Whether rustflags (Cargo's `CARGO_ENCODED_RUSTFLAGS`: arguments joined by 0x1f) pass
+/// cortex-m-rt's `-Tlink.x`, in any of the forms a `.cargo/config.toml` writes it.
+fn passes_link_x(encoded: &str) -> bool {
+    encoded
+        .split('\x1f')
+        .any(|arg| arg == "-Tlink.x" || arg.ends_with("link-arg=-Tlink.x"))
 }
 
 /// A planned, verified and rendered model: what [`Build::try_render`] returns.
@@ -674,5 +687,22 @@ impl CargoOutput {
             println!("{line}");
         }
         self.lines.push(line);
+    }
+}
+
+#[cfg(test)]
+mod link_x_tests {
+    #[test]
+    fn rustflags_that_pass_link_x_are_seen() {
+        for flags in ["-C\x1flink-arg=-Tlink.x", "-Clink-arg=-Tlink.x", "-Tlink.x"] {
+            assert!(super::passes_link_x(flags), "{flags:?}");
+        }
+        for flags in [
+            "",
+            "-C\x1flink-arg=-Tdefmt.x",
+            "-C\x1flink-arg=-Tmy_link.x.in",
+        ] {
+            assert!(!super::passes_link_x(flags), "{flags:?}");
+        }
     }
 }

@@ -89,12 +89,6 @@ fn arenas(plan: &ModelPlan) -> u64 {
     plan.pools.iter().map(|p| p.size).sum()
 }
 
-/// Vela's offline arena: the end of the last tensor its `OfflineMemoryAllocation` places.
-fn own_plan(program: &Program) -> Option<u64> {
-    let bytes: Vec<u64> = program.values.iter().map(|v| v.bytes).collect();
-    program.source_plan.as_ref().map(|plan| plan.arena(&bytes))
-}
-
 /// The Ethos-U calls' scratch (region 1) sizes, from the planned program.
 fn call_scratch(program: &Program) -> Vec<u64> {
     program
@@ -168,14 +162,16 @@ fn main() -> ExitCode {
         let (a, b) = (arenas(&now), arenas(&before));
         let pte = path.extension().is_some_and(|e| e == "pte");
         let figure = if pte {
-            let et = own_plan(&planned).unwrap_or(0);
+            let et = planned.source_arena().unwrap_or(0);
             let largest = scratch.iter().copied().max().unwrap_or(0);
             format!(
                 "ExecuTorch {} (plan {et} + scratch {largest})",
                 et + largest
             )
         } else {
-            own_plan(&program).map_or("—".into(), |v| format!("Vela {v}"))
+            program
+                .source_arena()
+                .map_or("—".into(), |v| format!("Vela {v}"))
         };
         println!(
             "| {name} | {target_name} | {} | {b} | {a} | {figure} | {saved} B |",
@@ -188,7 +184,7 @@ fn main() -> ExitCode {
             target.npu.as_ref().and_then(|n| n.memory_mode.as_deref()) == Some("Shared_Sram");
         if shared_sram && !pte {
             let bound: u64 = now.pools.iter().map(|p| p.lower_bound).sum();
-            if let Some(v) = own_plan(&program) {
+            if let Some(v) = program.source_arena() {
                 if a > (v.div_ceil(LINE) * LINE).max(bound) {
                     missed.push(format!(
                         "{name}: {a} bytes, Vela's offline arena {v}, the lower bound {bound}"

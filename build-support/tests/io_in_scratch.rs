@@ -4,12 +4,8 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-
-use arenaplan_build::blobs::{plugin_for, write_bin_stream, BinStreamParts, IoRecord};
-use arenaplan_build::model::{
-    DType, Delegate, DelegateCall, Instruction, KernelCall, PoolChoice, Program, Value,
-};
+use arenaplan_build::blobs::{write_bin_stream, BinStreamParts, IoRecord};
+use arenaplan_build::model::{DType, Instruction, KernelCall, PoolChoice, Program, Value};
 use arenaplan_build::pipeline::{ModelPlan, Pipeline};
 use arenaplan_build::targets::Catalogue;
 use arenaplan_build::verify::verify;
@@ -38,35 +34,9 @@ fn blob(input: IoRecord, output: IoRecord) -> Vec<u8> {
     })
 }
 
-/// x (16 B) -> the NPU call -> y (16 B, or `out_bytes`), the scratch its blob asks for.
+/// x (16 B) -> the NPU call -> y (`out_bytes`), the scratch its blob asks for.
 fn one_call(blob: Vec<u8>, out_bytes: u64) -> Program {
-    let info = plugin_for("EthosUBackend")
-        .unwrap()
-        .inspect(&blob, &BTreeMap::new())
-        .unwrap();
-    let mut p = Program::new("one_call");
-    let x = p.add_value(Value::planned("x", DType::Int8, vec![16]));
-    let y = p.add_value(Value::planned("y", DType::Int8, vec![out_bytes]));
-    p.delegates.push(Delegate {
-        name: "npu".into(),
-        backend: "EthosUBackend".into(),
-        blob: Some(blob),
-        compile_specs: BTreeMap::new(),
-        scratch: info
-            .scratch
-            .iter()
-            .map(|s| s.to_spec("EthosUBackend"))
-            .collect(),
-    });
-    p.body.push(Instruction::Delegate(DelegateCall {
-        delegate: 0,
-        inputs: vec![x],
-        outputs: vec![y],
-        scratch: Vec::new(),
-    }));
-    p.inputs = vec![x];
-    p.outputs = vec![y];
-    p
+    common::blob_call("EthosUBackend", blob, "", out_bytes)
 }
 
 /// `program` with a kernel after its call that reads x and y into z, the new output.

@@ -570,13 +570,9 @@ fn scratch_can_come_from_a_backend_declaration() {
 // Scratch roles keep their slots: blobs built here, byte by byte, to the documented layouts.
 
 mod slots {
-    use std::collections::BTreeMap;
-
-    use arenaplan_build::blobs::{plugin_for, ScratchRole};
+    use arenaplan_build::blobs::ScratchRole;
     use arenaplan_build::emit::{Emit, Symbols};
-    use arenaplan_build::model::{
-        DType, Delegate, DelegateCall, Instruction, Program, Value, ValueKind,
-    };
+    use arenaplan_build::model::{Program, ValueKind};
     use arenaplan_build::pipeline::{CallPlan, ModelPlan, Pipeline};
     use arenaplan_build::report::report;
     use arenaplan_build::targets::Catalogue;
@@ -638,34 +634,9 @@ mod slots {
         out
     }
 
-    /// x (16 bytes) -> one call of `backend` running `blob` -> y (16 bytes), with the scratch
-    /// its plugin reads from the blob, as the `.pte` importer declares it.
+    /// x (16 bytes) -> one call of `backend` running `blob` -> y (16 bytes).
     fn one_call(backend: &str, blob: Vec<u8>, flags: &str) -> Program {
-        let mut compile_specs = BTreeMap::new();
-        compile_specs.insert("compile_flags".to_owned(), flags.to_owned());
-        let info = plugin_for(backend)
-            .unwrap()
-            .inspect(&blob, &compile_specs)
-            .unwrap_or_else(|e| panic!("{e}"));
-        let mut p = Program::new("one_call");
-        let x = p.add_value(Value::planned("x", DType::Int8, vec![16]));
-        let y = p.add_value(Value::planned("y", DType::Int8, vec![16]));
-        p.delegates.push(Delegate {
-            name: "npu".into(),
-            backend: backend.into(),
-            blob: Some(blob),
-            compile_specs,
-            scratch: info.scratch.iter().map(|s| s.to_spec(backend)).collect(),
-        });
-        p.body.push(Instruction::Delegate(DelegateCall {
-            delegate: 0,
-            inputs: vec![x],
-            outputs: vec![y],
-            scratch: Vec::new(),
-        }));
-        p.inputs = vec![x];
-        p.outputs = vec![y];
-        p
+        crate::common::blob_call(backend, blob, flags, 16)
     }
 
     fn planned(target: &str, program: Program) -> (Program, ModelPlan) {

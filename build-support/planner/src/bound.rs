@@ -16,7 +16,7 @@ use crate::problem::Problem;
 /// A buffer inside another ([`crate::Inside`]) counts only while that one is not alive (it
 /// shares its memory then), unrounded.
 pub fn lower_bound(problem: &Problem) -> u64 {
-    items_lower_bound(&crate::rigid::bound_pieces(problem))
+    items_lower_bound(&crate::rigid::Units::of(problem).bound_items())
 }
 
 /// The least end any placement's last byte can reach: a true lower bound of an arena that
@@ -47,8 +47,7 @@ pub fn end_lower_bound(problem: &Problem) -> u64 {
         if b.lower >= b.upper {
             continue;
         }
-        if let Some(c) = inside {
-            let outer = &problem.buffers[c.within];
+        if let Some(outer) = inside.and_then(|c| problem.buffers.get(c.within)) {
             for (lower, upper) in crate::rigid::outside(b.lower, b.upper, outer.lower, outer.upper)
             {
                 if lower < upper {

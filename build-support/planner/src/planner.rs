@@ -426,11 +426,12 @@ fn reach(groups: &mut [Group], items: &[Item], target: u64, budget: &mut u64, wo
 /// suit them (largest first, best and first fit; busiest moment first): the starting points of
 /// a problem with groups.
 fn shaped_placements(items: &[Item], shapes: &[Vec<Part>]) -> Vec<Vec<u64>> {
-    let all: Vec<usize> = (0..items.len()).collect();
-    let ours = size_descending(items, &all);
-    let busiest = busiest_moment_first(items, &all, Busiest::LongestThenLargest);
-    let swapped = busiest_moment_first(items, &all, Busiest::LargestThenLongest);
-    let tflm = tflm_order(items, &all);
+    let Orders {
+        ours,
+        tflm,
+        busiest,
+        swapped,
+    } = Orders::of(items);
     [
         (&ours, Fit::Best),
         (&ours, Fit::First),
@@ -444,6 +445,27 @@ fn shaped_placements(items: &[Item], shapes: &[Vec<Part>]) -> Vec<Vec<u64>> {
     .into_iter()
     .map(|(order, fit)| place_shaped(items, shapes, order, fit))
     .collect()
+}
+
+/// The constructive orders of `items`, all of them: ours (size descending), TFLM's, and
+/// busiest moment first both ways ([`crate::construct`]).
+struct Orders {
+    ours: Vec<usize>,
+    tflm: Vec<usize>,
+    busiest: Vec<usize>,
+    swapped: Vec<usize>,
+}
+
+impl Orders {
+    fn of(items: &[Item]) -> Orders {
+        let all: Vec<usize> = (0..items.len()).collect();
+        Orders {
+            ours: size_descending(items, &all),
+            tflm: tflm_order(items, &all),
+            busiest: busiest_moment_first(items, &all, Busiest::LongestThenLargest),
+            swapped: busiest_moment_first(items, &all, Busiest::LargestThenLongest),
+        }
+    }
 }
 
 /// Buffers from which a group's construction candidates are placed on several threads.
@@ -503,11 +525,12 @@ impl Group {
         let baselines_first = stop_at.is_some();
         // The group on its own (members are in index order, so local order keeps ties).
         let local: Vec<Item> = members.iter().map(|&i| items[i]).collect();
-        let all: Vec<usize> = (0..local.len()).collect();
-        let ours = size_descending(&local, &all);
-        let tflm = tflm_order(&local, &all);
-        let busiest = busiest_moment_first(&local, &all, Busiest::LongestThenLargest);
-        let swapped = busiest_moment_first(&local, &all, Busiest::LargestThenLongest);
+        let Orders {
+            ours,
+            tflm,
+            busiest,
+            swapped,
+        } = Orders::of(&local);
         let bound = stop_at.unwrap_or_else(|| items_lower_bound(&local));
         // Most likely to reach the bound first: ours on small groups, busiest moment first
         // on long training traces.
@@ -577,7 +600,7 @@ impl Group {
 
     /// [`Group::attempt`], saying why nothing was found.
     fn try_fit(&mut self, items: &[Item], capacity: u64, budget: &mut u64, work: &Work) -> Attempt {
-        let local: Vec<Item> = self.members.iter().map(|&i| items[i]).collect();
+        let local = self.local(items);
         match search_until(&local, capacity, budget, work.threads, &work.stop) {
             Outcome::Found(offsets) => {
                 self.arena = arena_of(&local, &offsets);
@@ -605,7 +628,7 @@ impl Group {
     /// for 1,038,336, which the capacity mode fits in 0.1 s. Cheap attempts from above, with
     /// slices that grow only when they run out, reach it.
     fn descend(&mut self, items: &[Item], target: u64, budget: &mut u64, work: &Work) -> bool {
-        let local: Vec<Item> = self.members.iter().map(|&i| items[i]).collect();
+        let local = self.local(items);
         let before = self.arena;
         let mut low = target.max(items_lower_bound(&local)) + 1;
         let mut step = (self.arena.saturating_sub(low) / 64).max(1);

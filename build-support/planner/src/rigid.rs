@@ -75,13 +75,15 @@ impl Units {
                 units.outer.push(i);
             }
         }
-        for &Inside {
-            member,
-            within,
-            offset,
-        } in &problem.inside
-        {
-            let u = unit_of[within];
+        // One constraint per member (`within_of`); one that `Problem::validate` refuses (a buffer
+        // that does not exist, nesting) is left out, so that the public bounds never panic.
+        for (member, c) in within.iter().enumerate() {
+            let Some(Inside { within, offset, .. }) = *c else {
+                continue;
+            };
+            let Some(&u) = unit_of.get(within).filter(|&&u| u != usize::MAX) else {
+                continue;
+            };
             let (outer, m) = (buffers[within], &problem.buffers[member]);
             if units.shapes[u].is_empty() {
                 units.shapes[u].push(Part {
@@ -130,34 +132,25 @@ impl Units {
     pub fn unit_offsets(&self, buffer_offsets: &[u64]) -> Vec<u64> {
         self.outer.iter().map(|&b| buffer_offsets[b]).collect()
     }
-}
 
-/// The rectangles whose most bytes alive at once bound every plan of `problem` from below:
-/// every buffer inside no other, and each member for the part of its lifetime outside the
-/// buffer it is inside (members share memory with it while it is alive). Sizes as [`Item`]
-/// rounds them, but members' unrounded: their room is inside their group's.
-pub(crate) fn bound_pieces(problem: &Problem) -> Vec<Item> {
-    let items = Item::from_problem(problem);
-    let within = problem.within_of();
-    let mut pieces: Vec<Item> = items
-        .iter()
-        .zip(&within)
-        .filter(|(_, w)| w.is_none())
-        .map(|(item, _)| *item)
-        .collect();
-    for c in &problem.inside {
-        let (m, outer) = (&problem.buffers[c.member], &items[c.within]);
-        for (lower, upper) in outside(m.lower, m.upper, outer.lower, outer.upper) {
-            if lower < upper {
-                pieces.push(Item {
-                    size: m.size,
-                    align: 1,
-                    lower,
-                    upper,
-                    fixed: None,
-                });
+    /// The rectangles whose most bytes alive at once bound every plan from below: each plain
+    /// unit, and each part of a shape (members unrounded: their room is inside their group's,
+    /// and they count only outside their outer buffer's lifetime).
+    pub fn bound_items(&self) -> Vec<Item> {
+        let mut items = Vec::with_capacity(self.items.len());
+        for (item, shape) in self.items.iter().zip(&self.shapes) {
+            if shape.is_empty() {
+                items.push(*item);
+                continue;
             }
+            items.extend(shape.iter().map(|p| Item {
+                size: p.size,
+                align: 1,
+                lower: p.lower,
+                upper: p.upper,
+                fixed: None,
+            }));
         }
+        items
     }
-    pieces
 }

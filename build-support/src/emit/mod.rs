@@ -117,13 +117,8 @@ impl<'a> Input<'a> {
 /// from `input`) when every name is a short identifier and they stay distinct upper-cased,
 /// which is what Rust's constants use (and nothing otherwise); `escaped` always holds one
 /// injective identifier part per name ([`arenaplan_syntax::names::symbol`]), which C uses where
-/// `plain` is absent.
-///
-/// ```ignore
-/// let n = io_names(&["image", "my.out"]);
-/// assert_eq!(n.plain, None);
-/// assert_eq!(n.escaped, ["image", "my_2eout"]);
-/// ```
+/// `plain` is absent: `["image", "my.out"]` has no plain names, and escapes to `image` and
+/// `my_2eout`.
 pub(crate) struct IoNames {
     pub plain: Option<Vec<String>>,
     pub escaped: Vec<String>,
@@ -398,4 +393,21 @@ pub(crate) fn banner(input: &Input<'_>) -> String {
         crate::names::comment(&input.program.name),
         input.target.name
     )
+}
+
+#[cfg(test)]
+mod io_names_tests {
+    #[test]
+    fn plain_names_are_upper_cased_and_others_escaped() {
+        let n = super::io_names(&["image", "my.out"]);
+        assert_eq!(n.plain, None);
+        assert_eq!(n.escaped, ["image", "my_2eout"]);
+        let n = super::io_names(&["image", "label"]);
+        assert_eq!(
+            n.plain.as_deref(),
+            Some(&["IMAGE".to_owned(), "LABEL".to_owned()][..])
+        );
+        // Distinct names that meet upper-cased are not plain.
+        assert_eq!(super::io_names(&["a", "A"]).plain, None);
+    }
 }

@@ -72,9 +72,10 @@ pub struct SourcePlan {
 }
 
 impl SourcePlan {
-    /// The bytes the file's own plan provisions, given the program's `values`: its buffers'
-    /// sizes (ExecuTorch), or else the end of the last value it places (TFLite's
-    /// `OfflineMemoryAllocation`, which Vela writes: one arena).
+    /// The bytes the file's own plan provisions, given each value's bytes (in value order, as
+    /// [`Program::source_arena`] passes them): its buffers' sizes (ExecuTorch), or else the end
+    /// of the last value it places (TFLite's `OfflineMemoryAllocation`, which Vela writes: one
+    /// arena).
     ///
     /// ```
     /// use arenaplan_build::model::SourcePlan;
@@ -690,6 +691,13 @@ impl fmt::Display for Origin {
 }
 
 impl Program {
+    /// The bytes the file's own memory plan provisions ([`SourcePlan::arena`]), when the file
+    /// carries one: the NPU compiler's figure for a Vela `.tflite`, ExecuTorch's for a `.pte`.
+    pub fn source_arena(&self) -> Option<u64> {
+        let bytes: Vec<u64> = self.values.iter().map(|v| v.bytes).collect();
+        self.source_plan.as_ref().map(|plan| plan.arena(&bytes))
+    }
+
     /// An empty program.
     pub fn new(name: impl Into<String>) -> Self {
         Program {

@@ -38,8 +38,6 @@ pub struct InScratch {
     pub scratch: usize,
     /// Its offset there.
     pub offset: u64,
-    /// The call's flat index.
-    pub call: usize,
     /// An input of the call (else an output).
     pub input: bool,
 }
@@ -100,7 +98,6 @@ pub(super) fn io_in_scratch(
                 value: t,
                 scratch: s,
                 offset: slot.offset,
-                call: c,
                 input: slot.input,
             });
         }

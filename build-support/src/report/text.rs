@@ -44,8 +44,7 @@ pub fn report(
             p.mem_id, p.name, p.size, p.lower_bound, p.capacity, used
         );
     }
-    if let Some(own) = &program.source_plan {
-        let bytes: Vec<u64> = program.values.iter().map(|v| v.bytes).collect();
+    if let (Some(own), Some(own_bytes)) = (&program.source_plan, program.source_arena()) {
         let arenas: u64 = plan.pools.iter().map(|p| p.size).sum();
         let what = if own.buffer_sizes.is_empty() {
             "the model's offline plan (TFLite OfflineMemoryAllocation, as Vela writes it: the NPU's scratch and its inputs and outputs included)"
@@ -54,8 +53,7 @@ pub fn report(
         };
         let _ = writeln!(
             out,
-            "  beside {what}: {} bytes; arenaplan's arenas: {arenas} bytes",
-            own.arena(&bytes)
+            "  beside {what}: {own_bytes} bytes; arenaplan's arenas: {arenas} bytes"
         );
     }
     let tables = super::table_sizes(program, plan, declared);

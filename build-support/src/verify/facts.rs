@@ -129,7 +129,6 @@ pub(super) fn at_slots(
     needed: &[Option<Needed>],
 ) -> Result<Vec<Vec<usize>>, String> {
     let mut at = vec![Vec::new(); program.values.len()];
-    let buffer = |v: usize| plan.buffers.iter().find(|b| b.id == v);
     // The blob's slots, as the pipeline reads them too: a format, not a decision.
     for crate::blobs::CallSlot {
         call: c,
@@ -138,10 +137,10 @@ pub(super) fn at_slots(
         scratch: s,
     } in crate::blobs::call_slots(program)
     {
-        let Some(tb) = buffer(t) else {
+        let Some(tb) = plan.buffer(t) else {
             continue;
         };
-        let Some(sb) = buffer(s) else {
+        let Some(sb) = plan.buffer(s) else {
             continue;
         };
         if tb.mem_id != sb.mem_id

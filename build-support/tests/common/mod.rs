@@ -58,6 +58,38 @@ pub fn emit_files(
     .unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// x (16 int8) -> one call of `backend` running `blob` -> y (`out_bytes` int8), with the
+/// scratch its plugin reads from the blob, as the `.pte` importer declares it, and the compile
+/// spec `compile_flags` set to `flags`.
+pub fn blob_call(backend: &str, blob: Vec<u8>, flags: &str, out_bytes: u64) -> Program {
+    use arenaplan_build::model::{DType, Delegate, DelegateCall, Instruction, Value};
+    let mut compile_specs = std::collections::BTreeMap::new();
+    compile_specs.insert("compile_flags".to_owned(), flags.to_owned());
+    let info = arenaplan_build::blobs::plugin_for(backend)
+        .unwrap()
+        .inspect(&blob, &compile_specs)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut p = Program::new("one_call");
+    let x = p.add_value(Value::planned("x", DType::Int8, vec![16]));
+    let y = p.add_value(Value::planned("y", DType::Int8, vec![out_bytes]));
+    p.delegates.push(Delegate {
+        name: "npu".into(),
+        backend: backend.into(),
+        blob: Some(blob),
+        compile_specs,
+        scratch: info.scratch.iter().map(|s| s.to_spec(backend)).collect(),
+    });
+    p.body.push(Instruction::Delegate(DelegateCall {
+        delegate: 0,
+        inputs: vec![x],
+        outputs: vec![y],
+        scratch: Vec::new(),
+    }));
+    p.inputs = vec![x];
+    p.outputs = vec![y];
+    p
+}
+
 /// x (16 bytes) -> one `backend` call with `scratch` -> y (16 bytes).
 pub fn one_call(backend: &str, scratch: &str) -> String {
     format!(

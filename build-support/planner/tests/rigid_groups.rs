@@ -272,3 +272,17 @@ proptest! {
         prop_assert_eq!(checked, collides(&p, &offsets));
     }
 }
+
+#[test]
+fn the_bounds_of_a_problem_validate_refuses_do_not_panic() {
+    let two = || Problem::new(vec![Buffer::new(64, 0, 1), Buffer::new(16, 0, 2)]);
+    for p in [
+        two().with_inside(1, 7, 0),
+        two().with_inside(9, 0, 0),
+        two().with_inside(1, 1, 0),
+        two().with_inside(1, 0, 0).with_inside(0, 1, 0),
+    ] {
+        assert!(p.validate().is_err());
+        let _ = (lower_bound(&p), end_lower_bound(&p));
+    }
+}

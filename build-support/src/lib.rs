@@ -67,7 +67,7 @@
 pub use arenaplan_planner::{PlanError, Planner};
 pub use arenaplan_syntax::{diagnostic, targets};
 pub use build::{Build, BuildError, Generated, Rendered};
-pub use emit::{Emit, EmitError, Symbols};
+pub use emit::{Blobs, Emit, EmitError, Symbols};
 pub use output::WriteError;
 pub use pipeline::{
     BufferKind, BufferPlan, CallKind, CallPlan, MissingScratch, ModelPlan, PeakBuffer,

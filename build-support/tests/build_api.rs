@@ -53,6 +53,8 @@ fn two_builds_write_identical_bytes() {
             "ethosu_u55_two_calls.sram.ld",
             "ethosu_u55_two_calls.svg",
             "ethosu_u55_two_calls.x",
+            "ethosu_u55_two_calls_blob0.bin",
+            "ethosu_u55_two_calls_blob1.bin",
             "ethosu_u55_two_calls_program.c",
             "ethosu_u55_two_calls_program.h",
         ]
@@ -467,7 +469,9 @@ fn plans_stopped_early_are_marked_in_the_report_and_the_plan() {
         Symbols::Rust,
         arenaplan_build::Emit::ALL,
     );
-    let file = |name: &str| &files.iter().find(|(n, _)| n == name).unwrap().1;
+    let file = |name: &str| {
+        std::str::from_utf8(&files.iter().find(|(n, _)| n == name).unwrap().1).unwrap()
+    };
     assert!(
         file("m.report.txt").contains("Planning was stopped early"),
         "{}",

@@ -223,7 +223,7 @@ fn vela_scratch_sizes_reach_plan_json() {
             .unwrap_or_else(|e| panic!("{model}: {e}"));
         let (file, json) = &rendered.files[0];
         assert_eq!(file, "fixture.plan.json");
-        let plan = ModelPlan::from_json(json).unwrap();
+        let plan = ModelPlan::from_json(std::str::from_utf8(json).unwrap()).unwrap();
         let sizes: Vec<u64> = plan
             .buffers
             .iter()

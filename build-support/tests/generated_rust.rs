@@ -79,7 +79,8 @@ fn generated_rust_of_every_corpus_program_has_no_unsafe() {
             ) else {
                 break;
             };
-            let rust = &files.iter().find(|(n, _)| n == "model.rs").unwrap().1;
+            let rust = std::str::from_utf8(&files.iter().find(|(n, _)| n == "model.rs").unwrap().1)
+                .unwrap();
             let tokens: TokenStream = rust.parse().unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(
                 !has_unsafe(tokens),

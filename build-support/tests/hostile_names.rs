@@ -85,7 +85,7 @@ fn out_dir(tag: &str) -> PathBuf {
 
 /// Plans `program` for `target`, writes every artifact (C side defining the symbols) to a
 /// fresh folder and returns it with the files.
-fn generate(program: Program, target: &str, tag: &str) -> (PathBuf, Vec<(String, String)>) {
+fn generate(program: Program, target: &str, tag: &str) -> (PathBuf, Vec<(String, Vec<u8>)>) {
     let catalogue = Catalogue::builtin();
     let target = catalogue.target(target).unwrap();
     let (program, plan) = common::planned(target, program).unwrap_or_else(|e| panic!("{e}"));
@@ -182,7 +182,9 @@ fn rust_idents(text: &str) -> Vec<String> {
 #[test]
 fn hostile_model_names_stay_data() {
     let (dir, files) = generate(hostile_model(), "corstone-300", "names");
-    let file = |name: &str| &files.iter().find(|(n, _)| n == name).unwrap().1;
+    let file = |name: &str| {
+        std::str::from_utf8(&files.iter().find(|(n, _)| n == name).unwrap().1).unwrap()
+    };
 
     // C: compiles as ISO C99 and defines only the plan's own symbols.
     let symbols = compile_c99(&dir);

@@ -27,12 +27,13 @@ fn planned() -> (Program, ModelPlan) {
 }
 
 /// The build's stages after planning, on `plan` (every artifact).
-fn finish(program: &Program, plan: &ModelPlan) -> Result<Vec<(String, String)>, BuildError> {
+fn finish(program: &Program, plan: &ModelPlan) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
     let catalogue = Catalogue::builtin();
     let artifacts = Artifacts {
         name: "m",
         declared: &Default::default(),
         symbols: Symbols::C,
+        blobs: Default::default(),
         what: Emit::ALL,
     };
     verify_and_emit(
@@ -286,6 +287,7 @@ fn a_call_missing_its_declared_scratch_is_not_emitted() {
         name: "m",
         declared: &declared,
         symbols: Symbols::C,
+        blobs: Default::default(),
         what: Emit::ALL,
     };
     match verify_and_emit(

@@ -107,7 +107,8 @@ pub(crate) fn delegate(args: TokenStream, item: TokenStream) -> TokenStream {
         return item;
     };
     let backend = &checked.id;
-    let tag = fnv1a(backend);
+    // A stable tag for the one-declaration-per-backend rule.
+    let tag = arenaplan_syntax::digest::fnv1a(backend.as_bytes());
     let declared = plan_check(&checked, "backend");
     let buffers = match &checked.scratch {
         Some(s) => {
@@ -218,13 +219,6 @@ fn positive_check(size: &Size) -> TokenStream {
     quote_spanned! {expr.span()=>
         assert!((#expr) as i128 > 0, "arenaplan: a scratch size must be positive");
     }
-}
-
-/// FNV-1a of the backend id: a stable tag for the one-declaration-per-backend rule.
-fn fnv1a(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
 }
 
 pub(crate) fn spec(input: TokenStream) -> TokenStream {

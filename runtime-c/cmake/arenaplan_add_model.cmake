@@ -1,5 +1,6 @@
 # arenaplan_add_model(TARGET <target> MODEL <model> PLATFORM <arenaplan target>
-#                     [NAME <base name>] [TARGETS <targets.toml>] [SOURCES <file>...])
+#                     [NAME <base name>] [TARGETS <targets.toml>] [SOURCES <file>...]
+#                     [BLOBS INCBIN|C])
 #
 # Plans MODEL for PLATFORM when the build runs (again whenever the model, a targets file or a
 # scanned source changes) and adds the generated C to TARGET: NAME.h and NAME_program.h on its
@@ -7,6 +8,11 @@
 # base name and the C prefix: NAME_init, NAME_input, NAME_run, NAME_output, NAME_deinit. The
 # linker fragment NAME.x, NAME.plan.json and NAME.report.txt are written beside them, in
 # ${CMAKE_CURRENT_BINARY_DIR}/arenaplan/<NAME>; ARENAPLAN_<NAME>_DIR names that folder.
+#
+# BLOBS INCBIN (the default) writes each delegate blob as NAME_blobN.bin there, which
+# NAME_program.c links with the assembler's .incbin (found on the include path this adds; GCC
+# or Clang for an ELF target); BLOBS C writes the blobs as C arrays, for any C99 compiler, at
+# about six bytes of C to compile per byte of blob.
 #
 # ARENAPLAN_COMMAND is how the CLI runs: the installed `arenaplan` when it is on the PATH, else
 # Cargo in the checkout this file belongs to.
@@ -25,7 +31,7 @@ if(NOT DEFINED ARENAPLAN_COMMAND)
 endif()
 
 function(arenaplan_add_model)
-  cmake_parse_arguments(ARG "" "TARGET;MODEL;PLATFORM;NAME;TARGETS" "SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "" "TARGET;MODEL;PLATFORM;NAME;TARGETS;BLOBS" "SOURCES" ${ARGN})
   foreach(required TARGET MODEL PLATFORM)
     if(NOT ARG_${required})
       message(FATAL_ERROR "arenaplan_add_model: ${required} is required (arenaplan_add_model(TARGET app MODEL model.pte PLATFORM corstone-300))")
@@ -40,10 +46,20 @@ function(arenaplan_add_model)
   if(NOT ARG_NAME)
     set(ARG_NAME model)
   endif()
+  if(NOT ARG_BLOBS)
+    set(ARG_BLOBS INCBIN)
+  endif()
+  if(ARG_BLOBS STREQUAL "INCBIN")
+    set(blobs incbin)
+  elseif(ARG_BLOBS STREQUAL "C")
+    set(blobs c)
+  else()
+    message(FATAL_ERROR "arenaplan_add_model: BLOBS is INCBIN (blob files linked with .incbin) or C (C arrays), found `${ARG_BLOBS}`")
+  endif()
   get_filename_component(model "${ARG_MODEL}" ABSOLUTE)
   set(out "${CMAKE_CURRENT_BINARY_DIR}/arenaplan/${ARG_NAME}")
   set(args plan --target ${ARG_PLATFORM} --model "${model}" --name ${ARG_NAME}
-           --emit c,linker,json,report --out "${out}")
+           --emit c,linker,json,report --blobs ${blobs} --out "${out}")
   set(depends "${model}")
   if(ARG_TARGETS)
     get_filename_component(targets "${ARG_TARGETS}" ABSOLUTE)

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use arenaplan_build::report::describe;
-use arenaplan_build::{Build, BuildError, Emit, Symbols};
+use arenaplan_build::{Blobs, Build, BuildError, Emit, Symbols};
 use arenaplan_planner::{Planner, DEFAULT_STEP_BUDGET};
 
 use crate::{input, Failure, Status};
@@ -59,6 +59,19 @@ pub(crate) struct PlanArgs {
     /// NPU's once its call has run.
     #[arg(long)]
     io_apart: bool,
+    /// How delegate blobs reach the object code: `incbin` writes each as NAME_blobN.bin, linked
+    /// by NAME_program.c with the assembler's .incbin (GCC or Clang for an ELF target, with the
+    /// output folder on the include path); `c` writes them as C arrays, for any C99 compiler.
+    #[arg(long, value_enum, default_value = "incbin")]
+    blobs: BlobForm,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum BlobForm {
+    /// Binary files linked with `.incbin`: compiles in milliseconds at any size.
+    Incbin,
+    /// C arrays: any C99 compiler, about six bytes of C per byte of blob.
+    C,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -106,6 +119,10 @@ pub(crate) fn plan(args: &PlanArgs) -> Result<(), Failure> {
         .symbols(match args.symbols {
             SymbolSide::C => Symbols::C,
             SymbolSide::Rust => Symbols::Rust,
+        })
+        .blobs(match args.blobs {
+            BlobForm::Incbin => Blobs::Incbin,
+            BlobForm::C => Blobs::CArray,
         })
         .out_dir(&args.out)
         .cargo_metadata(false);
@@ -175,7 +192,7 @@ pub(crate) fn inspect(args: &InspectArgs) -> Result<(), Failure> {
         .files
         .iter()
         .find(|(file, _)| file.ends_with(".report.txt"))
-        .map(|(_, text)| text.as_str())
+        .map(|(_, text)| String::from_utf8_lossy(text))
         .unwrap_or_default();
     print_out(&format!("\n{report}"))
 }

@@ -23,7 +23,7 @@ use thiserror::Error;
 pub use scan::{declarations, rust_files, scan, Declaration, Found};
 
 use crate::diagnostic::Diagnostic;
-use crate::emit::{emit, Emit, EmitError, Input, Symbols};
+use crate::emit::{emit, Blobs, Emit, EmitError, Input, Symbols};
 use crate::import::{load_model_in, ModelFolder};
 use crate::model::Program;
 use crate::output::{write_all_if_changed, WriteError};
@@ -233,6 +233,7 @@ pub struct Build {
     out_dir: Option<PathBuf>,
     planner: Option<Planner>,
     io_apart: bool,
+    blobs: Option<Blobs>,
     cargo: Option<bool>,
 }
 
@@ -255,8 +256,9 @@ pub struct Rendered {
     pub program: Program,
     /// The plan.
     pub plan: ModelPlan,
-    /// Every requested artifact as (file name, contents), in a fixed order.
-    pub files: Vec<(String, String)>,
+    /// Every requested artifact as (file name, contents), in a fixed order: text but for the
+    /// blob files of [`Blobs::Incbin`](crate::Blobs::Incbin).
+    pub files: Vec<(String, Vec<u8>)>,
 }
 
 impl Build {
@@ -353,6 +355,19 @@ impl Build {
     /// Which side defines the arenas and tables (default: Rust).
     pub fn symbols(&mut self, side: Symbols) -> &mut Self {
         self.symbols = side;
+        self
+    }
+
+    /// How delegate blobs are linked (default: [`Blobs::Incbin`], or [`Blobs::CArray`] in a
+    /// build script for a target whose objects are not ELF: Apple's and Windows').
+    ///
+    /// ```no_run
+    /// use arenaplan_build::{Blobs, Build};
+    /// // A compiler without GNU assembler directives: blobs as C arrays.
+    /// Build::new().model("model/kws.pte").target("corstone-300").blobs(Blobs::CArray).compile();
+    /// ```
+    pub fn blobs(&mut self, blobs: Blobs) -> &mut Self {
+        self.blobs = Some(blobs);
         self
     }
 
@@ -608,6 +623,7 @@ impl Build {
                 name: &name,
                 declared: &declared,
                 symbols: self.symbols,
+                blobs: self.blobs.unwrap_or_else(default_blobs),
                 what: self.emit.unwrap_or(Emit::ALL),
             },
         )?;
@@ -630,6 +646,8 @@ pub struct Artifacts<'a> {
     pub declared: &'a Declarations,
     /// Which side defines the arenas and tables.
     pub symbols: Symbols,
+    /// How delegate blobs are linked.
+    pub blobs: Blobs,
     /// Which artifacts.
     pub what: Emit,
 }
@@ -642,7 +660,7 @@ pub fn verify_and_emit(
     plan: &ModelPlan,
     target: &crate::targets::Target,
     artifacts: &Artifacts<'_>,
-) -> Result<Vec<(String, String)>, BuildError> {
+) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
     let verified = verify(program, plan, target)?;
     crate::verify::check_declarations(program, artifacts.declared, target)?;
     let input = Input::new(
@@ -650,8 +668,20 @@ pub fn verify_and_emit(
         artifacts.name,
         artifacts.declared,
         artifacts.symbols,
-    );
+    )
+    .blobs(artifacts.blobs);
     Ok(emit(&input, artifacts.what)?)
+}
+
+/// `.incbin` (ELF's GNU assembler directives), but C arrays where a build script compiles for
+/// a target whose objects are Mach-O or COFF (Cargo's `CARGO_CFG_TARGET_*`).
+fn default_blobs() -> Blobs {
+    let cfg = |key: &str| std::env::var(key).unwrap_or_default();
+    if cfg("CARGO_CFG_TARGET_VENDOR") == "apple" || cfg("CARGO_CFG_TARGET_OS") == "windows" {
+        Blobs::CArray
+    } else {
+        Blobs::Incbin
+    }
 }
 
 /// The crate's folder under Cargo, else the current one.

@@ -26,6 +26,25 @@ pub enum Symbols {
     C,
 }
 
+/// How the delegate blobs (Vela's command streams and weights, Neutron's microcode) reach the
+/// object code.
+///
+/// ```
+/// use arenaplan_build::Blobs;
+/// // `.incbin` unless asked: a C array is text about six times the blob's size to compile.
+/// assert_eq!(Blobs::default(), Blobs::Incbin);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Blobs {
+    /// Each blob is written as `NAME_blobN.bin` beside the C, and `NAME_program.c` links it with
+    /// the assembler's `.incbin` (`arenaplan/incbin.h`): GCC or Clang on an ELF target, with the
+    /// folder on the include path. Compiles in milliseconds whatever the blob's size.
+    #[default]
+    Incbin,
+    /// Each blob is a C array in `NAME_program.c`: any C99 compiler.
+    CArray,
+}
+
 /// Which artifacts to write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Emit {
@@ -77,6 +96,8 @@ pub struct Input<'a> {
     pub(crate) declared: &'a Declarations,
     /// Which side defines the symbols.
     pub(crate) symbols: Symbols,
+    /// How blobs are linked.
+    pub(crate) blobs: Blobs,
     /// Where the program's constants go (each emitter that counts or writes them reads this).
     pub(crate) constants: ConstantLayout,
     /// The runtime's instruction table: calls, and branches as jumps.
@@ -105,10 +126,17 @@ impl<'a> Input<'a> {
             target: verified.target(),
             declared,
             symbols,
+            blobs: Blobs::default(),
             constants: ConstantLayout::new(program),
             steps,
             methods,
         }
+    }
+
+    /// The same input with blobs linked as `blobs` says (`.incbin` unless set).
+    pub fn blobs(mut self, blobs: Blobs) -> Self {
+        self.blobs = blobs;
+        self
     }
 }
 
@@ -322,8 +350,9 @@ impl Input<'_> {
     }
 }
 
-/// Every requested artifact as (file name, contents), in a fixed order.
-pub fn emit(input: &Input<'_>, what: Emit) -> Result<Vec<(String, String)>, EmitError> {
+/// Every requested artifact as (file name, contents), in a fixed order: text but for the blob
+/// files of [`Blobs::Incbin`].
+pub fn emit(input: &Input<'_>, what: Emit) -> Result<Vec<(String, Vec<u8>)>, EmitError> {
     let name = input.name;
     // The Rust and C tables hold offsets and sizes as `u32`.
     if what.rust || what.c {
@@ -347,38 +376,51 @@ pub fn emit(input: &Input<'_>, what: Emit) -> Result<Vec<(String, String)>, Emit
             });
         }
     }
-    let mut files = Vec::new();
+    let mut text = Vec::new();
+    let mut binary = Vec::new();
     if what.rust {
-        files.push((format!("{name}.rs"), rust::module(input)));
+        text.push((format!("{name}.rs"), rust::module(input)));
     }
     if what.c {
-        files.push((format!("{name}.h"), c::header(input)));
-        files.push((format!("{name}.c"), c::source(input)));
-        files.push((format!("{name}_program.h"), program::header(input)));
-        files.push((format!("{name}_program.c"), program::source(input)));
+        text.push((format!("{name}.h"), c::header(input)));
+        text.push((format!("{name}.c"), c::source(input)));
+        text.push((format!("{name}_program.h"), program::header(input)));
+        text.push((format!("{name}_program.c"), program::source(input)));
+        if input.blobs == Blobs::Incbin {
+            for (d, delegate) in input.program.delegates.iter().enumerate() {
+                if let Some(blob) = &delegate.blob {
+                    binary.push((program::blob_file(name, d), blob.clone()));
+                }
+            }
+        }
     }
     if what.linker {
         let mut fragments = Vec::new();
         for (pool, plan) in input.pools() {
             let file = format!("{name}.{}.ld", pool.name);
-            files.push((file.clone(), linker::fragment(input, pool, plan)));
+            text.push((file.clone(), linker::fragment(input, pool, plan)));
             fragments.push(file);
         }
-        files.push((format!("{name}.x"), linker::script(input, &fragments)));
+        text.push((format!("{name}.x"), linker::script(input, &fragments)));
     }
     if what.json {
-        files.push((format!("{name}.plan.json"), input.plan.to_json()));
+        text.push((format!("{name}.plan.json"), input.plan.to_json()));
     }
     if what.report {
-        files.push((
+        text.push((
             format!("{name}.report.txt"),
             report::report(input.program, input.plan, input.target, input.declared),
         ));
-        files.push((
+        text.push((
             format!("{name}.svg"),
             report::memory_map(input.program, input.plan, input.target),
         ));
     }
+    let mut files: Vec<(String, Vec<u8>)> = text
+        .into_iter()
+        .map(|(name, text)| (name, text.into_bytes()))
+        .collect();
+    files.extend(binary);
     Ok(files)
 }
 

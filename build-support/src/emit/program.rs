@@ -1,7 +1,7 @@
 //! The program tables the C runtime runs (`NAME_program.c` / `.h`): tensors, instructions,
 //! delegates with their blobs, kernel names — an `ap_program_t` from `arenaplan/runtime.h`.
 
-use super::{banner, upper_ident, Input, MethodTables};
+use super::{banner, upper_ident, Blobs, Input, MethodTables};
 use crate::blobs::{backend_symbol, kernel_symbol, HandleStorage};
 use crate::c_writer::CWriter;
 use crate::model::{Instruction, Value, ValueKind};
@@ -34,6 +34,73 @@ pub(super) fn header(input: &Input<'_>) -> String {
     w.finish()
 }
 
+/// The file blob `d` of model `name` is written to under [`Blobs::Incbin`] (identifier
+/// characters only: it lands in a string of the generated assembly).
+pub(super) fn blob_file(name: &str, d: usize) -> String {
+    format!("{name}_blob{d}.bin")
+}
+
+/// The delegates' blobs, 16-byte aligned (as the NPU drivers read them), read-only, in the
+/// section the target names: linked from their files, or as C arrays.
+fn blobs(w: &mut CWriter, input: &Input<'_>) {
+    let name = input.name;
+    let section = input.target.blob_section.as_deref();
+    let with_blob = || {
+        input
+            .program
+            .delegates
+            .iter()
+            .enumerate()
+            .filter_map(|(d, delegate)| Some((d, delegate.blob.as_ref()?)))
+    };
+    match input.blobs {
+        Blobs::Incbin => {
+            for (d, blob) in with_blob() {
+                // The digest makes this file change with the blob's bytes: a build that
+                // tracks only C sources (make, CMake) recompiles it when a blob changes.
+                w.comment(&format!(
+                    "Delegate {d}'s blob: {} bytes, FNV-1a {:#018x}.",
+                    blob.len(),
+                    arenaplan_syntax::digest::fnv1a(blob)
+                ));
+                w.line(format!(
+                    "AP_INCBIN({name}_blob{d}, {}, {});",
+                    CWriter::string(&blob_file(name, d)),
+                    CWriter::string(section.unwrap_or(".rodata"))
+                ));
+            }
+        }
+        Blobs::CArray => {
+            let placed = match section {
+                Some(s) => format!(
+                    " __attribute__((aligned(16), section({})))",
+                    CWriter::string(s)
+                ),
+                None => " __attribute__((aligned(16)))".to_owned(),
+            };
+            for (d, blob) in with_blob() {
+                w.block(
+                    format!(
+                        "static const uint8_t {name}_blob{d}[{}]{placed} =",
+                        blob.len().max(1)
+                    ),
+                    ";",
+                    |w| {
+                        for chunk in blob.chunks(16) {
+                            let bytes: Vec<String> =
+                                chunk.iter().map(|b| format!("{b:#04x}")).collect();
+                            w.line(format!("{},", bytes.join(", ")));
+                        }
+                        if blob.is_empty() {
+                            w.line("0, /* an empty blob: its size says 0 */");
+                        }
+                    },
+                );
+            }
+        }
+    }
+}
+
 pub(super) fn source(input: &Input<'_>) -> String {
     let name = input.name;
     let program = input.program;
@@ -54,6 +121,9 @@ pub(super) fn source(input: &Input<'_>) -> String {
     headers.dedup();
     for header in headers {
         w.include(header);
+    }
+    if input.blobs == Blobs::Incbin && program.delegates.iter().any(|d| d.blob.is_some()) {
+        w.include("arenaplan/incbin.h");
     }
     w.blank();
     abi_checks(&mut w, input);
@@ -82,26 +152,7 @@ pub(super) fn source(input: &Input<'_>) -> String {
     );
     w.blank();
     value_meta(&mut w, input);
-    // Delegate blobs, 16-byte aligned, in flash.
-    for (d, delegate) in program.delegates.iter().enumerate() {
-        let Some(blob) = &delegate.blob else { continue };
-        w.block(
-            format!(
-                "static const uint8_t {name}_blob{d}[{}] __attribute__((aligned(16))) =",
-                blob.len().max(1)
-            ),
-            ";",
-            |w| {
-                for chunk in blob.chunks(16) {
-                    let bytes: Vec<String> = chunk.iter().map(|b| format!("{b:#04x}")).collect();
-                    w.line(format!("{},", bytes.join(", ")));
-                }
-                if blob.is_empty() {
-                    w.line("0, /* an empty blob: its size says 0 */");
-                }
-            },
-        );
-    }
+    blobs(&mut w, input);
     // The compile specs the build made for each delegate's backend (Neutron's transpositions);
     // a model's own specs stay out of the tables (no backend reads them).
     let own_specs = |d: usize| -> Vec<(&String, &String)> {

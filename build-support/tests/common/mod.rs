@@ -49,7 +49,7 @@ pub fn emit_files(
     name: &str,
     symbols: Symbols,
     what: Emit,
-) -> Vec<(String, String)> {
+) -> Vec<(String, Vec<u8>)> {
     let verified = verify(program, plan, target).unwrap_or_else(|e| panic!("{e}"));
     emit(
         &Input::new(verified, name, &Default::default(), symbols),

@@ -74,7 +74,8 @@ pub fn check(data: &[u8], dir: &Path, runtime_include: &Path) -> bool {
         .unwrap_or_else(|e| panic!("{e}"))
     };
     for symbols in [Symbols::Rust, Symbols::C] {
-        for (name, text) in files(symbols, RUST) {
+        for (name, bytes) in files(symbols, RUST) {
+            let text = String::from_utf8(bytes).unwrap();
             if let Err(e) = syn::parse_file(&text) {
                 panic!("{name} does not parse: {e}\n{text}");
             }

@@ -59,13 +59,13 @@ fn main() -> ExitCode {
         eprintln!("error: {}: {e}", out.display());
         return ExitCode::FAILURE;
     }
-    for (file, text) in &planned.files {
+    for (file, bytes) in &planned.files {
         let path = out.join(file);
         // Unchanged files keep their timestamps (an SVG viewer need not reload).
-        if std::fs::read(&path).is_ok_and(|old| old == text.as_bytes()) {
+        if std::fs::read(&path).is_ok_and(|old| old == *bytes) {
             continue;
         }
-        if let Err(e) = std::fs::write(&path, text) {
+        if let Err(e) = std::fs::write(&path, bytes) {
             eprintln!("error: {file}: {e}");
             return ExitCode::FAILURE;
         }

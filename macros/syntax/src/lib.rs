@@ -11,6 +11,7 @@
 
 pub mod delegate;
 pub mod diagnostic;
+pub mod digest;
 pub mod input;
 pub mod names;
 pub mod targets;

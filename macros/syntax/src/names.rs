@@ -9,6 +9,7 @@
 //! | target name | `[a-z0-9][a-z0-9-]*`, at most 64 bytes | `corstone-300` |
 //! | pool name, compile spec | `[a-z][a-z0-9]*(_[a-z0-9]+)*`, not a keyword, at most 64 bytes | `fast_sram` |
 //! | linker section | `.arenaplan.` then `[A-Za-z0-9_.]+`, at most 64 bytes | `.arenaplan.sram` |
+//! | blob section | `[A-Za-z0-9_.]+` starting with `.` or a letter, not under `.arenaplan`, `.bss`, `.tbss` or `.noinit`, at most 64 bytes | `.rodata.model`, `network_model_sec` |
 //! | memory region | `[A-Za-z_][A-Za-z0-9_]*`, at most 64 bytes | `SRAM_SHARED` |
 //!
 //! ```
@@ -37,7 +38,15 @@ pub enum NameKind {
     Section,
     /// A linker memory region (`> REGION` in linker scripts).
     Region,
+    /// The input section delegate blobs are linked in (`.pushsection` in generated assembly,
+    /// `__attribute__((section))`): loaded data the main linker script places, never a NOLOAD
+    /// or zeroed section.
+    BlobSection,
 }
+
+/// Section prefixes a blob may not take: the arenas' NOLOAD namespace, and sections a start-up
+/// zeroes or leaves uninitialised (a blob there would be lost before the first inference).
+const UNLOADED_PREFIXES: [&str; 4] = [".arenaplan", ".bss", ".tbss", ".noinit"];
 
 impl NameKind {
     /// The grammar, as the error message states it.
@@ -51,6 +60,9 @@ impl NameKind {
             }
             NameKind::Section => "`.arenaplan.` followed by letters, digits, `_` and `.`",
             NameKind::Region => "letters, digits and `_`, not starting with a digit",
+            NameKind::BlobSection => {
+                "letters, digits, `_` and `.`, starting with `.` or a letter, not under `.arenaplan`, `.bss`, `.tbss` or `.noinit` (a loaded section, such as `.rodata.model`)"
+            }
         }
     }
 }
@@ -93,6 +105,16 @@ pub fn check(kind: NameKind, name: &str) -> Result<(), String> {
                     && bytes
                         .iter()
                         .all(|&b| b.is_ascii_alphanumeric() || b == b'_')
+            }
+            NameKind::BlobSection => {
+                (bytes[0] == b'.' || bytes[0].is_ascii_alphabetic())
+                    && bytes
+                        .iter()
+                        .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+                    && !UNLOADED_PREFIXES.iter().any(|p| {
+                        name.strip_prefix(p)
+                            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+                    })
             }
         };
     if ok {

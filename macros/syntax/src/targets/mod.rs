@@ -64,6 +64,10 @@ pub struct Target {
     pub specs: BTreeMap<String, u32>,
     /// Pool that holds planned tensors unless the model names another.
     pub default_mem_id: u32,
+    /// The input section delegate blobs (Vela's command streams and weights, Neutron's
+    /// microcode) are linked in, where the NPU can read them: `None` keeps them in the
+    /// compiler's read-only data (`.rodata`), where cortex-m-rt's `link.x` puts them in FLASH.
+    pub blob_section: Option<String>,
 }
 
 /// The largest `npu.model_context` accepted (its bytes go into every Neutron delegate's handle).
@@ -533,6 +537,9 @@ fn validate_target(source: &SourceText, raw: schema::RawTarget) -> Result<Target
             }
         }
     }
+    if let Some(section) = &raw.blob_section {
+        named(NameKind::BlobSection, "blob_section", section)?;
+    }
     Ok(Target {
         name: target_name,
         description: raw.description,
@@ -549,6 +556,7 @@ fn validate_target(source: &SourceText, raw: schema::RawTarget) -> Result<Target
         pools,
         specs,
         default_mem_id,
+        blob_section: raw.blob_section.map(Spanned::into_inner),
     })
 }
 

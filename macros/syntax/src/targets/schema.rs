@@ -31,6 +31,8 @@ pub(super) struct RawTarget {
     /// Compile-spec name → pool name.
     #[serde(default)]
     pub specs: BTreeMap<String, Spanned<String>>,
+    /// Input section of the delegate blobs (default: the compiler's read-only data).
+    pub blob_section: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]

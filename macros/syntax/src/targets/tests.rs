@@ -317,3 +317,35 @@ fn a_neutron_model_context_is_bytes_of_a_neutron_npu() {
     // Without it, NXP's library keeps the context on its heap.
     assert_eq!(parse(MINIMAL).unwrap().targets[0].npu, None);
 }
+
+#[test]
+fn a_blob_section_is_a_loaded_section() {
+    let with = |section: &str| {
+        MINIMAL.replacen(
+            "default_pool = \"sram\"",
+            &format!("default_pool = \"sram\"\nblob_section = \"{section}\""),
+            1,
+        )
+    };
+    for ok in [".rodata.model", "network_model_sec", ".bss_models"] {
+        let c = parse(&with(ok)).unwrap_or_else(|e| panic!("{ok}: {e}"));
+        assert_eq!(c.targets[0].blob_section.as_deref(), Some(ok));
+    }
+    assert_eq!(parse(MINIMAL).unwrap().targets[0].blob_section, None);
+    // NOLOAD arenas, zeroed or uninitialised sections would lose the blob; quotes and spaces
+    // would change the generated assembly.
+    for bad in [
+        ".arenaplan.sram",
+        ".bss",
+        ".bss.model",
+        ".noinit",
+        "a\\\" b",
+        "1st",
+    ] {
+        let e = error(&with(bad));
+        assert!(
+            e.contains("blob_section") && e.contains("loaded section") && e.contains("t.toml:"),
+            "{bad}: {e}"
+        );
+    }
+}

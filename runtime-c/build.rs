@@ -23,10 +23,16 @@ fn main() {
     let bare_metal = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "none");
     let simulator = !bare_metal || std::env::var_os("CARGO_FEATURE_SIMULATOR").is_some();
     println!("cargo::rustc-check-cfg=cfg(arenaplan_simulator)");
+    println!("cargo::rustc-check-cfg=cfg(arenaplan_board_ethos_u)");
     if simulator {
         println!("cargo::rustc-cfg=arenaplan_simulator");
     }
     let arm_driver = env_dir("ETHOS_U_CORE_DRIVER_PATH", "include/ethosu_driver.h");
+    // Board bring-up (`arenaplan::board`) where no simulator takes the NPUs' place; its Ethos-U
+    // part with Arm's driver, whose instance it holds.
+    if !simulator && arm_driver.is_some() {
+        println!("cargo::rustc-cfg=arenaplan_board_ethos_u");
+    }
     let nxp_api = env_dir("NXP_NEUTRON_DRIVER_PATH", "NeutronDriver.h");
 
     let mut build = cc::Build::new();
@@ -53,6 +59,11 @@ fn main() {
     }
     if let Some(api) = &nxp_api {
         build.define("AP_NEUTRON_NXP_API", None).include(api);
+    }
+    if !simulator {
+        build
+            .file("csrc/board_ethosu.c")
+            .file("csrc/board_neutron.c");
     }
     if simulator {
         build

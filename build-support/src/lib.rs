@@ -7,13 +7,14 @@
 //! and the target, and writes the generated Rust, C and linker scripts.
 //!
 //! ```no_run
-//! // build.rs
+//! // build.rs of a firmware crate (the README's whole crate is built by CI as it stands)
 //! let generated = arenaplan_build::Build::new()
 //!     .model("model/kws.pte")
 //!     .target("corstone-300")
+//!     .name("model")
 //!     .compile();
-//! println!("cargo::rustc-link-arg=-Tlink.x");
-//! generated.link_args();
+//! generated.cc_build().compile("model_tables"); // the model's tables and C API
+//! generated.link_cortex_m_rt("memory.x").expect("memory.x"); // on the board only
 //! ```
 //!
 //! [`Build::try_render`] runs every stage without writing, for tools and tests:

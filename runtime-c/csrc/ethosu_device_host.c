@@ -112,55 +112,16 @@ int ap_ethosu_host_irq(void) {
     return 1;
 }
 
-/* ---- Semaphores: a small static pool --------------------------------------------------------- */
+/* ---- Semaphores: a small static pool (shared with the board's bring-up) -------------------- */
 
-typedef struct {
-    volatile uint32_t count;
-    int used;
-} semaphore_t;
-
-static semaphore_t semaphores[4];
-
-void *ethosu_semaphore_create(void) {
-    for (size_t i = 0; i < sizeof semaphores / sizeof semaphores[0]; i++) {
-        if (!semaphores[i].used) {
-            semaphores[i].used = 1;
-            semaphores[i].count = 0;
-            return &semaphores[i];
-        }
-    }
-    return NULL;
-}
-
-void ethosu_semaphore_destroy(void *sem) {
-    if (sem != NULL) {
-        ((semaphore_t *)sem)->used = 0;
-    }
-}
-
-int ethosu_semaphore_take(void *sem, uint64_t timeout) {
-    (void)timeout;
-    semaphore_t *s = sem;
-    while (s->count == 0) {
-#if defined(__arm__)
-        __asm volatile("wfe" ::: "memory");
-#else
-        /* The host has no interrupts: deliver the NPU's here. Nothing pending is a hang on a
-         * board (the driver would wait forever); here it is a loud failure. */
-        if (!ap_ethosu_host_irq()) {
-            fprintf(stderr, "arenaplan: the Ethos-U driver waits for an interrupt no job will raise\n");
-            abort();
-        }
+/* No interrupts on the host: a wait delivers the NPU's (a loud failure where none is pending). */
+#if !defined(__arm__)
+#define AP_ETHOSU_WAIT_HOOK()                                                                       \
+    do {                                                                                         \
+        if (!ap_ethosu_host_irq()) {                                                             \
+            fprintf(stderr, "arenaplan: the Ethos-U driver waits for an interrupt no job will raise\n"); \
+            abort();                                                                             \
+        }                                                                                        \
+    } while (0)
 #endif
-    }
-    s->count--;
-    return 0;
-}
-
-int ethosu_semaphore_give(void *sem) {
-    ((semaphore_t *)sem)->count++;
-#if defined(__arm__)
-    __asm volatile("sev" ::: "memory");
-#endif
-    return 0;
-}
+#include "ethosu_semaphores.h"

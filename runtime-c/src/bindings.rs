@@ -352,6 +352,24 @@ unsafe extern "C" {
     pub fn ap_method_destroy(method: *mut ap_method_t);
 }
 unsafe extern "C" {
+    pub fn ap_board_ethosu_init(
+        base_address: *mut ::core::ffi::c_void,
+        fast_memory: *mut ::core::ffi::c_void,
+        fast_memory_size: usize,
+        secure: u32,
+        privileged: u32,
+    ) -> ap_status_t;
+}
+unsafe extern "C" {
+    pub fn ap_board_enable_irq(irq: u32);
+}
+unsafe extern "C" {
+    pub fn ap_board_ethosu_irq();
+}
+unsafe extern "C" {
+    pub fn ap_board_neutron_init() -> ap_status_t;
+}
+unsafe extern "C" {
     pub fn ap_dcache_clean(addr: *const ::core::ffi::c_void, size: usize);
 }
 unsafe extern "C" {

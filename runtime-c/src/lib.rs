@@ -43,6 +43,8 @@
 #![no_std]
 #![deny(missing_docs)]
 
+#[cfg(not(arenaplan_simulator))]
+pub mod board;
 mod call;
 mod link;
 mod model;

@@ -47,18 +47,33 @@ void ap_ethosu_npu_refused(ap_ethosu_sim_status_t status, const uint64_t *base, 
 int ap_ethosu_npu_verify_config(const ap_ethosu_npu_t *npu, uint32_t cfg, uint32_t id) {
     /* CONFIG: macs_per_cc bits 0-3, cmd_stream_version 4-7, custom_dma 27, product 28-31.
      * ID: arch_minor_rev bits 20-27, arch_major_rev 28-31. */
-    int ok = 1;
+    uint32_t mismatch = 0;
     if (cfg != npu->config) {
-        ok &= (cfg & 0xFu) == (npu->config & 0xFu);
-        ok &= ((cfg >> 4) & 0xFu) == ((npu->config >> 4) & 0xFu);
-        ok &= (cfg >> 28) == (npu->config >> 28);
-        ok &= !(((cfg >> 27) & 1u) && !((npu->config >> 27) & 1u));
+        if ((cfg >> 28) != (npu->config >> 28)) {
+            mismatch |= AP_ETHOSU_MISMATCH_PRODUCT;
+        }
+        if ((cfg & 0xFu) != (npu->config & 0xFu)) {
+            mismatch |= AP_ETHOSU_MISMATCH_MACS_PER_CC;
+        }
+        if (((cfg >> 4) & 0xFu) != ((npu->config >> 4) & 0xFu)) {
+            mismatch |= AP_ETHOSU_MISMATCH_CMD_STREAM_VERSION;
+        }
+        if (((cfg >> 27) & 1u) && !((npu->config >> 27) & 1u)) {
+            mismatch |= AP_ETHOSU_MISMATCH_CUSTOM_DMA;
+        }
     }
-    ok &= (id >> 28) == (npu->id >> 28) && ((id >> 20) & 0xFFu) <= ((npu->id >> 20) & 0xFFu);
-    if (!ok) {
+    if ((id >> 28) != (npu->id >> 28) || ((id >> 20) & 0xFFu) > ((npu->id >> 20) & 0xFFu)) {
+        mismatch |= AP_ETHOSU_MISMATCH_ARCH;
+    }
+    if (mismatch != 0) {
         ap_ethosu_npu_refused(AP_ETHOSU_SIM_CONFIG_MISMATCH, NULL, NULL, 0);
+        last.mismatch = mismatch;
+        last.stream_config = cfg;
+        last.stream_id = id;
+        last.npu_config = npu->config;
+        last.npu_id = npu->id;
     }
-    return ok;
+    return mismatch == 0;
 }
 
 /* Decodes the command stream: which regions it addresses, and whether it stops inside. */

@@ -15,6 +15,11 @@ pub const AP_NEUTRON_SLOT_TRANSPOSE: u32 = 4;
 pub const AP_NEUTRON_SLOTS: u32 = 5;
 pub const AP_ETHOSU_MAX_IO: u32 = 1024;
 pub const AP_ETHOSU_SIM_REGIONS: u32 = 8;
+pub const AP_ETHOSU_MISMATCH_PRODUCT: u32 = 1;
+pub const AP_ETHOSU_MISMATCH_MACS_PER_CC: u32 = 2;
+pub const AP_ETHOSU_MISMATCH_CMD_STREAM_VERSION: u32 = 4;
+pub const AP_ETHOSU_MISMATCH_CUSTOM_DMA: u32 = 8;
+pub const AP_ETHOSU_MISMATCH_ARCH: u32 = 16;
 pub const AP_ETHOSU_U55_128_CONFIG: u32 = 6151;
 pub const AP_ETHOSU_U55_128_ID: u32 = 268853249;
 pub const AP_ETHOSU_U85_256_CONFIG: u32 = 536871192;
@@ -450,6 +455,11 @@ pub struct ap_ethosu_sim_record {
     pub qsize: u32,
     pub user_arg_set: u32,
     pub input_sum: u32,
+    pub mismatch: u32,
+    pub stream_config: u32,
+    pub stream_id: u32,
+    pub npu_config: u32,
+    pub npu_id: u32,
 }
 pub type ap_ethosu_sim_record_t = ap_ethosu_sim_record;
 unsafe extern "C" {

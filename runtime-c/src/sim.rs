@@ -58,3 +58,118 @@ pub fn ethos_u_irq() -> bool {
     // the driver's handler, which only touches the driver's own state.
     unsafe { sys::ap_ethosu_host_irq() != 0 }
 }
+
+/// The fields of a command stream's optimizer config that Arm's driver found different from
+/// the emulated Ethos-U's registers (`ethosu_dev_verify_optimizer_config`), when it refused the
+/// last job for them: what a bare `AP_ERR_DRIVER` at the call means.
+///
+/// ```
+/// arenaplan::sim::ethos_u(arenaplan::sim::EthosU::U55_128).unwrap();
+/// assert_eq!(arenaplan::sim::ethos_u_config_mismatch(), None); // no job refused
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConfigMismatch {
+    /// Which fields differ: `AP_ETHOSU_MISMATCH_*` bits.
+    pub fields: u32,
+    /// The stream's CONFIG word (as Vela wrote it).
+    pub stream_config: u32,
+    /// The stream's ID word.
+    pub stream_id: u32,
+    /// The NPU's CONFIG register.
+    pub npu_config: u32,
+    /// The NPU's ID register.
+    pub npu_id: u32,
+}
+
+/// The optimizer-config fields the last job was refused for, if it was.
+pub fn ethos_u_config_mismatch() -> Option<ConfigMismatch> {
+    // SAFETY: ap_ethosu_sim_last returns a pointer to the emulation's static record.
+    let last = unsafe { &*sys::ap_ethosu_sim_last() };
+    (last.status == sys::ap_ethosu_sim_status_AP_ETHOSU_SIM_CONFIG_MISMATCH && last.mismatch != 0)
+        .then_some(ConfigMismatch {
+            fields: last.mismatch,
+            stream_config: last.stream_config,
+            stream_id: last.stream_id,
+            npu_config: last.npu_config,
+            npu_id: last.npu_id,
+        })
+}
+
+impl core::fmt::Display for ConfigMismatch {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let product = |c: u32| match c >> 28 {
+            0 => "Ethos-U55",
+            1 => "Ethos-U65",
+            2 => "Ethos-U85",
+            _ => "an unknown Ethos-U",
+        };
+        let arch = |id: u32| (id >> 28, (id >> 20) & 0xFF, (id >> 16) & 0xF);
+        let (s, n) = (self.stream_config, self.npu_config);
+        write!(
+            f,
+            "the command stream's optimizer config is not this NPU's ({} with {} MACs per cycle):",
+            product(n),
+            1u32 << (n & 0xF)
+        )?;
+        let mut sep = " ";
+        let mut field =
+            |f: &mut core::fmt::Formatter<'_>, bit: u32, text: core::fmt::Arguments<'_>| {
+                if self.fields & bit != 0 {
+                    let r = write!(f, "{sep}{text}");
+                    sep = "; ";
+                    r
+                } else {
+                    Ok(())
+                }
+            };
+        field(
+            f,
+            sys::AP_ETHOSU_MISMATCH_PRODUCT,
+            format_args!(
+                "product {} (the stream's, {}) against {} ({})",
+                s >> 28,
+                product(s),
+                n >> 28,
+                product(n)
+            ),
+        )?;
+        field(
+            f,
+            sys::AP_ETHOSU_MISMATCH_MACS_PER_CC,
+            format_args!(
+                "macs_per_cc {} ({} MACs) against {} ({})",
+                s & 0xF,
+                1u32 << (s & 0xF),
+                n & 0xF,
+                1u32 << (n & 0xF)
+            ),
+        )?;
+        field(
+            f,
+            sys::AP_ETHOSU_MISMATCH_CMD_STREAM_VERSION,
+            format_args!(
+                "cmd_stream_version {} against {}",
+                (s >> 4) & 0xF,
+                (n >> 4) & 0xF
+            ),
+        )?;
+        field(
+            f,
+            sys::AP_ETHOSU_MISMATCH_CUSTOM_DMA,
+            format_args!("custom_dma used by the stream, absent from the NPU"),
+        )?;
+        let (a, b) = (arch(self.stream_id), arch(self.npu_id));
+        field(
+            f,
+            sys::AP_ETHOSU_MISMATCH_ARCH,
+            format_args!(
+                "architecture {}.{}.{} against {}.{}.{} (the major version must be the NPU's, the minor at most its)",
+                a.0, a.1, a.2, b.0, b.1, b.2
+            ),
+        )?;
+        write!(
+            f,
+            ". Compile the model with Vela for this NPU (--accelerator-config)"
+        )
+    }
+}

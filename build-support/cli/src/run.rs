@@ -170,7 +170,11 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Failure> {
         runner.execute().map_err(|(e, at)| {
             Failure::new(
                 Status::DoesNotFit,
-                format!("call {k} (`{}`): {e} at instruction {at}", method.name),
+                format!(
+                    "call {k} (`{}`): {}",
+                    method.name,
+                    arenaplan_host::failure_text(&e, at)
+                ),
             )
         })?;
         for (i, &v) in method.outputs.iter().enumerate() {

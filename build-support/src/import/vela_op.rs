@@ -130,10 +130,19 @@ fn bin_stream(
     })?;
     let place = |t: usize| plan.offsets.get(t).copied().flatten().map(|(_, o)| o);
     let base = place(inputs[2]).ok_or_else(|| {
-        invalid(format!(
-            "Vela's OfflineMemoryAllocation leaves the scratch `{}` unplaced, so the feature maps' places in it are unknown",
-            scratch.name
-        ))
+        if scratch.bytes == 0 {
+            // Vela 1.x: a scratch of no bytes, left to the interpreter, while the stream
+            // addresses its intermediate feature maps in region 1 all the same.
+            invalid(format!(
+                "its scratch `{}` has 0 bytes and no place in Vela's OfflineMemoryAllocation, as Vela releases before 2.0 write it: how much memory the NPU uses is unknown; recompile the model with Vela 2.0 or later",
+                scratch.name
+            ))
+        } else {
+            invalid(format!(
+                "Vela's OfflineMemoryAllocation leaves the scratch `{}` unplaced, so the feature maps' places in it are unknown",
+                scratch.name
+            ))
+        }
     })?;
     let records = |tensors: &[usize]| -> Result<Vec<IoRecord>, ImportError> {
         if tensors.len() > MAX_IO {

@@ -35,7 +35,7 @@ pub fn run(program: &Program, plan: &ModelPlan) -> Result<String, String> {
         }
         runner
             .execute()
-            .map_err(|(e, at)| format!("{e} at instruction {at}"))?;
+            .map_err(|(e, at)| arenaplan_host::failure_text(&e, at))?;
         let out: &[u8] = if noutputs == 0 {
             &[]
         } else {

@@ -101,6 +101,25 @@ pub fn emulated_backends(target: &str) -> Result<[*const sys::ap_backend; 2], Ru
     ])
 }
 
+/// What a failure of [`Runner::execute`] means, for people: the status and the instruction, and
+/// where the emulated Ethos-U refused the job for its optimizer config (a bare `AP_ERR_DRIVER`
+/// from Arm's driver), which field differs.
+///
+/// ```
+/// use arenaplan::{sys, RuntimeError};
+/// let e = RuntimeError(sys::ap_status::AP_ERR_BAD_BLOB);
+/// assert!(arenaplan_host::failure_text(&e, 3).ends_with("at instruction 3"));
+/// ```
+pub fn failure_text(e: &RuntimeError, instruction: u32) -> String {
+    let mut text = format!("{e} at instruction {instruction}");
+    if e.0 == sys::ap_status::AP_ERR_DRIVER {
+        if let Some(m) = arenaplan::sim::ethos_u_config_mismatch() {
+            text.push_str(&format!(": {m}"));
+        }
+    }
+    text
+}
+
 /// Why `program` cannot run on the host runner, if it cannot: operators no kernel of
 /// [`kernels`] implements (each named), or a call taking a value without memory.
 pub fn why_not_runnable(program: &Program) -> Option<String> {

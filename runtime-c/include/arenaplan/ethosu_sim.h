@@ -54,7 +54,25 @@ typedef struct ap_ethosu_sim_record {
     uint32_t qsize;                      /* its bytes */
     uint32_t user_arg_set;               /* the job's user_arg was not NULL */
     uint32_t input_sum;
+    /* AP_ETHOSU_SIM_CONFIG_MISMATCH: the fields Arm's driver found different
+     * (AP_ETHOSU_MISMATCH_*), the stream's optimizer config (CONFIG and ID words, as Vela wrote
+     * them) and the NPU's CONFIG and ID registers. Appended: older readers stop before. */
+    uint32_t mismatch;
+    uint32_t stream_config;
+    uint32_t stream_id;
+    uint32_t npu_config;
+    uint32_t npu_id;
 } ap_ethosu_sim_record_t;
+
+/* The optimizer-config fields Arm's driver compares (ethosu_dev_verify_optimizer_config) when
+ * the stream's CONFIG word is not the NPU's: product, macs_per_cc and cmd_stream_version must be
+ * equal, custom DMA may be used only by an NPU that has it; and always, the architecture's
+ * major version must be equal and its minor version at most the NPU's. */
+#define AP_ETHOSU_MISMATCH_PRODUCT 1u
+#define AP_ETHOSU_MISMATCH_MACS_PER_CC 2u
+#define AP_ETHOSU_MISMATCH_CMD_STREAM_VERSION 4u
+#define AP_ETHOSU_MISMATCH_CUSTOM_DMA 8u
+#define AP_ETHOSU_MISMATCH_ARCH 16u
 
 /* CONFIG and ID register values of the emulated NPUs: what Vela writes into the optimizer
  * config of a stream compiled for that NPU (ethos-u-vela 5.2.0). */

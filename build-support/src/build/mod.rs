@@ -257,7 +257,7 @@ pub struct Rendered {
     /// The plan.
     pub plan: ModelPlan,
     /// Every requested artifact as (file name, contents), in a fixed order: text but for the
-    /// blob files of [`Blobs::Incbin`](crate::Blobs::Incbin).
+    /// blob files of [`Blobs::Incbin`].
     pub files: Vec<(String, Vec<u8>)>,
 }
 

@@ -1,11 +1,13 @@
-//! The firmware's work, the same on the host and on the board: run the planned model on the
-//! arenaplan runtime and check the result.
+//! The firmware's work, the same on the host, under QEMU and on the board: run the planned
+//! model on the arenaplan runtime and check the result (against the emulated NPU's rule where
+//! the NPU is emulated; on a board the NPU computes the real convolution).
 
 use core::fmt::Write;
 
 use crate::arenaplan_plan as plan;
 
 /// What the driver simulator makes of the inputs (see runtime-c's README).
+#[cfg(any(not(target_os = "none"), feature = "qemu"))]
 fn simulated(sum: u32, j: u32) -> u8 {
     sum.wrapping_add(31 * j) as u8
 }
@@ -34,9 +36,7 @@ pub fn run(out: &mut dyn Write) -> bool {
             r.call, r.size, r.offset, r.mem_id
         );
     }
-    // No NPU here: register the emulated Ethos-U55-128 with Arm's driver (or the simulator), as
-    // firmware calls ethosu_init on a board.
-    if let Err(e) = arenaplan::sim::ethos_u(arenaplan::sim::EthosU::U55_128) {
+    if let Err(e) = npu_up() {
         let _ = writeln!(out, "NPU set-up failed: {e}");
         return false;
     }
@@ -54,9 +54,28 @@ pub fn run(out: &mut dyn Write) -> bool {
         let _ = writeln!(out, "run failed: {e}");
         return false;
     }
+    check(out, sum, model.output(0))
+}
+
+/// No NPU on the host or under QEMU: the emulated Ethos-U55-128 behind Arm's driver (or the
+/// simulator).
+#[cfg(any(not(target_os = "none"), feature = "qemu"))]
+fn npu_up() -> Result<(), arenaplan::RuntimeError> {
+    arenaplan::sim::ethos_u(arenaplan::sim::EthosU::U55_128)
+}
+
+/// On the board: Arm's driver for the Ethos-U55 at its base, its interrupt enabled.
+#[cfg(all(target_os = "none", not(feature = "qemu")))]
+fn npu_up() -> Result<(), arenaplan::RuntimeError> {
+    use arenaplan::board::ethos_u::{init, Npu};
+    init(Npu::CORSTONE_300, None)
+}
+
+/// The emulated NPU's output follows its rule (see runtime-c's README) from the inputs' sum.
+#[cfg(any(not(target_os = "none"), feature = "qemu"))]
+fn check(out: &mut dyn Write, sum: u32, output: &[u8]) -> bool {
     let calls = arenaplan::sim::ethos_u_calls();
     let mid: u32 = (0..512).map(|j| u32::from(simulated(sum, j))).sum();
-    let output = model.output(0);
     let ok = (0..output.len()).all(|j| output[j] == simulated(mid, j as u32));
     let _ = writeln!(
         out,
@@ -65,4 +84,16 @@ pub fn run(out: &mut dyn Write) -> bool {
         if ok { "as expected" } else { "WRONG" }
     );
     ok
+}
+
+/// On the board the NPU computed the model itself: report what it wrote.
+#[cfg(all(target_os = "none", not(feature = "qemu")))]
+fn check(out: &mut dyn Write, _sum: u32, output: &[u8]) -> bool {
+    let first = &output[..output.len().min(8)];
+    let _ = writeln!(
+        out,
+        "ran on the Ethos-U55; output {} B, starting {first:02x?}",
+        output.len()
+    );
+    true
 }

@@ -61,9 +61,24 @@ mod board {
 
     /// The emulated NPU's interrupt: the device layer pends PendSV when a job ends, and the
     /// driver's interrupt handler runs from here, as from the Ethos-U IRQ on a board.
+    #[cfg(feature = "qemu")]
     #[cortex_m_rt::exception]
     fn PendSV() {
         arenaplan::sim::ethos_u_irq();
+    }
+
+    /// On the board: interrupts without a handler of their own (cortex-m-rt without a device
+    /// crate, which makes this handler `unsafe fn`); the NPU's goes to Arm's driver.
+    #[cfg(not(feature = "qemu"))]
+    #[cortex_m_rt::exception]
+    unsafe fn DefaultHandler(irq: i16) {
+        use arenaplan::board::ethos_u::{on_interrupt, Npu};
+        if Npu::CORSTONE_300
+            .irq()
+            .is_some_and(|n| i32::from(n) == i32::from(irq))
+        {
+            on_interrupt();
+        }
     }
 
     #[panic_handler]

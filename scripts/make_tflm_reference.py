@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Regenerates build-support/testdata/tflm-reference/: what the TFLite Micro interpreter (the
+`tflite-micro` package, the reference runtime for `.tflite`) makes of each TFLite model of the
+corpus (../shared/corpus/tflite/) on fixed inputs, for the tests to compare against.
+
+    python3 -m venv /tmp/tflm && /tmp/tflm/bin/pip install -r scripts/requirements-tflm.txt
+    /tmp/tflm/bin/python scripts/make_tflm_reference.py           # rewrite the files
+    /tmp/tflm/bin/python scripts/make_tflm_reference.py --check   # regenerate elsewhere, compare
+
+Per model, in a folder named after it:
+  io.json            every input and output as the interpreter reports it: shape, dtype,
+                     quantization (scales as float32 bit patterns, zero points, axis)
+  K-inI.npy          input I of invocation K (K = 0, 1: a model with variable tensors keeps
+                     state from the first to the second, as TFLM keeps it)
+  K-outO.npy         output O of invocation K
+
+The inputs are pseudo-random over the dtype's whole range, seeded by the model's name: the same
+on every machine. The corpus's models are not copied here, only these results.
+"""
+
+import argparse
+import filecmp
+import json
+import os
+import struct
+import sys
+import tempfile
+import zlib
+
+import numpy as np
+from tflite_micro.python.tflite_micro import runtime
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CORPUS = os.path.join(HERE, "..", "..", "shared", "corpus", "tflite")
+OUT = os.path.join(HERE, "..", "build-support", "testdata", "tflm-reference")
+INVOCATIONS = 2
+
+
+def count(details):
+    """How many inputs or outputs the interpreter has (it raises past the last)."""
+    n = 0
+    while True:
+        try:
+            details(n)
+        except (IndexError, RuntimeError, ValueError):
+            return n
+        n += 1
+
+
+def describe(d):
+    q = d["quantization_parameters"]
+    return {
+        "shape": [int(x) for x in d["shape"]],
+        "dtype": np.dtype(d["dtype"]).name,
+        "scale_bits": [struct.unpack("<I", struct.pack("<f", float(s)))[0] for s in q["scales"]],
+        "zero_point": [int(z) for z in q["zero_points"]],
+        "axis": int(q["quantized_dimension"]),
+    }
+
+
+def random_input(rng, d):
+    dtype = np.dtype(d["dtype"])
+    shape = [int(x) for x in d["shape"]]
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=dtype)
+    if dtype.kind == "b":
+        return rng.integers(0, 1, size=shape, endpoint=True).astype(dtype)
+    return rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
+
+
+def generate(out):
+    models = sorted(f for f in os.listdir(CORPUS) if f.endswith(".tflite"))
+    if not models:
+        sys.exit(f"no .tflite models in {CORPUS}")
+    for model in models:
+        stem = model[: -len(".tflite")]
+        folder = os.path.join(out, stem)
+        os.makedirs(folder, exist_ok=True)
+        interpreter = runtime.Interpreter.from_file(os.path.join(CORPUS, model))
+        inputs = count(interpreter.get_input_details)
+        outputs = count(interpreter.get_output_details)
+        io = {
+            "inputs": [describe(interpreter.get_input_details(i)) for i in range(inputs)],
+            "outputs": [describe(interpreter.get_output_details(o)) for o in range(outputs)],
+            "invocations": INVOCATIONS,
+        }
+        rng = np.random.default_rng(zlib.crc32(stem.encode()))
+        for k in range(INVOCATIONS):
+            for i in range(inputs):
+                x = random_input(rng, interpreter.get_input_details(i))
+                interpreter.set_input(x, i)
+                np.save(os.path.join(folder, f"{k}-in{i}.npy"), x)
+            interpreter.invoke()
+            for o in range(outputs):
+                np.save(os.path.join(folder, f"{k}-out{o}.npy"), np.array(interpreter.get_output(o)))
+        with open(os.path.join(folder, "io.json"), "w") as f:
+            json.dump(io, f, indent=1, sort_keys=True)
+            f.write("\n")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--check", action="store_true")
+    args = parser.parse_args()
+    if not args.check:
+        generate(OUT)
+        return
+    with tempfile.TemporaryDirectory() as fresh:
+        generate(fresh)
+        for stem in sorted(os.listdir(fresh)):
+            names = sorted(os.listdir(os.path.join(fresh, stem)))
+            _, mismatch, errors = filecmp.cmpfiles(os.path.join(fresh, stem), os.path.join(OUT, stem),
+                                                   names, shallow=False)
+            if mismatch or errors:
+                sys.exit(f"tflm-reference/{stem} differs: {mismatch + errors}")
+        print("tflm-reference: the committed files are what the interpreter gives")
+
+
+if __name__ == "__main__":
+    main()

@@ -10,6 +10,10 @@
 //!   `NeutronErrors.h`; the Neutron backend is compiled against them (NXP's library links on a
 //!   board; the simulator implements the same functions on the host).
 //!
+//! - `CMSIS_NN_PATH`: a checkout of Arm's CMSIS-NN. The kernels of TFLite's builtin operators
+//!   (`csrc/tflite_kernels.c`) are built on it, with the CMSIS-NN functions they call; without
+//!   it the runtime has none (`arenaplan::tflite_kernels()` is empty).
+//!
 //! With the `regenerate-bindings` feature it also regenerates the bindgen bindings into OUT_DIR,
 //! for CI to compare with the committed `src/bindings.rs`.
 
@@ -24,6 +28,7 @@ fn main() {
     let simulator = !bare_metal || std::env::var_os("CARGO_FEATURE_SIMULATOR").is_some();
     println!("cargo::rustc-check-cfg=cfg(arenaplan_simulator)");
     println!("cargo::rustc-check-cfg=cfg(arenaplan_board_ethos_u)");
+    println!("cargo::rustc-check-cfg=cfg(arenaplan_cmsis_nn)");
     if simulator {
         println!("cargo::rustc-cfg=arenaplan_simulator");
     }
@@ -34,6 +39,7 @@ fn main() {
         println!("cargo::rustc-cfg=arenaplan_board_ethos_u");
     }
     let nxp_api = env_dir("NXP_NEUTRON_DRIVER_PATH", "NeutronDriver.h");
+    let cmsis_nn = env_dir("CMSIS_NN_PATH", "Include/arm_nnfunctions.h");
 
     let mut build = cc::Build::new();
     build
@@ -60,6 +66,12 @@ fn main() {
     if let Some(api) = &nxp_api {
         build.define("AP_NEUTRON_NXP_API", None).include(api);
     }
+    if let Some(nn) = &cmsis_nn {
+        build
+            .include(nn.join("Include"))
+            .file("csrc/tflite_kernels.c");
+        println!("cargo::rustc-cfg=arenaplan_cmsis_nn");
+    }
     if !simulator {
         build
             .file("csrc/board_ethosu.c")
@@ -82,6 +94,9 @@ fn main() {
             .flag_if_supported("-fdata-sections");
     }
     build.compile("arenaplan_runtime");
+    if let Some(nn) = &cmsis_nn {
+        compile_cmsis_nn(nn, thumb);
+    }
     if let Some(driver) = &arm_driver {
         compile_arm_driver(driver, simulator, thumb);
     }
@@ -112,6 +127,30 @@ fn env_dir(var: &str, expect: &str) -> Option<PathBuf> {
     }
     println!("cargo::rerun-if-changed={}", dir.display());
     Some(dir)
+}
+
+/// The CMSIS-NN functions the TFLite kernels call, unchanged. Their variant follows the
+/// compiler's target: plain C on the host, DSP or Helium where `-mcpu` enables them.
+fn compile_cmsis_nn(nn: &Path, thumb: bool) {
+    let mut build = cc::Build::new();
+    build
+        .include(nn.join("Include"))
+        .std("c11")
+        .warnings(false)
+        .extra_warnings(false);
+    for source in [
+        "Source/FullyConnectedFunctions/arm_fully_connected_s8.c",
+        "Source/NNSupportFunctions/arm_nn_vec_mat_mult_t_s8.c",
+    ] {
+        build.file(nn.join(source));
+    }
+    if thumb {
+        build
+            .opt_level(2)
+            .flag_if_supported("-ffunction-sections")
+            .flag_if_supported("-fdata-sections");
+    }
+    build.compile("cmsis_nn");
 }
 
 /// Arm's driver front end, unchanged, for the NPU `ETHOSU_TARGET_NPU_CONFIG` names, and Arm's
@@ -174,7 +213,7 @@ fn regenerate() {
         .allowlist_function("ap_.*")
         .allowlist_type("ap_.*")
         .allowlist_var(
-            "AP_.*|ap_ethosu_backend|ap_neutron_backend|ap_ethosu_fast_scratch.*|ap_kernel_et_3amove",
+            "AP_.*|ap_ethosu_backend|ap_neutron_backend|ap_ethosu_fast_scratch.*|ap_kernel_et_3amove|ap_kernel_tflite_.*",
         )
         .rustified_enum("ap_status")
         .layout_tests(false)

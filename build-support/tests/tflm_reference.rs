@@ -16,26 +16,6 @@ fn reference_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/tflm-reference")
 }
 
-/// The data bytes of an `.npy` file (version 1–3 headers), and its header text.
-fn npy(path: &Path) -> (String, Vec<u8>) {
-    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    assert!(
-        bytes.starts_with(b"\x93NUMPY"),
-        "{}: not .npy",
-        path.display()
-    );
-    let (len, start) = if bytes[6] == 1 {
-        (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10)
-    } else {
-        (
-            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
-            12,
-        )
-    };
-    let header = String::from_utf8_lossy(&bytes[start..start + len]).into_owned();
-    (header, bytes[start + len..].to_vec())
-}
-
 fn agree(model: &str, side: &str, i: usize, value: &Value, want: &serde_json::Value) {
     let at = format!("{model}: {side} {i} (`{}`)", value.name);
     let shape: Vec<u64> = want["shape"]
@@ -102,7 +82,7 @@ fn the_importer_reads_each_corpus_models_io_as_tflm_does() {
                 agree(&stem, side, i, value, w);
                 for k in 0..io["invocations"].as_u64().unwrap() {
                     let file = folder.join(format!("{k}-{}{i}.npy", &side[..side.len() - 3]));
-                    let (header, data) = npy(&file);
+                    let (header, data) = common::npy::read(&file);
                     assert_eq!(
                         data.len() as u64,
                         value.bytes,

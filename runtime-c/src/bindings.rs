@@ -616,3 +616,19 @@ unsafe extern "C" {
 unsafe extern "C" {
     pub fn ap_neutron_sim_reset();
 }
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ap_tflite_fc_params {
+    pub input_offset: i32,
+    pub filter_offset: i32,
+    pub output_offset: i32,
+    pub multiplier: i32,
+    pub shift: i32,
+    pub activation_min: i32,
+    pub activation_max: i32,
+    pub output_depth: i32,
+}
+pub type ap_tflite_fc_params_t = ap_tflite_fc_params;
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aFULLY__CONNECTED: ap_kernel_t;
+}

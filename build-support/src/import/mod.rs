@@ -8,6 +8,7 @@ mod in_place;
 mod model_folder;
 mod pte;
 mod tflite;
+mod tflite_ops;
 mod toml;
 mod vela_op;
 mod views;

@@ -112,11 +112,13 @@ fn read_unchecked(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportErro
             Some(other) => {
                 Instruction::Kernel(KernelCall::new(format!("custom:{other}"), inputs, outputs))
             }
-            None => Instruction::Kernel(KernelCall::new(
-                format!("builtin:{builtin}"),
-                inputs,
-                outputs,
-            )),
+            None => {
+                let options = match op.table(4)? {
+                    Some(t) => Some((op.u8(3, 0)?, t)),
+                    None => None,
+                };
+                super::tflite_ops::kernel_call(&mut program, builtin, options, inputs, outputs)?
+            }
         };
         program.body.push(instruction);
     }

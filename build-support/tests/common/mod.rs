@@ -3,6 +3,7 @@
 #![allow(dead_code, unused_imports)] // each test binary uses its own subset
 
 mod corpus;
+pub mod npy;
 
 pub use corpus::{corpus, files, reference};
 

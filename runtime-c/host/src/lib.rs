@@ -53,8 +53,8 @@ use arenaplan_build::model::{Instruction, Program};
 use arenaplan_build::pipeline::{steps, ConstantLayout, Step, ValueMetas};
 use arenaplan_build::ModelPlan;
 
-/// The kernels a host runner registers: arenaplan-kernels' and the runtime's own `et:move`,
-/// as the list `ap_method_init` (and [`Runner::with_kernels`]) resolves kernel calls against.
+/// The kernels a host runner registers: arenaplan-kernels', the runtime's own `et:move` and
+/// its TFLite kernels (with CMSIS-NN: [`arenaplan::tflite_kernels`]), as the list `ap_method_init` (and [`Runner::with_kernels`]) resolves kernel calls against.
 ///
 /// ```
 /// let kernels = arenaplan_host::kernels();
@@ -64,6 +64,7 @@ pub fn kernels() -> Vec<sys::ap_kernel> {
     arenaplan_kernels::entries()
         // SAFETY: a const C static, never written.
         .chain(std::iter::once(unsafe { sys::ap_kernel_et_3amove }))
+        .chain(arenaplan::tflite_kernels())
         .collect()
 }
 
@@ -126,7 +127,12 @@ pub fn why_not_runnable(program: &Program) -> Option<String> {
     let mut missing: Vec<&str> = Vec::new();
     for (_, instruction) in program.flat_instructions() {
         if let Instruction::Kernel(k) = instruction {
-            let known = k.op == "et:move" || arenaplan_kernels::find(&k.op).is_some();
+            let known = k.op == "et:move"
+                || arenaplan_kernels::find(&k.op).is_some()
+                || arenaplan::tflite_kernels().any(|t| {
+                    // SAFETY: the runtime's kernel names are static C strings.
+                    unsafe { core::ffi::CStr::from_ptr(t.name) }.to_bytes() == k.op.as_bytes()
+                });
             if !known && !missing.contains(&k.op.as_str()) {
                 missing.push(&k.op);
             }

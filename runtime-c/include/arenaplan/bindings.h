@@ -6,3 +6,4 @@
 #include "arenaplan/ethosu_sim.h"
 #include "arenaplan/neutron.h"
 #include "arenaplan/neutron_sim.h"
+#include "arenaplan/tflite.h"

@@ -1,0 +1,117 @@
+//! TFLite models on the runtime's CPU kernels against the reference runtime: every corpus
+//! TFLite model the host runner has kernels for runs on the inputs the TFLite Micro
+//! interpreter was given (`build-support/testdata/tflm-reference/`, see
+//! `scripts/make_tflm_reference.py`), invocation after invocation, and every output byte is
+//! the interpreter's. The TFLite kernels are CMSIS-NN's (built with `CMSIS_NN_PATH`, as CI
+//! builds them).
+
+#[path = "../../../build-support/tests/common/corpus.rs"]
+mod corpus;
+#[path = "../../../build-support/tests/common/npy.rs"]
+mod npy;
+
+use std::path::{Path, PathBuf};
+
+use arenaplan_build::{Build, BuildError, EmitError};
+use arenaplan_host::{Arenas, Runner, Tables};
+
+fn reference(stem: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../build-support/testdata/tflm-reference")
+        .join(stem)
+}
+
+/// Runs `model` on TFLM's recorded inputs, invocation after invocation over the same arenas,
+/// and compares every output with TFLM's (a difference panics); `Err` with why the host cannot
+/// run it yet (operators without kernels, state).
+fn matches_tflm(model: &Path) -> Result<usize, String> {
+    let stem = model.file_stem().unwrap().to_string_lossy().into_owned();
+    let rendered = match Build::new()
+        .model(model)
+        .target("corstone-300")
+        .sources(Vec::<PathBuf>::new())
+        .try_render()
+    {
+        Ok(r) => r,
+        // Variable tensors (LSTM, SVDF state) get no memory yet: not yet, not a failure.
+        Err(e @ BuildError::Emit(EmitError::UnplacedArgument { .. })) => {
+            return Err(format!("not yet: {e}"))
+        }
+        Err(e) => panic!("{stem}: {e}"),
+    };
+    let (program, plan) = (&rendered.program, &rendered.plan);
+    if let Some(why) = arenaplan_host::why_not_runnable(program) {
+        return Err(format!("not yet: {why}"));
+    }
+    let folder = reference(&stem);
+    // Invocations 0, 1, …: as many as the script recorded.
+    let invocations = (0..)
+        .take_while(|k| folder.join(format!("{k}-out0.npy")).is_file())
+        .count();
+    assert!(
+        invocations > 0,
+        "{stem}: no reference in {}",
+        folder.display()
+    );
+    let tables = Tables::new(program, plan).expect("32-bit tables");
+    let arenas = Arenas::new(program, plan);
+    let kernels = arenaplan_host::kernels();
+    let backends = arenaplan_host::emulated_backends("corstone-300").unwrap();
+    // SAFETY: the tables, arenas, backends and kernels outlive the runner, which alone uses
+    // the arenas.
+    let mut runner =
+        unsafe { Runner::with_kernels(&tables, arenas.pools(), &backends, &kernels) }.unwrap();
+    for k in 0..invocations {
+        for i in 0..program.inputs.len() {
+            let (_, data) = npy::read(&folder.join(format!("{k}-in{i}.npy")));
+            runner.input(i).unwrap().copy_from_slice(&data);
+        }
+        if let Err((e, at)) = runner.execute() {
+            panic!("{stem}: {}", arenaplan_host::failure_text(&e, at));
+        }
+        for o in 0..program.outputs.len() {
+            let (_, want) = npy::read(&folder.join(format!("{k}-out{o}.npy")));
+            assert_eq!(
+                runner.output(o).unwrap(),
+                &want[..],
+                "{stem}: invocation {k}, output {o} differs from TFLM's"
+            );
+        }
+    }
+    Ok(invocations)
+}
+
+#[test]
+fn tflite_models_on_the_cpu_kernels_give_tflms_output_bytes() {
+    let Some(corpus) = corpus::corpus() else {
+        return;
+    };
+    if arenaplan::tflite_kernels().next().is_none() {
+        // The TFLite kernels need CMSIS-NN: CI builds them, so there this is a failure.
+        assert!(
+            std::env::var("CI").map_or(true, |v| v != "true"),
+            "CI=true but the runtime was built without CMSIS-NN (set CMSIS_NN_PATH)"
+        );
+        eprintln!("skipping: no TFLite kernels (CMSIS_NN_PATH unset when the runtime was built)");
+        return;
+    }
+    // The emulated NPU is one per process: one test runs every model in turn.
+    let mut ran = Vec::new();
+    let mut not_yet = Vec::new();
+    for model in corpus::files(&corpus.join("tflite"), "tflite") {
+        let stem = model.file_stem().unwrap().to_string_lossy().into_owned();
+        match matches_tflm(&model) {
+            Ok(_) => ran.push(stem),
+            Err(why) if why.starts_with("not yet: ") => not_yet.push(stem),
+            Err(why) => panic!("{stem}: {why}"),
+        }
+    }
+    eprintln!("bit-exact with TFLM: {ran:?}; not yet (operators without kernels): {not_yet:?}");
+    // FULLY_CONNECTED: the models made of nothing else run.
+    for needed in ["tflm__hello_world_int8", "mlperftiny__ad01_int8"] {
+        assert!(
+            ran.iter().any(|m| m == needed),
+            "{needed} did not run: {ran:?}"
+        );
+    }
+}

@@ -138,12 +138,15 @@ fn compile_cmsis_nn(nn: &Path, thumb: bool) {
         .std("c11")
         .warnings(false)
         .extra_warnings(false);
-    for source in [
-        "Source/FullyConnectedFunctions/arm_fully_connected_s8.c",
-        "Source/NNSupportFunctions/arm_nn_vec_mat_mult_t_s8.c",
-    ] {
+    let list = std::fs::read_to_string("cmsis-nn-sources.txt").expect("cmsis-nn-sources.txt");
+    for source in list
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
         build.file(nn.join(source));
     }
+    println!("cargo::rerun-if-changed=cmsis-nn-sources.txt");
     if thumb {
         build
             .opt_level(2)

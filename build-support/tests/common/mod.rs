@@ -134,6 +134,19 @@ pub fn run_generated_c_with(
     main_c: &str,
     runtime_sources: &[&str],
 ) -> String {
+    run_generated_c_on(dir, sources, main_c, runtime_sources, &[], &[])
+}
+
+/// [`run_generated_c_with`] with sources from elsewhere (a vendor library's) and their
+/// include folders.
+pub fn run_generated_c_on(
+    dir: &std::path::Path,
+    sources: &[&str],
+    main_c: &str,
+    runtime_sources: &[&str],
+    others: &[std::path::PathBuf],
+    includes: &[std::path::PathBuf],
+) -> String {
     use std::process::Command;
     std::fs::write(dir.join("main.c"), main_c).unwrap();
     let runtime = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime-c");
@@ -146,6 +159,12 @@ pub fn run_generated_c_with(
         .args(sources.iter().map(|s| dir.join(s)))
         .arg(runtime.join("csrc/runtime.c"))
         .args(runtime_sources.iter().map(|s| runtime.join("csrc").join(s)))
+        .args(others)
+        .args(
+            includes
+                .iter()
+                .flat_map(|i| [std::ffi::OsStr::new("-I"), i.as_os_str()]),
+        )
         .arg("-I")
         .arg(dir)
         .arg("-I")

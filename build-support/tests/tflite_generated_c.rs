@@ -88,7 +88,11 @@ fn tflite_models_through_the_generated_c_give_tflms_output_bytes() {
         .collect();
     let mut c_only = Emit::NONE;
     c_only.c = true;
-    for stem in ["tflm__hello_world_int8", "mlperftiny__ad01_int8"] {
+    for stem in [
+        "tflm__hello_world_int8",
+        "mlperftiny__ad01_int8",
+        "tflm__micro_speech_quantized",
+    ] {
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("tflite-c-{stem}"));
         let _ = std::fs::remove_dir_all(&dir);
         let generated = Build::new()

@@ -629,6 +629,49 @@ pub struct ap_tflite_fc_params {
     pub output_depth: i32,
 }
 pub type ap_tflite_fc_params_t = ap_tflite_fc_params;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ap_tflite_dw_conv_params {
+    pub input_offset: i32,
+    pub output_offset: i32,
+    pub ch_mult: i32,
+    pub stride_w: i32,
+    pub stride_h: i32,
+    pub pad_w: i32,
+    pub pad_h: i32,
+    pub dilation_w: i32,
+    pub dilation_h: i32,
+    pub activation_min: i32,
+    pub activation_max: i32,
+    pub batches: i32,
+    pub input_h: i32,
+    pub input_w: i32,
+    pub input_c: i32,
+    pub filter_h: i32,
+    pub filter_w: i32,
+    pub output_h: i32,
+    pub output_w: i32,
+    pub output_c: i32,
+}
+pub type ap_tflite_dw_conv_params_t = ap_tflite_dw_conv_params;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ap_tflite_softmax_params {
+    pub multiplier: i32,
+    pub shift: i32,
+    pub diff_min: i32,
+    pub row_size: i32,
+}
+pub type ap_tflite_softmax_params_t = ap_tflite_softmax_params;
 unsafe extern "C" {
     pub static ap_kernel_tflite_3aFULLY__CONNECTED: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aDEPTHWISE__CONV__2D: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aSOFTMAX: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aRESHAPE: ap_kernel_t;
 }

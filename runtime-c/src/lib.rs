@@ -76,7 +76,14 @@ pub use trampoline::kernel_entry;
 pub fn tflite_kernels() -> impl Iterator<Item = sys::ap_kernel> {
     // SAFETY: const C statics of the runtime, never written.
     #[cfg(arenaplan_cmsis_nn)]
-    let kernels = [unsafe { sys::ap_kernel_tflite_3aFULLY__CONNECTED }];
+    let kernels = unsafe {
+        [
+            sys::ap_kernel_tflite_3aFULLY__CONNECTED,
+            sys::ap_kernel_tflite_3aDEPTHWISE__CONV__2D,
+            sys::ap_kernel_tflite_3aSOFTMAX,
+            sys::ap_kernel_tflite_3aRESHAPE,
+        ]
+    };
     #[cfg(not(arenaplan_cmsis_nn))]
     let kernels: [sys::ap_kernel; 0] = [];
     kernels.into_iter()

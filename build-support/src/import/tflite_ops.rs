@@ -12,10 +12,15 @@ use super::flatbuf::Table;
 use super::ImportError;
 use crate::model::{ConstantData, DType, Instruction, KernelCall, Program, Value, ValueKind};
 
-/// `BuiltinOperator.FULLY_CONNECTED`.
+/// `BuiltinOperator` codes.
+const DEPTHWISE_CONV_2D: i32 = 4;
 const FULLY_CONNECTED: i32 = 9;
-/// `BuiltinOptions.FullyConnectedOptions`.
+const RESHAPE: i32 = 22;
+const SOFTMAX: i32 = 25;
+/// `BuiltinOptions` union types.
+const DEPTHWISE_CONV_2D_OPTIONS: u8 = 2;
 const FULLY_CONNECTED_OPTIONS: u8 = 8;
+const SOFTMAX_OPTIONS: u8 = 9;
 
 /// The call of builtin operator `builtin`, with its options (union type and table).
 pub(super) fn kernel_call(
@@ -25,20 +30,30 @@ pub(super) fn kernel_call(
     inputs: Vec<usize>,
     outputs: Vec<usize>,
 ) -> Result<Instruction, ImportError> {
-    if builtin == FULLY_CONNECTED {
-        let options = options.filter(|(t, _)| *t == FULLY_CONNECTED_OPTIONS);
-        if let Some(params) = fully_connected(program, options.map(|(_, t)| t), &inputs, &outputs)?
-        {
-            let name = format!("{}:fc_params", program.values[outputs[0]].name);
-            let p = program.add_value(constant_i32s(name, &params));
-            let mut inputs = inputs;
-            inputs.push(p);
-            return Ok(Instruction::Kernel(KernelCall::new(
-                "tflite:FULLY_CONNECTED",
-                inputs,
-                outputs,
-            )));
+    let table = |kind: u8| options.filter(|(t, _)| *t == kind).map(|(_, t)| t);
+    let lowered: Option<(&str, Vec<i32>)> = match builtin {
+        FULLY_CONNECTED => {
+            fully_connected(program, table(FULLY_CONNECTED_OPTIONS), &inputs, &outputs)?
+                .map(|p| ("tflite:FULLY_CONNECTED", p.to_vec()))
         }
+        DEPTHWISE_CONV_2D => {
+            depthwise_conv(program, table(DEPTHWISE_CONV_2D_OPTIONS), &inputs, &outputs)?
+                .map(|p| ("tflite:DEPTHWISE_CONV_2D", p))
+        }
+        SOFTMAX => softmax(program, table(SOFTMAX_OPTIONS), &inputs, &outputs)?
+            .map(|p| ("tflite:SOFTMAX", p.to_vec())),
+        RESHAPE => reshape(program, &inputs, &outputs).map(|()| ("tflite:RESHAPE", Vec::new())),
+        _ => None,
+    };
+    if let Some((op, params)) = lowered {
+        let mut inputs = inputs;
+        if op == "tflite:RESHAPE" {
+            inputs.truncate(1); // the new shape is the output's: only the data moves
+        } else {
+            let name = format!("{}:{}_params", program.values[outputs[0]].name, &op[7..]);
+            inputs.push(program.add_value(constant_i32s(name, &params)));
+        }
+        return Ok(Instruction::Kernel(KernelCall::new(op, inputs, outputs)));
     }
     Ok(Instruction::Kernel(KernelCall::new(
         format!("builtin:{builtin}"),
@@ -120,6 +135,187 @@ fn fully_connected(
         act_max,
         depth,
     ]))
+}
+
+/// RESHAPE: the same bytes under another shape (TFLM copies them when the buffers differ).
+fn reshape(program: &Program, inputs: &[usize], outputs: &[usize]) -> Option<()> {
+    let (&[input, ..], &[output]) = (inputs, outputs) else {
+        return None;
+    };
+    (program.values[input].bytes == program.values[output].bytes).then_some(())
+}
+
+/// SOFTMAX, int8 in and out (the output quantized as TFLM requires, scale 1/256 and zero point
+/// −128): `ap_tflite_softmax_params_t`.
+fn softmax(
+    program: &Program,
+    options: Option<Table<'_>>,
+    inputs: &[usize],
+    outputs: &[usize],
+) -> Result<Option<[i32; 4]>, ImportError> {
+    let beta = match options {
+        Some(t) => f32::from_bits(t.u32(0, 0)?),
+        None => 0.0,
+    };
+    let (&[input], &[output]) = (inputs, outputs) else {
+        return Ok(None);
+    };
+    let v = |t: usize| &program.values[t];
+    let (Some((in_scale, _)), Some((out_scale, out_zero))) =
+        (per_tensor(program, input), per_tensor(program, output))
+    else {
+        return Ok(None);
+    };
+    let row = match v(input).shape.last() {
+        Some(&r) if r > 0 && r <= i32::MAX as u64 => r as i32,
+        _ => return Ok(None),
+    };
+    if v(input).dtype != DType::Int8
+        || v(output).dtype != DType::Int8
+        || out_zero != -128
+        || out_scale != 1.0 / 256.0
+    {
+        return Ok(None);
+    }
+    // TFLM's PreprocessSoftmaxScaling with 5 integer bits for the scaled difference, then the
+    // input radius: the most negative difference that still counts.
+    const SCALED_DIFF_INTEGER_BITS: i32 = 5;
+    let real = (f64::from(beta)
+        * f64::from(in_scale)
+        * f64::from(1u32 << (31 - SCALED_DIFF_INTEGER_BITS)))
+    .min((1u64 << 31) as f64 - 1.0);
+    let (multiplier, shift) = quantize_multiplier(real);
+    if shift < 0 {
+        return Ok(None); // QuantizeMultiplierGreaterThanOne's precondition
+    }
+    let radius = f64::from((1 << SCALED_DIFF_INTEGER_BITS) - 1)
+        * (1u64 << (31 - SCALED_DIFF_INTEGER_BITS)) as f64
+        / (1u64 << shift) as f64;
+    let diff_min = -(radius.floor() as i32);
+    Ok(Some([multiplier, shift, diff_min, row]))
+}
+
+/// TFLite's output size and the padding before the first row or column (`ComputeOutSize`,
+/// `ComputePaddingWithOffset`), for padding SAME (0) or VALID (1).
+fn padded(padding: i8, size: i64, filter: i64, stride: i64, dilation: i64) -> Option<(i64, i64)> {
+    let effective = (filter - 1) * dilation + 1;
+    let out = match padding {
+        0 => (size + stride - 1) / stride,
+        1 => (size + stride - effective) / stride,
+        _ => return None,
+    };
+    let total = ((out - 1) * stride + effective - size).max(0);
+    Some((out, total / 2))
+}
+
+/// DEPTHWISE_CONV_2D, int8 with per-channel (or per-tensor) weights:
+/// `ap_tflite_dw_conv_params_t`, then each output channel's multiplier, then its shift.
+fn depthwise_conv(
+    program: &Program,
+    options: Option<Table<'_>>,
+    inputs: &[usize],
+    outputs: &[usize],
+) -> Result<Option<Vec<i32>>, ImportError> {
+    let Some(t) = options else {
+        return Ok(None);
+    };
+    let padding = t.i8(0, 0)?;
+    let (stride_w, stride_h) = (i64::from(t.i32(1, 0)?), i64::from(t.i32(2, 0)?));
+    let ch_mult = t.i32(3, 0)?;
+    let activation = t.i8(4, 0)?;
+    let (dil_w, dil_h) = (i64::from(t.i32(5, 1)?), i64::from(t.i32(6, 1)?));
+    let (&[input, filter, bias], &[output]) = (inputs, outputs) else {
+        return Ok(None);
+    };
+    let v = |t: usize| &program.values[t];
+    let dims4 = |t: usize| -> Option<[i64; 4]> {
+        let s = &v(t).shape;
+        (s.len() == 4 && s.iter().all(|&d| d > 0 && d <= i32::MAX as u64))
+            .then(|| [s[0] as i64, s[1] as i64, s[2] as i64, s[3] as i64])
+    };
+    let (
+        Some([batches, in_h, in_w, in_c]),
+        Some([1, k_h, k_w, out_c]),
+        Some([ob, out_h, out_w, oc]),
+    ) = (dims4(input), dims4(filter), dims4(output))
+    else {
+        return Ok(None);
+    };
+    if ob != batches
+        || oc != out_c
+        || ch_mult <= 0
+        || in_c * i64::from(ch_mult) != out_c
+        || stride_w <= 0
+        || stride_h <= 0
+        || dil_w <= 0
+        || dil_h <= 0
+        || v(input).dtype != DType::Int8
+        || v(filter).dtype != DType::Int8
+        || v(output).dtype != DType::Int8
+        || v(filter).kind != ValueKind::Constant
+        || v(bias).dtype != DType::Int32
+        || v(bias).kind != ValueKind::Constant
+        || v(bias).bytes != 4 * out_c as u64
+    {
+        return Ok(None);
+    }
+    let (Some((oh, pad_h)), Some((ow, pad_w))) = (
+        padded(padding, in_h, k_h, stride_h, dil_h),
+        padded(padding, in_w, k_w, stride_w, dil_w),
+    ) else {
+        return Ok(None);
+    };
+    if (oh, ow) != (out_h, out_w) {
+        return Ok(None);
+    }
+    let (Some((in_scale, in_zero)), Some((out_scale, out_zero)), Some(fq)) = (
+        per_tensor(program, input),
+        per_tensor(program, output),
+        v(filter).quant.as_ref(),
+    ) else {
+        return Ok(None);
+    };
+    let scales: Vec<f32> = fq.scale_bits.iter().map(|&b| f32::from_bits(b)).collect();
+    if !(scales.len() == 1 || (scales.len() == out_c as usize && fq.axis == 3)) {
+        return Ok(None);
+    }
+    let Some((act_min, act_max)) = activation_range(activation, out_scale, out_zero) else {
+        return Ok(None);
+    };
+    let mut params = vec![
+        -(in_zero as i32),
+        out_zero as i32,
+        ch_mult,
+        stride_w as i32,
+        stride_h as i32,
+        pad_w as i32,
+        pad_h as i32,
+        dil_w as i32,
+        dil_h as i32,
+        act_min,
+        act_max,
+        batches as i32,
+        in_h as i32,
+        in_w as i32,
+        in_c as i32,
+        k_h as i32,
+        k_w as i32,
+        out_h as i32,
+        out_w as i32,
+        out_c as i32,
+    ];
+    // TFLM's PopulateConvolutionQuantizationParams: per channel, in double.
+    let per_channel: Vec<(i32, i32)> = (0..out_c as usize)
+        .map(|c| {
+            let filter_scale = scales[if scales.len() == 1 { 0 } else { c }];
+            quantize_multiplier(
+                f64::from(in_scale) * f64::from(filter_scale) / f64::from(out_scale),
+            )
+        })
+        .collect();
+    params.extend(per_channel.iter().map(|&(m, _)| m));
+    params.extend(per_channel.iter().map(|&(_, s)| s));
+    Ok(Some(params))
 }
 
 /// `x = m × 2^e` with `0.5 ≤ |m| < 1` (C's `frexp`), for finite `x`; `(0, 0)` for zero.

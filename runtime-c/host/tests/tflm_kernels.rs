@@ -107,8 +107,13 @@ fn tflite_models_on_the_cpu_kernels_give_tflms_output_bytes() {
         }
     }
     eprintln!("bit-exact with TFLM: {ran:?}; not yet (operators without kernels): {not_yet:?}");
-    // FULLY_CONNECTED: the models made of nothing else run.
-    for needed in ["tflm__hello_world_int8", "mlperftiny__ad01_int8"] {
+    // The models whose operators have kernels: FULLY_CONNECTED, DEPTHWISE_CONV_2D, SOFTMAX,
+    // RESHAPE.
+    for needed in [
+        "tflm__hello_world_int8",
+        "mlperftiny__ad01_int8",
+        "tflm__micro_speech_quantized",
+    ] {
         assert!(
             ran.iter().any(|m| m == needed),
             "{needed} did not run: {ran:?}"

@@ -29,9 +29,38 @@ typedef struct ap_tflite_fc_params {
     int32_t output_depth;  /* the filter's rows */
 } ap_tflite_fc_params_t;
 
+/* DEPTHWISE_CONV_2D, int8: inputs (input, filter, bias int32, params), output; the params are
+ * this header, then output_depth multipliers, then output_depth shifts (per channel). */
+typedef struct ap_tflite_dw_conv_params {
+    int32_t input_offset;  /* -input zero point */
+    int32_t output_offset; /* output zero point */
+    int32_t ch_mult;       /* output channels per input channel */
+    int32_t stride_w, stride_h;
+    int32_t pad_w, pad_h;  /* before the first column and row */
+    int32_t dilation_w, dilation_h;
+    int32_t activation_min, activation_max;
+    int32_t batches, input_h, input_w, input_c;
+    int32_t filter_h, filter_w;
+    int32_t output_h, output_w, output_c;
+} ap_tflite_dw_conv_params_t;
+
+/* SOFTMAX, int8 in and out (output scale 1/256, zero point -128): inputs (input, params),
+ * output, over rows of row_size. */
+typedef struct ap_tflite_softmax_params {
+    int32_t multiplier;    /* beta x input scale, scaled to 5 integer bits, as Q31 */
+    int32_t shift;         /* and its left shift */
+    int32_t diff_min;      /* differences below it count as zero */
+    int32_t row_size;
+} ap_tflite_softmax_params_t;
+
+/* RESHAPE: inputs (input), output of the same bytes: a copy (none when they share memory). */
+
 /* The kernels, under the names programs use (`tflite:FULLY_CONNECTED`: the symbol rule makes
  * `:` `_3a` and `_` `__`). */
 extern const ap_kernel_t ap_kernel_tflite_3aFULLY__CONNECTED;
+extern const ap_kernel_t ap_kernel_tflite_3aDEPTHWISE__CONV__2D;
+extern const ap_kernel_t ap_kernel_tflite_3aSOFTMAX;
+extern const ap_kernel_t ap_kernel_tflite_3aRESHAPE;
 
 #ifdef __cplusplus
 }

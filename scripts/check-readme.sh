@@ -63,14 +63,8 @@ export CARGO_TARGET_DIR=$root/target/readme
 
 echo "-- the firmware crate for the board (thumbv8m.main-none-eabihf)"
 (cd "$work" && cargo build --quiet --target thumbv8m.main-none-eabihf)
-elf=$CARGO_TARGET_DIR/thumbv8m.main-none-eabihf/debug/kws-firmware
-symbols=$(arm-none-eabi-nm "$elf")
-for needed in ethosu_init ethosu_invoke_v3 ap_board_ethosu_init ap_board_ethosu_irq; do
-  grep -q " T $needed\$" <<<"$symbols" || { echo "the board firmware does not link $needed" >&2; exit 1; }
-done
-if grep -E ' (ap_ethosu_npu_run|ap_ethosu_host_setup)$' <<<"$symbols"; then
-  echo "the board firmware links the simulator" >&2; exit 1
-fi
+scripts/check-board-elf.sh "$CARGO_TARGET_DIR/thumbv8m.main-none-eabihf/debug/kws-firmware" \
+  ethosu_init ethosu_invoke_v3 ap_board_ethosu_init ap_board_ethosu_irq
 
 echo "-- the C project with CMake"
 cmake -S "$work/c" -B "$work/c/build" -DARENAPLAN="$root/runtime-c" >/dev/null

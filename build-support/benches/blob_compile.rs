@@ -13,15 +13,16 @@ use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
 use arenaplan_build::import::load_model;
+use arenaplan_build::model::Program;
 use arenaplan_build::{Blobs, Build, Emit, Symbols};
 
 const RUNS: usize = 5;
 
-/// The model with the largest blob among the corpus's NPU programs, and the target its folder
-/// or name says it was compiled for.
-fn largest_blob() -> Option<(PathBuf, &'static str, usize)> {
+/// The model with the largest blob among the corpus's NPU programs, the target its folder or
+/// name says it was compiled for, the program, and that blob.
+fn largest_blob() -> Option<(PathBuf, &'static str, Program, Vec<u8>)> {
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
-    let mut best: Option<(PathBuf, &'static str, usize)> = None;
+    let mut best: Option<(PathBuf, &'static str, Program, Vec<u8>)> = None;
     for dir in [
         "pte-delegated",
         "vela/u55-128-shared-sram",
@@ -45,14 +46,16 @@ fn largest_blob() -> Option<(PathBuf, &'static str, usize)> {
             let Ok(program) = load_model(&file) else {
                 continue;
             };
-            let size = program
+            let Some(blob) = program
                 .delegates
                 .iter()
-                .filter_map(|d| d.blob.as_ref().map(Vec::len))
-                .max()
-                .unwrap_or(0);
-            if best.as_ref().is_none_or(|b| size > b.2) {
-                best = Some((file, target, size));
+                .filter_map(|d| d.blob.clone())
+                .max_by_key(Vec::len)
+            else {
+                continue;
+            };
+            if best.as_ref().is_none_or(|b| blob.len() > b.3.len()) {
+                best = Some((file, target, program, blob));
             }
         }
     }
@@ -84,7 +87,7 @@ fn median<T: Ord + Copy>(mut v: Vec<T>) -> T {
 }
 
 fn main() -> ExitCode {
-    let Some((model, target, size)) = largest_blob() else {
+    let Some((model, target, program, blob)) = largest_blob() else {
         eprintln!("blob_compile: no corpus NPU program found under ../shared/corpus");
         return if std::env::var("CI").is_ok_and(|v| v == "true") {
             ExitCode::FAILURE
@@ -92,20 +95,13 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         };
     };
-    let program = load_model(&model).expect("it loaded above");
-    let blob = program
-        .delegates
-        .iter()
-        .filter_map(|d| d.blob.clone())
-        .max_by_key(Vec::len)
-        .expect("it has a blob");
     let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("blob-compile");
     let mut c_only = Emit::NONE;
     c_only.c = true;
     println!(
         "blob_compile: {} ({} bytes of blob), NAME_program.c at -O2, median of {RUNS}",
         model.file_name().unwrap().to_string_lossy(),
-        size
+        blob.len()
     );
     println!(
         "{:<20} {:<8} {:>12} {:>10} {:>12} {:>12}",

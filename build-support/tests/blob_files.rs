@@ -38,10 +38,6 @@ fn files(catalogue: &Catalogue, program: Program, blobs: Blobs) -> Vec<(String, 
     .unwrap()
 }
 
-fn text<'a>(files: &'a [(String, Vec<u8>)], name: &str) -> &'a str {
-    std::str::from_utf8(&files.iter().find(|(n, _)| n == name).unwrap().1).unwrap()
-}
-
 fn write(files: &[(String, Vec<u8>)], tag: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("blob-files-{tag}"));
     let _ = std::fs::remove_dir_all(&dir);
@@ -91,8 +87,10 @@ fn both_forms_link_the_models_bytes_aligned() {
         assert_eq!(has_bin, form == Blobs::Incbin, "{tag}");
         if form == Blobs::Incbin {
             // The C names the file; the bytes are only in it.
-            assert!(text(&files, "m_program.c").contains("AP_INCBIN(m_blob0, \"m_blob0.bin\""));
-            assert!(!text(&files, "m_program.c").contains("0x03, 0x0a"));
+            assert!(
+                common::text(&files, "m_program.c").contains("AP_INCBIN(m_blob0, \"m_blob0.bin\"")
+            );
+            assert!(!common::text(&files, "m_program.c").contains("0x03, 0x0a"));
         }
         let dir = write(&files, tag);
         let out = common::run_generated_c(&dir, &["m.c", "m_program.c"], MAIN);
@@ -108,7 +106,10 @@ fn a_changed_blob_changes_the_c_that_links_it() {
     let one = files(&catalogue, program(&blob(1000)), Blobs::Incbin);
     let two = files(&catalogue, program(&other), Blobs::Incbin);
     // Same size, one byte apart: make and CMake see only the C file change.
-    assert_ne!(text(&one, "m_program.c"), text(&two, "m_program.c"));
+    assert_ne!(
+        common::text(&one, "m_program.c"),
+        common::text(&two, "m_program.c")
+    );
 }
 
 #[test]

@@ -97,15 +97,7 @@ fn only_the_taken_arm_runs() {
         "#[kernel(op = \"fill_a\", scratch = 64, mem_id = spec!(cpu_scratch))]\nfn a() {}\n\
          #[kernel(op = \"fill_b\", scratch = 256, mem_id = spec!(cpu_scratch))]\nfn b() {}\n",
     );
-    let program_c = std::str::from_utf8(
-        &rendered
-            .files
-            .iter()
-            .find(|(n, _)| n == "b_program.c")
-            .unwrap()
-            .1,
-    )
-    .unwrap();
+    let program_c = common::text(&rendered.files, "b_program.c");
     assert!(
         program_c.contains("AP_INSTR_JUMP_FALSE, 3u, b_predicate0"),
         "{program_c}"

@@ -469,9 +469,7 @@ fn plans_stopped_early_are_marked_in_the_report_and_the_plan() {
         Symbols::Rust,
         arenaplan_build::Emit::ALL,
     );
-    let file = |name: &str| {
-        std::str::from_utf8(&files.iter().find(|(n, _)| n == name).unwrap().1).unwrap()
-    };
+    let file = |name: &str| common::text(&files, name);
     assert!(
         file("m.report.txt").contains("Planning was stopped early"),
         "{}",

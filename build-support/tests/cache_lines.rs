@@ -155,9 +155,7 @@ fn arenas_start_on_a_cache_line() {
             )),
         );
         let files = common::emit_files(&program, &plan, target, "m", Symbols::C, Emit::ALL);
-        let file = |name: &str| {
-            std::str::from_utf8(&files.iter().find(|(n, _)| n == name).unwrap().1).unwrap()
-        };
+        let file = |name: &str| common::text(&files, name);
         let pool = target.pool(plan.pools[0].mem_id).unwrap();
         assert_eq!(pool.arena_alignment(), align);
         let arena = format!(

@@ -79,8 +79,7 @@ fn generated_rust_of_every_corpus_program_has_no_unsafe() {
             ) else {
                 break;
             };
-            let rust = std::str::from_utf8(&files.iter().find(|(n, _)| n == "model.rs").unwrap().1)
-                .unwrap();
+            let rust = common::text(&files, "model.rs");
             let tokens: TokenStream = rust.parse().unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(
                 !has_unsafe(tokens),

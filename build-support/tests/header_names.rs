@@ -39,7 +39,7 @@ fn a_quantized_models_header_gives_each_input_and_output_its_numbers() {
     let target = catalogue.target("corstone-300").unwrap();
     let (program, plan) = common::planned(target, program).unwrap();
     let files = common::emit_files(&program, &plan, target, "pd", Symbols::C, Emit::ALL);
-    let header = std::str::from_utf8(&files.iter().find(|(n, _)| n == "pd.h").unwrap().1).unwrap();
+    let header = common::text(&files, "pd.h");
     assert!(header.contains("#define PD_INPUT0_TYPE int8_t"), "{header}");
     let main_c = format!(
         r#"#include <stdio.h>
@@ -133,7 +133,7 @@ fn plain_names_are_the_rust_constants_upper_cased() {
     let target = catalogue.target("corstone-300").unwrap();
     let (program, plan) = common::planned(target, program).unwrap();
     let files = common::emit_files(&program, &plan, target, "m", Symbols::C, Emit::ALL);
-    let header = std::str::from_utf8(&files.iter().find(|(n, _)| n == "m.h").unwrap().1).unwrap();
+    let header = common::text(&files, "m.h");
     assert!(header.contains("#define M_INPUT_X_INDEX 0u"), "{header}");
     assert!(header.contains("#define M_OUTPUT_Y_INDEX 0u"), "{header}");
     // No quantization in the model: no scale or zero point.

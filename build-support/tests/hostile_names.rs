@@ -182,9 +182,7 @@ fn rust_idents(text: &str) -> Vec<String> {
 #[test]
 fn hostile_model_names_stay_data() {
     let (dir, files) = generate(hostile_model(), "corstone-300", "names");
-    let file = |name: &str| {
-        std::str::from_utf8(&files.iter().find(|(n, _)| n == name).unwrap().1).unwrap()
-    };
+    let file = |name: &str| common::text(&files, name);
 
     // C: compiles as ISO C99 and defines only the plan's own symbols.
     let symbols = compile_c99(&dir);

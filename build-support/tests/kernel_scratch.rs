@@ -103,8 +103,7 @@ fn every_call_of_the_kernel_gets_its_scratch_as_trailing_arguments() {
     let first = r.plan.buffer(r.plan.calls[0].args[2]).unwrap();
     let second = r.plan.buffer(r.plan.calls[1].args[2]).unwrap();
     assert_eq!(first.offset, second.offset);
-    let rust =
-        std::str::from_utf8(&r.files.iter().find(|(n, _)| n.ends_with(".rs")).unwrap().1).unwrap();
+    let rust = common::text(&r.files, &format!("{}.rs", r.name));
     assert!(rust.contains("pub mod kernel {"), "{rust}");
     assert!(rust.contains("pub mod aten__relu_out {"), "{rust}");
     assert!(
@@ -125,8 +124,7 @@ fn a_kernel_declaring_no_scratch_gets_none_and_the_plan_says_so() {
     )
     .unwrap();
     assert!(r.plan.calls.iter().all(|c| c.scratch == 0));
-    let rust =
-        std::str::from_utf8(&r.files.iter().find(|(n, _)| n.ends_with(".rs")).unwrap().1).unwrap();
+    let rust = common::text(&r.files, &format!("{}.rs", r.name));
     assert!(
         rust.contains("pub const SCRATCH: &[usize] = &[];"),
         "{rust}"
@@ -242,15 +240,7 @@ fn a_c_kernel_runs_with_its_planned_scratch_and_the_constant_in_flash() {
     );
     let stdout = common::run_generated_c(&dir, &["c.c", "c_program.c"], C_KERNEL);
     assert!(stdout.contains("ok"), "{stdout}");
-    let program_c = std::str::from_utf8(
-        &rendered
-            .files
-            .iter()
-            .find(|(n, _)| n == "c_program.c")
-            .unwrap()
-            .1,
-    )
-    .unwrap();
+    let program_c = common::text(&rendered.files, "c_program.c");
     assert!(
         program_c.contains("static const uint8_t c_const0[1]"),
         "{program_c}"

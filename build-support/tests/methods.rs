@@ -118,9 +118,7 @@ fn the_generated_apis_expose_each_method() {
     let target = catalogue.target("corstone-300").unwrap();
     let (program, plan) = plan(fixture()).unwrap();
     let files = common::emit_files(&program, &plan, target, "mm", Symbols::Rust, Emit::ALL);
-    let text = |name: &str| {
-        std::str::from_utf8(&files.iter().find(|(n, _)| n == name).unwrap().1).unwrap()
-    };
+    let text = |name: &str| common::text(&files, name);
     let header = text("mm.h");
     for f in [
         "mm_update_input",

@@ -684,9 +684,7 @@ mod slots {
         let target = Catalogue::builtin();
         let target = target.target("imxrt700").unwrap();
         let files = crate::common::emit_files(&program, &plan, target, "m", Symbols::C, Emit::ALL);
-        let source =
-            std::str::from_utf8(&files.iter().find(|(n, _)| n == "m_program.c").unwrap().1)
-                .unwrap();
+        let source = crate::common::text(&files, "m_program.c");
         let rows: Vec<&str> = source
             .lines()
             .skip_while(|l| !l.contains("m_tensors["))

@@ -42,14 +42,7 @@ outputs = ["y"]
     let target = catalogue.target("corstone-300").unwrap();
     let (program, plan) = common::planned(target, program).unwrap();
     let files = common::emit_files(&program, &plan, target, "clash", Symbols::C, Emit::ALL);
-    let source = std::str::from_utf8(
-        &files
-            .iter()
-            .find(|(n, _)| n == "clash_program.c")
-            .unwrap()
-            .1,
-    )
-    .unwrap();
+    let source = common::text(&files, "clash_program.c");
     assert!(
         source.contains("extern const ap_kernel_t ap_kernel_my_2erelu;"),
         "{source}"

@@ -28,15 +28,20 @@ fn c_bytes(bytes: &[u8]) -> String {
 fn main_c(folder: &Path, inputs: usize, outputs: usize) -> String {
     let mut c = String::from("#include <stdio.h>\n#include <string.h>\n#include \"m.h\"\n");
     let mut runs = String::new();
-    let mut k = 0;
-    while folder.join(format!("{k}-out0.npy")).is_file() {
+    let invocations = common::npy::invocations(folder);
+    assert!(invocations > 0, "no reference in {}", folder.display());
+    // Each recorded array as a C array named after its file (`in0_1` is `0-in1.npy`).
+    let mut array = |side: &str, k: usize, i: usize| {
+        let (_, data) = common::npy::read(&folder.join(format!("{k}-{side}{i}.npy")));
+        let _ = writeln!(
+            c,
+            "static const uint8_t {side}{k}_{i}[] = {{{}}};",
+            c_bytes(&data)
+        );
+    };
+    for k in 0..invocations {
         for i in 0..inputs {
-            let (_, data) = common::npy::read(&folder.join(format!("{k}-in{i}.npy")));
-            let _ = writeln!(
-                c,
-                "static const uint8_t in{k}_{i}[] = {{{}}};",
-                c_bytes(&data)
-            );
+            array("in", k, i);
             let _ = writeln!(
                 runs,
                 "    in = m_input({i}u, &size);\n    if (in == NULL || size != sizeof in{k}_{i}) return 2;\n    memcpy(in, in{k}_{i}, size);"
@@ -44,23 +49,16 @@ fn main_c(folder: &Path, inputs: usize, outputs: usize) -> String {
         }
         let _ = writeln!(runs, "    if (m_run() != AP_OK) return 3;");
         for o in 0..outputs {
-            let (_, data) = common::npy::read(&folder.join(format!("{k}-out{o}.npy")));
-            let _ = writeln!(
-                c,
-                "static const uint8_t out{k}_{o}[] = {{{}}};",
-                c_bytes(&data)
-            );
+            array("out", k, o);
             let _ = writeln!(
                 runs,
                 "    out = m_output({o}u, &size);\n    if (out == NULL || size != sizeof out{k}_{o} || memcmp(out, out{k}_{o}, size) != 0) {{ printf(\"invocation {k}, output {o} differs\\n\"); return 4; }}"
             );
         }
-        k += 1;
     }
-    assert!(k > 0, "no reference in {}", folder.display());
     let _ = write!(
         c,
-        "int main(void) {{\n    uint32_t size = 0;\n    uint8_t *in;\n    const uint8_t *out;\n    if (m_init() != AP_OK) return 1;\n{runs}    m_deinit();\n    printf(\"ok {k}\\n\");\n    return 0;\n}}\n"
+        "int main(void) {{\n    uint32_t size = 0;\n    uint8_t *in;\n    const uint8_t *out;\n    if (m_init() != AP_OK) return 1;\n{runs}    m_deinit();\n    printf(\"ok {invocations}\\n\");\n    return 0;\n}}\n"
     );
     c
 }

@@ -16,40 +16,36 @@ fn reference_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/tflm-reference")
 }
 
-fn agree(model: &str, side: &str, i: usize, value: &Value, want: &serde_json::Value) {
+/// One input or output as the interpreter reports it (`io.json`).
+#[derive(serde::Deserialize)]
+struct Tensor {
+    shape: Vec<u64>,
+    dtype: String,
+    scale_bits: Vec<u32>,
+    zero_point: Vec<i64>,
+}
+
+/// A model's `io.json`.
+#[derive(serde::Deserialize)]
+struct Io {
+    inputs: Vec<Tensor>,
+    outputs: Vec<Tensor>,
+    invocations: u32,
+}
+
+fn agree(model: &str, side: &str, i: usize, value: &Value, want: &Tensor) {
     let at = format!("{model}: {side} {i} (`{}`)", value.name);
-    let shape: Vec<u64> = want["shape"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d.as_u64().unwrap())
-        .collect();
-    assert_eq!(value.shape, shape, "{at}: shape");
-    assert_eq!(
-        value.dtype.name(),
-        want["dtype"].as_str().unwrap(),
-        "{at}: dtype"
-    );
-    let scales: Vec<u32> = want["scale_bits"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s.as_u64().unwrap() as u32)
-        .collect();
-    let zeros: Vec<i64> = want["zero_point"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|z| z.as_i64().unwrap())
-        .collect();
+    assert_eq!(value.shape, want.shape, "{at}: shape");
+    assert_eq!(value.dtype.name(), want.dtype, "{at}: dtype");
     match &value.quant {
         Some(q) => {
-            assert_eq!(q.scale_bits, scales, "{at}: scales");
-            assert_eq!(q.zero_point, zeros, "{at}: zero points");
+            assert_eq!(q.scale_bits, want.scale_bits, "{at}: scales");
+            assert_eq!(q.zero_point, want.zero_point, "{at}: zero points");
         }
         None => assert!(
-            scales.is_empty(),
-            "{at}: TFLM reports quantization {scales:?}"
+            want.scale_bits.is_empty(),
+            "{at}: TFLM reports quantization {:?}",
+            want.scale_bits
         ),
     }
 }
@@ -64,24 +60,23 @@ fn the_importer_reads_each_corpus_models_io_as_tflm_does() {
     for path in &models {
         let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
         let folder = reference_root().join(&stem);
-        let io: serde_json::Value = serde_json::from_str(
+        let io: Io = serde_json::from_str(
             &std::fs::read_to_string(folder.join("io.json")).unwrap_or_else(|e| {
                 panic!("{stem}: no reference ({e}): run scripts/make_tflm_reference.py")
             }),
         )
         .unwrap();
         let program: Program = load_model(path).unwrap_or_else(|e| panic!("{stem}: {e}"));
-        for (side, values, want) in [
-            ("input", &program.inputs, &io["inputs"]),
-            ("output", &program.outputs, &io["outputs"]),
+        for (side, file_side, values, want) in [
+            ("input", "in", &program.inputs, &io.inputs),
+            ("output", "out", &program.outputs, &io.outputs),
         ] {
-            let want = want.as_array().unwrap();
             assert_eq!(values.len(), want.len(), "{stem}: {side}s");
             for (i, (&v, w)) in values.iter().zip(want).enumerate() {
                 let value = &program.values[v];
                 agree(&stem, side, i, value, w);
-                for k in 0..io["invocations"].as_u64().unwrap() {
-                    let file = folder.join(format!("{k}-{}{i}.npy", &side[..side.len() - 3]));
+                for k in 0..io.invocations {
+                    let file = folder.join(format!("{k}-{file_side}{i}.npy"));
                     let (header, data) = common::npy::read(&file);
                     assert_eq!(
                         data.len() as u64,

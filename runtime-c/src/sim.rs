@@ -111,62 +111,53 @@ impl core::fmt::Display for ConfigMismatch {
             product(n),
             1u32 << (n & 0xF)
         )?;
-        let mut sep = " ";
-        let mut field =
-            |f: &mut core::fmt::Formatter<'_>, bit: u32, text: core::fmt::Arguments<'_>| {
-                if self.fields & bit != 0 {
-                    let r = write!(f, "{sep}{text}");
-                    sep = "; ";
-                    r
-                } else {
-                    Ok(())
-                }
-            };
-        field(
-            f,
-            sys::AP_ETHOSU_MISMATCH_PRODUCT,
-            format_args!(
-                "product {} (the stream's, {}) against {} ({})",
-                s >> 28,
-                product(s),
-                n >> 28,
-                product(n)
-            ),
-        )?;
-        field(
-            f,
-            sys::AP_ETHOSU_MISMATCH_MACS_PER_CC,
-            format_args!(
-                "macs_per_cc {} ({} MACs) against {} ({})",
-                s & 0xF,
-                1u32 << (s & 0xF),
-                n & 0xF,
-                1u32 << (n & 0xF)
-            ),
-        )?;
-        field(
-            f,
-            sys::AP_ETHOSU_MISMATCH_CMD_STREAM_VERSION,
-            format_args!(
-                "cmd_stream_version {} against {}",
-                (s >> 4) & 0xF,
-                (n >> 4) & 0xF
-            ),
-        )?;
-        field(
-            f,
-            sys::AP_ETHOSU_MISMATCH_CUSTOM_DMA,
-            format_args!("custom_dma used by the stream, absent from the NPU"),
-        )?;
         let (a, b) = (arch(self.stream_id), arch(self.npu_id));
-        field(
-            f,
+        let mut sep = " ";
+        for bit in [
+            sys::AP_ETHOSU_MISMATCH_PRODUCT,
+            sys::AP_ETHOSU_MISMATCH_MACS_PER_CC,
+            sys::AP_ETHOSU_MISMATCH_CMD_STREAM_VERSION,
+            sys::AP_ETHOSU_MISMATCH_CUSTOM_DMA,
             sys::AP_ETHOSU_MISMATCH_ARCH,
-            format_args!(
-                "architecture {}.{}.{} against {}.{}.{} (the major version must be the NPU's, the minor at most its)",
-                a.0, a.1, a.2, b.0, b.1, b.2
-            ),
-        )?;
+        ] {
+            if self.fields & bit == 0 {
+                continue;
+            }
+            f.write_str(sep)?;
+            sep = "; ";
+            match bit {
+                sys::AP_ETHOSU_MISMATCH_PRODUCT => write!(
+                    f,
+                    "product {} (the stream's, {}) against {} ({})",
+                    s >> 28,
+                    product(s),
+                    n >> 28,
+                    product(n)
+                )?,
+                sys::AP_ETHOSU_MISMATCH_MACS_PER_CC => write!(
+                    f,
+                    "macs_per_cc {} ({} MACs) against {} ({})",
+                    s & 0xF,
+                    1u32 << (s & 0xF),
+                    n & 0xF,
+                    1u32 << (n & 0xF)
+                )?,
+                sys::AP_ETHOSU_MISMATCH_CMD_STREAM_VERSION => write!(
+                    f,
+                    "cmd_stream_version {} against {}",
+                    (s >> 4) & 0xF,
+                    (n >> 4) & 0xF
+                )?,
+                sys::AP_ETHOSU_MISMATCH_CUSTOM_DMA => {
+                    f.write_str("custom_dma used by the stream, absent from the NPU")?
+                }
+                _ => write!(
+                    f,
+                    "architecture {}.{}.{} against {}.{}.{} (the major version must be the NPU's, the minor at most its)",
+                    a.0, a.1, a.2, b.0, b.1, b.2
+                )?,
+            }
+        }
         write!(
             f,
             ". Compile the model with Vela for this NPU (--accelerator-config)"

@@ -31,29 +31,36 @@ pub(super) fn kernel_call(
     outputs: Vec<usize>,
 ) -> Result<Instruction, ImportError> {
     let table = |kind: u8| options.filter(|(t, _)| *t == kind).map(|(_, t)| t);
-    let lowered: Option<(&str, Vec<i32>)> = match builtin {
+    // Each lowering: the kernel's operator after `tflite:`, and the parameters constant it
+    // reads last (none: it reads only the data input, as RESHAPE, whose shape is the output's).
+    let lowered: Option<(&str, Option<Vec<i32>>)> = match builtin {
         FULLY_CONNECTED => {
             fully_connected(program, table(FULLY_CONNECTED_OPTIONS), &inputs, &outputs)?
-                .map(|p| ("tflite:FULLY_CONNECTED", p.to_vec()))
+                .map(|p| ("FULLY_CONNECTED", Some(p.to_vec())))
         }
         DEPTHWISE_CONV_2D => {
             depthwise_conv(program, table(DEPTHWISE_CONV_2D_OPTIONS), &inputs, &outputs)?
-                .map(|p| ("tflite:DEPTHWISE_CONV_2D", p))
+                .map(|p| ("DEPTHWISE_CONV_2D", Some(p)))
         }
         SOFTMAX => softmax(program, table(SOFTMAX_OPTIONS), &inputs, &outputs)?
-            .map(|p| ("tflite:SOFTMAX", p.to_vec())),
-        RESHAPE => reshape(program, &inputs, &outputs).map(|()| ("tflite:RESHAPE", Vec::new())),
+            .map(|p| ("SOFTMAX", Some(p.to_vec()))),
+        RESHAPE => reshape(program, &inputs, &outputs).map(|()| ("RESHAPE", None)),
         _ => None,
     };
     if let Some((op, params)) = lowered {
         let mut inputs = inputs;
-        if op == "tflite:RESHAPE" {
-            inputs.truncate(1); // the new shape is the output's: only the data moves
-        } else {
-            let name = format!("{}:{}_params", program.values[outputs[0]].name, &op[7..]);
-            inputs.push(program.add_value(constant_i32s(name, &params)));
+        match params {
+            Some(params) => {
+                let name = format!("{}:{op}_params", program.values[outputs[0]].name);
+                inputs.push(program.add_value(constant_i32s(name, &params)));
+            }
+            None => inputs.truncate(1),
         }
-        return Ok(Instruction::Kernel(KernelCall::new(op, inputs, outputs)));
+        return Ok(Instruction::Kernel(KernelCall::new(
+            format!("tflite:{op}"),
+            inputs,
+            outputs,
+        )));
     }
     Ok(Instruction::Kernel(KernelCall::new(
         format!("builtin:{builtin}"),
@@ -72,9 +79,12 @@ fn constant_i32s(name: String, words: &[i32]) -> Value {
     v
 }
 
-/// A tensor's scale and zero point, when it is quantized as a whole.
-fn per_tensor(program: &Program, t: usize) -> Option<(f32, i64)> {
-    program.values[t].quant.as_ref()?.per_tensor()
+/// A tensor's scale and zero point, when it is quantized as a whole with a zero point an int8
+/// kernel can take (TFLM requires one in int8's range; a file may say anything).
+fn per_tensor(program: &Program, t: usize) -> Option<(f32, i32)> {
+    let (scale, zero) = program.values[t].quant.as_ref()?.per_tensor()?;
+    let zero = i8::try_from(zero).ok()?;
+    Some((scale, i32::from(zero)))
 }
 
 /// FULLY_CONNECTED, int8 with per-tensor weights: `ap_tflite_fc_params_t`, or `None` for a
@@ -126,14 +136,7 @@ fn fully_connected(
         return Ok(None);
     };
     Ok(Some([
-        -(in_zero as i32),
-        -(f_zero as i32),
-        out_zero as i32,
-        multiplier,
-        shift,
-        act_min,
-        act_max,
-        depth,
+        -in_zero, -f_zero, out_zero, multiplier, shift, act_min, act_max, depth,
     ]))
 }
 
@@ -283,8 +286,8 @@ fn depthwise_conv(
         return Ok(None);
     };
     let mut params = vec![
-        -(in_zero as i32),
-        out_zero as i32,
+        -in_zero,
+        out_zero,
         ch_mult,
         stride_w as i32,
         stride_h as i32,
@@ -356,9 +359,8 @@ pub(crate) fn quantize_multiplier(real: f64) -> (i32, i32) {
 /// TFLite's fused activation on an int8 output of scale `scale` and zero point `zero`
 /// (`CalculateActivationRangeQuantized`): NONE, RELU, RELU_N1_TO_1, RELU6; `None` for the
 /// others.
-fn activation_range(activation: i8, scale: f32, zero: i64) -> Option<(i32, i32)> {
+fn activation_range(activation: i8, scale: f32, zero: i32) -> Option<(i32, i32)> {
     let (qmin, qmax) = (i32::from(i8::MIN), i32::from(i8::MAX));
-    let zero = i32::try_from(zero).ok()?;
     // In float, as TFLM divides, rounded half away from zero.
     let quantize = |f: f32| zero.saturating_add((f / scale).round() as i32);
     match activation {

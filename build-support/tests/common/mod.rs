@@ -59,6 +59,16 @@ pub fn emit_files(
     .unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The text of generated file `name` among `files` (what `emit` and `Rendered::files` give);
+/// panics naming it when it is missing or not UTF-8.
+pub fn text<'a>(files: &'a [(String, Vec<u8>)], name: &str) -> &'a str {
+    let (_, bytes) = files
+        .iter()
+        .find(|(n, _)| n == name)
+        .unwrap_or_else(|| panic!("no generated file {name}"));
+    std::str::from_utf8(bytes).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
 /// x (16 int8) -> one call of `backend` running `blob` -> y (`out_bytes` int8), with the
 /// scratch its plugin reads from the blob, as the `.pte` importer declares it, and the compile
 /// spec `compile_flags` set to `flags`.

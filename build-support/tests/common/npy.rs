@@ -1,4 +1,4 @@
-//! The `.npy` files the reference scripts write (shared with the runtime host crate's tests).
+//! The reference files the scripts write (`.npy`, and the folders of them), shared with the runtime host crate's tests.
 #![allow(dead_code)] // each test binary uses its own subset
 use std::path::Path;
 
@@ -20,4 +20,12 @@ pub fn read(path: &Path) -> (String, Vec<u8>) {
     };
     let header = String::from_utf8_lossy(&bytes[start..start + len]).into_owned();
     (header, bytes[start + len..].to_vec())
+}
+
+/// How many invocations a model's reference folder (`testdata/tflm-reference/<model>/`)
+/// records: `0-out0.npy`, `1-out0.npy`, … as many as the script wrote.
+pub fn invocations(folder: &Path) -> usize {
+    (0..)
+        .take_while(|k| folder.join(format!("{k}-out0.npy")).is_file())
+        .count()
 }

@@ -124,15 +124,18 @@ pub fn failure_text(e: &RuntimeError, instruction: u32) -> String {
 /// Why `program` cannot run on the host runner, if it cannot: operators no kernel of
 /// [`kernels`] implements (each named), or a call taking a value without memory.
 pub fn why_not_runnable(program: &Program) -> Option<String> {
+    // What a runner registers ([`kernels`]), by name.
+    let registered = kernels();
+    let known_op = |op: &str| {
+        registered.iter().any(|k| {
+            // SAFETY: every registered kernel's name is a static C string.
+            unsafe { core::ffi::CStr::from_ptr(k.name) }.to_bytes() == op.as_bytes()
+        })
+    };
     let mut missing: Vec<&str> = Vec::new();
     for (_, instruction) in program.flat_instructions() {
         if let Instruction::Kernel(k) = instruction {
-            let known = k.op == "et:move"
-                || arenaplan_kernels::find(&k.op).is_some()
-                || arenaplan::tflite_kernels().any(|t| {
-                    // SAFETY: the runtime's kernel names are static C strings.
-                    unsafe { core::ffi::CStr::from_ptr(t.name) }.to_bytes() == k.op.as_bytes()
-                });
+            let known = known_op(&k.op);
             if !known && !missing.contains(&k.op.as_str()) {
                 missing.push(&k.op);
             }

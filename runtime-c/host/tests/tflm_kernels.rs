@@ -44,10 +44,7 @@ fn matches_tflm(model: &Path) -> Result<usize, String> {
         return Err(format!("not yet: {why}"));
     }
     let folder = reference(&stem);
-    // Invocations 0, 1, …: as many as the script recorded.
-    let invocations = (0..)
-        .take_while(|k| folder.join(format!("{k}-out0.npy")).is_file())
-        .count();
+    let invocations = npy::invocations(&folder);
     assert!(
         invocations > 0,
         "{stem}: no reference in {}",

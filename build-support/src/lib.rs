@@ -79,6 +79,8 @@ pub use verify::PlanCheckError;
 
 pub mod model;
 
+pub mod cmsis_nn;
+
 mod c_writer;
 
 // The pipeline's stages: public for arenaplan's own tools and tests, documented only with the

@@ -42,12 +42,11 @@ fn one_call(blob: Vec<u8>, out_bytes: u64) -> Program {
 /// `program` with a kernel after its call that reads x and y into z, the new output.
 fn read_after(mut program: Program) -> Program {
     let z = program.add_value(Value::planned("z", DType::Int8, vec![16]));
-    program.body.push(Instruction::Kernel(KernelCall {
-        op: "aten::add.out".into(),
-        inputs: vec![0, 1],
-        outputs: vec![z],
-        scratch: Vec::new(),
-    }));
+    program.body.push(Instruction::Kernel(KernelCall::new(
+        "aten::add.out",
+        vec![0, 1],
+        vec![z],
+    )));
     program.outputs = vec![z];
     program
 }

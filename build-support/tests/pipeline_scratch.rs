@@ -281,7 +281,7 @@ fn building_argument_lists_without_the_pass_is_an_error() {
     let c = Catalogue::builtin();
     let target = c.target("corstone-300").unwrap();
     let program = model(&chain("{ size = 2048, pool = \"npu_scratch\" }", ""));
-    let bound = bind_scratch(&program, target, &[], &[]).unwrap();
+    let bound = bind_scratch(&program, target, &[], &[], None).unwrap();
     let err = argument_lists(&program, &bound).unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -307,7 +307,7 @@ fn running_the_pipeline_twice_is_stable() {
         assert_eq!(once, twice);
         assert_eq!(plan1.to_json(), plan2.to_json());
         let target = c.target("corstone-300").unwrap();
-        let bound = bind_scratch(&once, target, &[], &[]).unwrap();
+        let bound = bind_scratch(&once, target, &[], &[], None).unwrap();
         let mut again = once.clone();
         insert_scratch(&mut again, &bound);
         assert_eq!(again, once);
@@ -380,7 +380,7 @@ fn unusable_requests_are_rejected_at_declaration() {
             &format!("{{ size = 32, pool = \"sram\" }}, {decl}"),
             "",
         ));
-        let errors = bind_scratch(&program, target, &[], &[]).unwrap_err();
+        let errors = bind_scratch(&program, target, &[], &[], None).unwrap_err();
         assert_eq!(errors.len(), 1);
         let message = errors[0].to_string();
         assert!(message.starts_with("test.toml:"), "{message}");
@@ -396,7 +396,9 @@ fn unusable_requests_are_rejected_at_declaration() {
         "{ size = 64, pool = \"nope\" }",
     ));
     assert_eq!(
-        bind_scratch(&program, target, &[], &[]).unwrap_err().len(),
+        bind_scratch(&program, target, &[], &[], None)
+            .unwrap_err()
+            .len(),
         2
     );
 }
@@ -856,7 +858,7 @@ mod slots {
         foreign.role = Some(ScratchRole::EthosUFastScratch);
         let twice = program.delegates[0].scratch[0].clone();
         program.delegates[0].scratch.extend([foreign, twice]);
-        let errors: Vec<String> = bind_scratch(&program, target, &[], &[])
+        let errors: Vec<String> = bind_scratch(&program, target, &[], &[], None)
             .unwrap_err()
             .iter()
             .map(ToString::to_string)

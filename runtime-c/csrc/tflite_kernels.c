@@ -1,5 +1,6 @@
 /* TFLite's builtin operators on CMSIS-NN (see arenaplan/tflite.h): each kernel checks its
- * arguments against its parameters before CMSIS-NN reads or writes a byte. */
+ * arguments against its parameters before CMSIS-NN reads or writes a byte, and the scratch the
+ * build planned against what its CMSIS-NN variant asks for. */
 #include "arenaplan/tflite.h"
 
 #include <string.h>
@@ -15,63 +16,18 @@ static int read_params(const ap_buffer_t *b, void *out, size_t size) {
     return 1;
 }
 
-static ap_status_t fully_connected(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
-    (void)user;
-    if (ctx == NULL || args == NULL || ctx->noutputs != 1 || (ctx->ninputs != 3 && ctx->ninputs != 4) ||
-        nargs < (size_t)ctx->ninputs + 1u) {
-        return AP_ERR_BAD_ARGUMENTS;
-    }
-    const uint32_t n = ctx->ninputs;
-    const ap_buffer_t *input = &args[0], *filter = &args[1], *bias = n == 4 ? &args[2] : NULL;
-    ap_buffer_t *output = &args[n];
-    ap_tflite_fc_params_t p;
-    if (!read_params(&args[n - 1], &p, sizeof p) || p.output_depth <= 0) {
-        return AP_ERR_BAD_ARGUMENTS;
-    }
-    const size_t depth = (size_t)p.output_depth;
-    if (output->size == 0 || output->size % depth != 0 || filter->size % depth != 0) {
-        return AP_ERR_BAD_ARGUMENTS;
-    }
-    const size_t batches = output->size / depth, accum = filter->size / depth;
-    if (accum == 0 || input->size != batches * accum || accum > INT32_MAX || batches > INT32_MAX ||
-        (bias != NULL && bias->size != depth * sizeof(int32_t))) {
-        return AP_ERR_BAD_ARGUMENTS;
-    }
-    /* CMSIS-NN reads the bias as int32_t: an unaligned constant is copied first. */
-    int32_t aligned_bias[64];
-    const int32_t *bias_data = NULL;
-    if (bias != NULL) {
-        if (((uintptr_t)bias->data & 3u) == 0) {
-            bias_data = (const int32_t *)(const void *)bias->data;
-        } else if (depth <= sizeof aligned_bias / sizeof aligned_bias[0]) {
-            memcpy(aligned_bias, bias->data, bias->size);
-            bias_data = aligned_bias;
-        } else {
-            return AP_ERR_BAD_ARGUMENTS;
-        }
-    }
-    const cmsis_nn_context nn = {NULL, 0};
-    const cmsis_nn_fc_params fc = {p.input_offset, p.filter_offset, p.output_offset,
-                                   {p.activation_min, p.activation_max}};
-    const cmsis_nn_per_tensor_quant_params quant = {p.multiplier, p.shift};
-    const cmsis_nn_dims input_dims = {(int32_t)batches, 1, 1, (int32_t)accum};
-    const cmsis_nn_dims filter_dims = {(int32_t)accum, 1, 1, p.output_depth};
-    const cmsis_nn_dims bias_dims = {1, 1, 1, p.output_depth};
-    const cmsis_nn_dims output_dims = {(int32_t)batches, 1, 1, p.output_depth};
-    arm_cmsis_nn_status s = arm_fully_connected_s8(&nn, &fc, &quant, &input_dims, (const int8_t *)input->data,
-                                                   &filter_dims, (const int8_t *)filter->data, &bias_dims,
-                                                   bias_data, &output_dims, (int8_t *)output->data);
-    return s == ARM_CMSIS_NN_SUCCESS ? AP_OK : AP_ERR_BAD_ARGUMENTS;
+/* Whether a buffer may be read as int32 in place. */
+static int int32_aligned(const ap_buffer_t *b) {
+    return ((uintptr_t)b->data & 3u) == 0;
 }
 
-const ap_kernel_t ap_kernel_tflite_3aFULLY__CONNECTED = {"tflite:FULLY_CONNECTED", fully_connected, NULL};
-
-/* The call's scratch: the arguments after its inputs and outputs (one buffer at most). */
-static int scratch_of(const ap_context_t *ctx, ap_buffer_t *args, size_t nargs, cmsis_nn_context *nn) {
+/* The call's scratch: the arguments after its inputs and outputs (one buffer at most, none
+ * where the kernel needs none on this build). */
+static int scratch_of(const ap_context_t *ctx, const ap_buffer_t *args, size_t nargs, cmsis_nn_context *nn) {
     const size_t io = (size_t)ctx->ninputs + ctx->noutputs;
     nn->buf = NULL;
     nn->size = 0;
-    if (nargs > io + 1u) {
+    if (nargs < io || nargs > io + 1u) {
         return 0;
     }
     if (nargs == io + 1u) {
@@ -84,59 +40,222 @@ static int scratch_of(const ap_context_t *ctx, ap_buffer_t *args, size_t nargs, 
     return 1;
 }
 
-static ap_status_t depthwise_conv(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+/* The status a kernel returns when CMSIS-NN asks for more scratch than was planned: the
+ * build planned for another instruction set than this library was compiled for. */
+static ap_status_t enough_scratch(int32_t needed, const cmsis_nn_context *nn) {
+    return needed > nn->size ? AP_ERR_SCRATCH_TOO_SMALL : AP_OK;
+}
+
+static ap_status_t fully_connected(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
-    if (ctx == NULL || args == NULL || ctx->ninputs != 4 || ctx->noutputs != 1 || nargs < 5u) {
+    if (ctx == NULL || args == NULL || ctx->noutputs != 1 || (ctx->ninputs != 4 && ctx->ninputs != 5) ||
+        nargs != (size_t)ctx->ninputs + 1u) {
         return AP_ERR_BAD_ARGUMENTS;
+    }
+    const uint32_t n = ctx->ninputs;
+    const ap_buffer_t *input = &args[0], *filter = &args[1], *bias = n == 5 ? &args[2] : NULL;
+    const ap_buffer_t *sums = &args[n - 2];
+    ap_buffer_t *output = &args[n];
+    ap_tflite_fc_params_t p;
+    if (!read_params(&args[n - 1], &p, sizeof p) || p.output_depth <= 0) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    const size_t depth = (size_t)p.output_depth;
+    if (output->size == 0 || output->size % depth != 0 || filter->size % depth != 0) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    const size_t batches = output->size / depth, accum = filter->size / depth;
+    if (accum == 0 || input->size != batches * accum || accum > INT32_MAX || batches > INT32_MAX ||
+        (bias != NULL && (bias->size != depth * sizeof(int32_t) || !int32_aligned(bias))) ||
+        sums->size != depth * sizeof(int32_t) || !int32_aligned(sums)) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    const int32_t *bias_data = bias != NULL ? (const int32_t *)(const void *)bias->data : NULL;
+    const cmsis_nn_fc_params fc = {p.input_offset, p.filter_offset, p.output_offset,
+                                   {p.activation_min, p.activation_max}};
+    const cmsis_nn_per_tensor_quant_params quant = {p.multiplier, p.shift};
+    const cmsis_nn_dims input_dims = {(int32_t)batches, 1, 1, (int32_t)accum};
+    const cmsis_nn_dims filter_dims = {(int32_t)accum, 1, 1, p.output_depth};
+    const cmsis_nn_dims bias_dims = {1, 1, 1, p.output_depth};
+    const cmsis_nn_dims output_dims = {(int32_t)batches, 1, 1, p.output_depth};
+    /* What CMSIS-NN asks for in its scratch (Helium's row sums, arm_vector_sum_s8's) the build
+     * computed from the constant weights: the buffer CMSIS-NN reads is that constant. */
+    const cmsis_nn_context nn = {(void *)(uintptr_t)sums->data, (int32_t)sums->size};
+    ap_status_t enough = enough_scratch(arm_fully_connected_s8_get_buffer_size(&filter_dims), &nn);
+    if (enough != AP_OK) {
+        return enough;
+    }
+    arm_cmsis_nn_status s = arm_fully_connected_s8(&nn, &fc, &quant, &input_dims, (const int8_t *)input->data,
+                                                   &filter_dims, (const int8_t *)filter->data, &bias_dims,
+                                                   bias_data, &output_dims, (int8_t *)output->data);
+    return s == ARM_CMSIS_NN_SUCCESS ? AP_OK : AP_ERR_BAD_ARGUMENTS;
+}
+
+const ap_kernel_t ap_kernel_tflite_3aFULLY__CONNECTED = {"tflite:FULLY_CONNECTED", fully_connected, NULL};
+
+/* A convolution's arguments, checked against its parameters and turned into CMSIS-NN's. */
+typedef struct conv_call {
+    const int8_t *input, *filter;
+    const int32_t *bias;
+    int8_t *output;
+    ap_tflite_conv_params_t p;
+    cmsis_nn_per_channel_quant_params quant;
+    cmsis_nn_dims input_dims, filter_dims, bias_dims, output_dims;
+    cmsis_nn_context nn;
+} conv_call_t;
+
+static int conv_call(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, int depthwise, conv_call_t *c) {
+    if (ctx == NULL || args == NULL || ctx->ninputs != 4 || ctx->noutputs != 1 || nargs < 5u) {
+        return 0;
     }
     const ap_buffer_t *input = &args[0], *filter = &args[1], *bias = &args[2], *params = &args[3];
     ap_buffer_t *output = &args[4];
-    ap_tflite_dw_conv_params_t p;
-    if (params->data == NULL || params->size < sizeof p) {
+    ap_tflite_conv_params_t *p = &c->p;
+    if (params->data == NULL || params->size < sizeof *p) {
+        return 0;
+    }
+    memcpy(p, params->data, sizeof *p);
+    const int32_t dims[] = {p->batches, p->input_h, p->input_w, p->input_c, p->filter_h,
+                            p->filter_w, p->output_h, p->output_w, p->output_c, p->ch_mult};
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
+        if (dims[i] <= 0 || dims[i] > 65535) {
+            return 0;
+        }
+    }
+    const size_t oc = (size_t)p->output_c;
+    const size_t filter_c = depthwise ? 1u : (size_t)p->input_c;
+    const int channels_fit = depthwise ? p->input_c * p->ch_mult == p->output_c : p->ch_mult == 1;
+    /* The per-channel multipliers and shifts follow the header; CMSIS-NN reads them as int32. */
+    if (!channels_fit || params->size != sizeof *p + 2u * oc * sizeof(int32_t) || !int32_aligned(params) ||
+        !int32_aligned(bias) ||
+        input->size != (size_t)p->batches * (size_t)p->input_h * (size_t)p->input_w * (size_t)p->input_c ||
+        filter->size != (size_t)p->filter_h * (size_t)p->filter_w * filter_c * oc ||
+        bias->size != oc * sizeof(int32_t) ||
+        output->size != (size_t)p->batches * (size_t)p->output_h * (size_t)p->output_w * oc) {
+        return 0;
+    }
+    const int32_t *per_channel = (const int32_t *)(const void *)(params->data + sizeof *p);
+    c->quant.multiplier = (int32_t *)per_channel;
+    c->quant.shift = (int32_t *)per_channel + oc;
+    c->input = (const int8_t *)input->data;
+    c->filter = (const int8_t *)filter->data;
+    c->bias = (const int32_t *)(const void *)bias->data;
+    c->output = (int8_t *)output->data;
+    c->input_dims = (cmsis_nn_dims){p->batches, p->input_h, p->input_w, p->input_c};
+    c->filter_dims = depthwise ? (cmsis_nn_dims){1, p->filter_h, p->filter_w, p->output_c}
+                               : (cmsis_nn_dims){p->output_c, p->filter_h, p->filter_w, p->input_c};
+    c->bias_dims = (cmsis_nn_dims){1, 1, 1, p->output_c};
+    c->output_dims = (cmsis_nn_dims){p->batches, p->output_h, p->output_w, p->output_c};
+    return scratch_of(ctx, args, nargs, &c->nn);
+}
+
+static ap_status_t conv_2d(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)user;
+    conv_call_t c;
+    if (!conv_call(ctx, args, nargs, 0, &c)) {
         return AP_ERR_BAD_ARGUMENTS;
     }
-    memcpy(&p, params->data, sizeof p);
-    const int32_t dims[] = {p.batches, p.input_h, p.input_w, p.input_c, p.filter_h, p.filter_w,
-                            p.output_h, p.output_w, p.output_c, p.ch_mult};
+    const cmsis_nn_conv_params conv = {c.p.input_offset, c.p.output_offset, {c.p.stride_w, c.p.stride_h},
+                                       {c.p.pad_w, c.p.pad_h}, {c.p.dilation_w, c.p.dilation_h},
+                                       {c.p.activation_min, c.p.activation_max}};
+    ap_status_t enough = enough_scratch(
+        arm_convolve_wrapper_s8_get_buffer_size(&conv, &c.input_dims, &c.filter_dims, &c.output_dims), &c.nn);
+    if (enough != AP_OK) {
+        return enough;
+    }
+    arm_cmsis_nn_status s = arm_convolve_wrapper_s8(&c.nn, &conv, &c.quant, &c.input_dims, c.input, &c.filter_dims,
+                                                    c.filter, &c.bias_dims, c.bias, &c.output_dims, c.output);
+    return s == ARM_CMSIS_NN_SUCCESS ? AP_OK : AP_ERR_BAD_ARGUMENTS;
+}
+
+const ap_kernel_t ap_kernel_tflite_3aCONV__2D = {"tflite:CONV_2D", conv_2d, NULL};
+
+static ap_status_t depthwise_conv(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)user;
+    conv_call_t c;
+    if (!conv_call(ctx, args, nargs, 1, &c)) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    const cmsis_nn_dw_conv_params dw = {c.p.input_offset, c.p.output_offset, c.p.ch_mult,
+                                        {c.p.stride_w, c.p.stride_h}, {c.p.pad_w, c.p.pad_h},
+                                        {c.p.dilation_w, c.p.dilation_h}, {c.p.activation_min, c.p.activation_max}};
+    ap_status_t enough = enough_scratch(
+        arm_depthwise_conv_wrapper_s8_get_buffer_size(&dw, &c.input_dims, &c.filter_dims, &c.output_dims), &c.nn);
+    if (enough != AP_OK) {
+        return enough;
+    }
+    arm_cmsis_nn_status s = arm_depthwise_conv_wrapper_s8(&c.nn, &dw, &c.quant, &c.input_dims, c.input,
+                                                          &c.filter_dims, c.filter, &c.bias_dims, c.bias,
+                                                          &c.output_dims, c.output);
+    return s == ARM_CMSIS_NN_SUCCESS ? AP_OK : AP_ERR_BAD_ARGUMENTS;
+}
+
+const ap_kernel_t ap_kernel_tflite_3aDEPTHWISE__CONV__2D = {"tflite:DEPTHWISE_CONV_2D", depthwise_conv, NULL};
+
+static ap_status_t average_pool(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)user;
+    if (ctx == NULL || args == NULL || ctx->ninputs != 2 || ctx->noutputs != 1 || nargs < 3u) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    const ap_buffer_t *input = &args[0];
+    ap_buffer_t *output = &args[2];
+    ap_tflite_pool_params_t p;
+    if (!read_params(&args[1], &p, sizeof p)) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    const int32_t dims[] = {p.batches, p.input_h, p.input_w, p.channels, p.filter_h, p.filter_w,
+                            p.output_h, p.output_w, p.stride_w, p.stride_h};
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
         if (dims[i] <= 0 || dims[i] > 65535) {
             return AP_ERR_BAD_ARGUMENTS;
         }
     }
-    const size_t c = (size_t)p.output_c;
-    /* The per-channel multipliers and shifts follow the header; CMSIS-NN reads them as int32. */
-    if (params->size != sizeof p + 2u * c * sizeof(int32_t) || ((uintptr_t)params->data & 3u) != 0 ||
-        ((uintptr_t)bias->data & 3u) != 0 || p.input_c * p.ch_mult != p.output_c ||
-        input->size != (size_t)p.batches * (size_t)p.input_h * (size_t)p.input_w * (size_t)p.input_c ||
-        filter->size != (size_t)p.filter_h * (size_t)p.filter_w * c || bias->size != c * sizeof(int32_t) ||
-        output->size != (size_t)p.batches * (size_t)p.output_h * (size_t)p.output_w * c) {
+    const size_t per_row = (size_t)p.batches * (size_t)p.channels;
+    if (input->size != per_row * (size_t)p.input_h * (size_t)p.input_w ||
+        output->size != per_row * (size_t)p.output_h * (size_t)p.output_w) {
         return AP_ERR_BAD_ARGUMENTS;
     }
-    const int32_t *per_channel = (const int32_t *)(const void *)(params->data + sizeof p);
-    const cmsis_nn_dw_conv_params dw = {p.input_offset, p.output_offset, p.ch_mult,
-                                        {p.stride_w, p.stride_h}, {p.pad_w, p.pad_h},
-                                        {p.dilation_w, p.dilation_h}, {p.activation_min, p.activation_max}};
-    const cmsis_nn_per_channel_quant_params quant = {(int32_t *)per_channel, (int32_t *)per_channel + c};
-    const cmsis_nn_dims input_dims = {p.batches, p.input_h, p.input_w, p.input_c};
-    const cmsis_nn_dims filter_dims = {1, p.filter_h, p.filter_w, p.output_c};
-    const cmsis_nn_dims bias_dims = {1, 1, 1, p.output_c};
-    const cmsis_nn_dims output_dims = {p.batches, p.output_h, p.output_w, p.output_c};
     cmsis_nn_context nn;
     if (!scratch_of(ctx, args, nargs, &nn)) {
         return AP_ERR_BAD_ARGUMENTS;
     }
-    /* The scratch the build planned must be what this CMSIS-NN variant asks for. */
-    if (arm_depthwise_conv_wrapper_s8_get_buffer_size(&dw, &input_dims, &filter_dims, &output_dims) > nn.size) {
-        return AP_ERR_SCRATCH_TOO_SMALL;
+    ap_status_t enough = enough_scratch(arm_avgpool_s8_get_buffer_size(p.output_w, p.channels), &nn);
+    if (enough != AP_OK) {
+        return enough;
     }
-    arm_cmsis_nn_status s = arm_depthwise_conv_wrapper_s8(&nn, &dw, &quant, &input_dims, (const int8_t *)input->data,
-                                                          &filter_dims, (const int8_t *)filter->data, &bias_dims,
-                                                          (const int32_t *)(const void *)bias->data, &output_dims,
-                                                          (int8_t *)output->data);
+    const cmsis_nn_pool_params pool = {{p.stride_w, p.stride_h}, {p.pad_w, p.pad_h},
+                                       {p.activation_min, p.activation_max}};
+    const cmsis_nn_dims input_dims = {p.batches, p.input_h, p.input_w, p.channels};
+    const cmsis_nn_dims filter_dims = {1, p.filter_h, p.filter_w, 1};
+    const cmsis_nn_dims output_dims = {p.batches, p.output_h, p.output_w, p.channels};
+    arm_cmsis_nn_status s = arm_avgpool_s8(&nn, &pool, &input_dims, (const int8_t *)input->data, &filter_dims,
+                                           &output_dims, (int8_t *)output->data);
     return s == ARM_CMSIS_NN_SUCCESS ? AP_OK : AP_ERR_BAD_ARGUMENTS;
 }
 
-const ap_kernel_t ap_kernel_tflite_3aDEPTHWISE__CONV__2D = {"tflite:DEPTHWISE_CONV_2D", depthwise_conv, NULL};
+const ap_kernel_t ap_kernel_tflite_3aAVERAGE__POOL__2D = {"tflite:AVERAGE_POOL_2D", average_pool, NULL};
+
+static ap_status_t add(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)user;
+    if (ctx == NULL || args == NULL || ctx->ninputs != 3 || ctx->noutputs != 1 || nargs < 4u) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    const ap_buffer_t *a = &args[0], *b = &args[1];
+    ap_buffer_t *output = &args[3];
+    ap_tflite_add_params_t p;
+    if (!read_params(&args[2], &p, sizeof p) || a->size != output->size || b->size != output->size ||
+        output->size > INT32_MAX) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    arm_cmsis_nn_status s = arm_elementwise_add_s8(
+        (const int8_t *)a->data, (const int8_t *)b->data, p.input1_offset, p.input1_multiplier, p.input1_shift,
+        p.input2_offset, p.input2_multiplier, p.input2_shift, p.left_shift, (int8_t *)output->data,
+        p.output_offset, p.output_multiplier, p.output_shift, p.activation_min, p.activation_max,
+        (int32_t)output->size);
+    return s == ARM_CMSIS_NN_SUCCESS ? AP_OK : AP_ERR_BAD_ARGUMENTS;
+}
+
+const ap_kernel_t ap_kernel_tflite_3aADD = {"tflite:ADD", add, NULL};
 
 static ap_status_t softmax(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;

@@ -631,7 +631,7 @@ pub struct ap_tflite_fc_params {
 pub type ap_tflite_fc_params_t = ap_tflite_fc_params;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
-pub struct ap_tflite_dw_conv_params {
+pub struct ap_tflite_conv_params {
     pub input_offset: i32,
     pub output_offset: i32,
     pub ch_mult: i32,
@@ -653,7 +653,43 @@ pub struct ap_tflite_dw_conv_params {
     pub output_w: i32,
     pub output_c: i32,
 }
-pub type ap_tflite_dw_conv_params_t = ap_tflite_dw_conv_params;
+pub type ap_tflite_conv_params_t = ap_tflite_conv_params;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ap_tflite_pool_params {
+    pub stride_w: i32,
+    pub stride_h: i32,
+    pub pad_w: i32,
+    pub pad_h: i32,
+    pub activation_min: i32,
+    pub activation_max: i32,
+    pub batches: i32,
+    pub input_h: i32,
+    pub input_w: i32,
+    pub channels: i32,
+    pub filter_h: i32,
+    pub filter_w: i32,
+    pub output_h: i32,
+    pub output_w: i32,
+}
+pub type ap_tflite_pool_params_t = ap_tflite_pool_params;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ap_tflite_add_params {
+    pub input1_offset: i32,
+    pub input1_multiplier: i32,
+    pub input1_shift: i32,
+    pub input2_offset: i32,
+    pub input2_multiplier: i32,
+    pub input2_shift: i32,
+    pub left_shift: i32,
+    pub output_offset: i32,
+    pub output_multiplier: i32,
+    pub output_shift: i32,
+    pub activation_min: i32,
+    pub activation_max: i32,
+}
+pub type ap_tflite_add_params_t = ap_tflite_add_params;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct ap_tflite_softmax_params {
@@ -663,6 +699,15 @@ pub struct ap_tflite_softmax_params {
     pub row_size: i32,
 }
 pub type ap_tflite_softmax_params_t = ap_tflite_softmax_params;
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aADD: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aAVERAGE__POOL__2D: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aCONV__2D: ap_kernel_t;
+}
 unsafe extern "C" {
     pub static ap_kernel_tflite_3aFULLY__CONNECTED: ap_kernel_t;
 }

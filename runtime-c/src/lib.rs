@@ -78,8 +78,11 @@ pub fn tflite_kernels() -> impl Iterator<Item = sys::ap_kernel> {
     #[cfg(arenaplan_cmsis_nn)]
     let kernels = unsafe {
         [
-            sys::ap_kernel_tflite_3aFULLY__CONNECTED,
+            sys::ap_kernel_tflite_3aADD,
+            sys::ap_kernel_tflite_3aAVERAGE__POOL__2D,
+            sys::ap_kernel_tflite_3aCONV__2D,
             sys::ap_kernel_tflite_3aDEPTHWISE__CONV__2D,
+            sys::ap_kernel_tflite_3aFULLY__CONNECTED,
             sys::ap_kernel_tflite_3aSOFTMAX,
             sys::ap_kernel_tflite_3aRESHAPE,
         ]

@@ -97,6 +97,9 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Failure> {
     let rendered: Rendered = Build::new()
         .catalogue(input::load_catalogue(args.targets.as_deref())?)
         .target(&args.target)
+        // The kernels run here are the host's plain-C CMSIS-NN: plan their scratch, in the
+        // target's pools.
+        .kernel_isa(arenaplan_build::model::Isa::Plain)
         .program(input::load_model(&args.model, args.files_root.as_deref())?)
         .name("run")
         .sources(Vec::<PathBuf>::new())

@@ -233,6 +233,7 @@ pub struct Build {
     out_dir: Option<PathBuf>,
     planner: Option<Planner>,
     io_apart: bool,
+    kernel_isa: Option<crate::model::Isa>,
     blobs: Option<Blobs>,
     cargo: Option<bool>,
 }
@@ -398,6 +399,23 @@ impl Build {
     /// ```
     pub fn io_in_scratch(&mut self, allow: bool) -> &mut Self {
         self.io_apart = !allow;
+        self
+    }
+
+    /// Sizes the scratch of CPU kernels (TFLite operators on CMSIS-NN) for instruction set
+    /// `isa` instead of the target's `cpu` (default). A host run of a board's program needs
+    /// this: its kernels are the host's plain-C build, whose buffers differ from Helium's.
+    ///
+    /// ```no_run
+    /// use arenaplan_build::model::Isa;
+    /// arenaplan_build::Build::new()
+    ///     .model("model/kws.tflite")
+    ///     .target("corstone-300")
+    ///     .kernel_isa(Isa::Plain) // run on the host, the board's pools
+    ///     .compile();
+    /// ```
+    pub fn kernel_isa(&mut self, isa: crate::model::Isa) -> &mut Self {
+        self.kernel_isa = Some(isa);
         self
     }
 
@@ -608,6 +626,9 @@ impl Build {
             pipeline.planner(p.clone());
         }
         pipeline.io_in_scratch(!self.io_apart);
+        if let Some(isa) = self.kernel_isa {
+            pipeline.kernel_isa(isa);
+        }
         for d in &declared.backends {
             pipeline.declare(d.clone());
         }

@@ -555,6 +555,79 @@ pub struct KernelCall {
     /// Scratch buffers the scratch pass appended, in the order the kernel's `#[kernel]`
     /// declares them (none for a kernel that declares none).
     pub scratch: Vec<ValueId>,
+    /// The scratch this call's kernel library needs, computed from the model's shapes (a
+    /// TFLite operator on CMSIS-NN): one buffer, planned in the target's `cpu_scratch` pool
+    /// with the size for the target's instruction set, unless a `#[kernel]` declaration for
+    /// the operator says otherwise. `None`: the kernel needs none of its own.
+    pub scratch_need: Option<ScratchByIsa>,
+}
+
+/// The instruction-set variants a CPU kernel library has code for, as CMSIS-NN tells them
+/// apart: each needs its own scratch (its `*_get_buffer_size`, `_dsp` and `_mve` functions).
+///
+/// ```
+/// use arenaplan_build::model::Isa;
+/// assert_eq!(Isa::of_cpu("cortex-m55"), Some(Isa::Mve));
+/// assert_eq!(Isa::of_cpu("cortex-m33"), Some(Isa::Dsp));
+/// assert_eq!(Isa::of_cpu("cortex-m0plus"), Some(Isa::Plain));
+/// assert_eq!(Isa::of_cpu("riscv"), None);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Isa {
+    /// Plain C: the host, and cores without the DSP extension (Cortex-M0, M0+, M3, M23).
+    Plain,
+    /// The DSP extension without Helium (Cortex-M4, M7, M33, M35P).
+    Dsp,
+    /// Helium, the M-profile vector extension (Cortex-M52, M55, M85).
+    Mve,
+}
+
+impl Isa {
+    /// The variant a core runs, by the name a target's `cpu` gives it (`host` for the machine
+    /// running the build); `None` for a core arenaplan does not know.
+    pub fn of_cpu(cpu: &str) -> Option<Isa> {
+        match cpu {
+            "host" | "cortex-m0" | "cortex-m0plus" | "cortex-m1" | "cortex-m3" | "cortex-m23" => {
+                Some(Isa::Plain)
+            }
+            "cortex-m4" | "cortex-m7" | "cortex-m33" | "cortex-m35p" => Some(Isa::Dsp),
+            "cortex-m52" | "cortex-m55" | "cortex-m85" => Some(Isa::Mve),
+            _ => None,
+        }
+    }
+
+    /// The suffix of CMSIS-NN's buffer-size function for it (`""`, `_dsp`, `_mve`).
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Isa::Plain => "",
+            Isa::Dsp => "_dsp",
+            Isa::Mve => "_mve",
+        }
+    }
+}
+
+/// A kernel call's scratch in bytes for each [`Isa`], and the library function that says so.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScratchByIsa {
+    /// Plain C.
+    pub plain: u64,
+    /// DSP extension.
+    pub dsp: u64,
+    /// Helium.
+    pub mve: u64,
+    /// The function computing it, without the variant's suffix (for messages and reports).
+    pub function: &'static str,
+}
+
+impl ScratchByIsa {
+    /// The bytes for `isa`.
+    pub fn bytes(&self, isa: Isa) -> u64 {
+        match isa {
+            Isa::Plain => self.plain,
+            Isa::Dsp => self.dsp,
+            Isa::Mve => self.mve,
+        }
+    }
 }
 
 impl KernelCall {
@@ -565,6 +638,7 @@ impl KernelCall {
             inputs,
             outputs,
             scratch: Vec::new(),
+            scratch_need: None,
         }
     }
 
@@ -669,6 +743,11 @@ pub enum Origin {
         /// The tensor's name.
         tensor: String,
     },
+    /// Computed by a kernel library's buffer-size function from the model's shapes.
+    KernelLibrary {
+        /// The function, with its variant's suffix (`arm_convolve_wrapper_s8_get_buffer_size_mve`).
+        function: String,
+    },
     /// Taken from the target's configuration.
     Target {
         /// The target.
@@ -685,6 +764,7 @@ impl fmt::Display for Origin {
             Origin::File { path, line, column } => write!(f, "{}:{line}:{column}", path.display()),
             Origin::Blob { backend } => write!(f, "the {backend} blob"),
             Origin::ModelTensor { tensor } => write!(f, "tensor `{tensor}` of the model"),
+            Origin::KernelLibrary { function } => write!(f, "CMSIS-NN's `{function}`"),
             Origin::Target { target, setting } => write!(f, "target `{target}` ({setting})"),
         }
     }

@@ -66,7 +66,7 @@ pub fn argument_lists(program: &Program, bound: &Bound) -> Result<Vec<CallArgs>,
                 super::bind::ScratchSite::Kernel {
                     op: call.op.clone(),
                 },
-                bound.of_kernel(&call.op),
+                bound.of_kernel(index, &call.op),
                 call.args().collect(),
                 call.inputs.len(),
                 call.outputs.len(),

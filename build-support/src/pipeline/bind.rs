@@ -7,7 +7,7 @@ use std::fmt;
 use thiserror::Error;
 
 use crate::blobs::{slots::slots_of, ScratchRole};
-use crate::model::{Origin, PoolChoice, Program, ScratchSpec};
+use crate::model::{Instruction, Isa, Origin, PoolChoice, Program, ScratchSpec};
 use crate::targets::{SpecError, Target};
 
 /// One scratch argument of a delegate's calls, checked against the target: a positive size in
@@ -110,6 +110,10 @@ pub struct Bound {
     pub delegates: Vec<Vec<BoundScratch>>,
     /// Per declared kernel operator, its calls' buffers.
     pub kernels: BTreeMap<String, Vec<BoundScratch>>,
+    /// Per kernel call (by flat instruction index) whose operator no `#[kernel]` declares and
+    /// whose library needs scratch ([`KernelCall::scratch_need`](crate::model::KernelCall)):
+    /// its buffer, sized for the target's instruction set.
+    pub kernel_calls: BTreeMap<usize, Vec<BoundScratch>>,
 }
 
 impl Bound {
@@ -118,9 +122,13 @@ impl Bound {
         self.delegates.get(delegate).map_or(&[], Vec::as_slice)
     }
 
-    /// The buffers of a call of kernel `op` (none if no `#[kernel]` declares any).
-    pub fn of_kernel(&self, op: &str) -> &[BoundScratch] {
-        self.kernels.get(op).map_or(&[], Vec::as_slice)
+    /// The buffers of kernel call `call` (a flat instruction index) of operator `op`: its
+    /// `#[kernel]` declaration's, else what its library needs, else none.
+    pub fn of_kernel(&self, call: usize, op: &str) -> &[BoundScratch] {
+        self.kernels
+            .get(op)
+            .or_else(|| self.kernel_calls.get(&call))
+            .map_or(&[], Vec::as_slice)
     }
 }
 
@@ -184,6 +192,9 @@ pub enum ScratchProblem {
     /// A buffer for a role of another backend: it has no slot in this backend's arguments.
     #[error("it fills {0}, a role of another backend; give it no role (declaration order) or move it to that backend")]
     ForeignRole(ScratchRole),
+    /// A kernel library's scratch for a core whose instruction set arenaplan does not know.
+    #[error("the kernel needs scratch that depends on the core, and target cpu `{0}` is not one arenaplan knows (cortex-m0, m0plus, m1, m3, m23, m4, m7, m33, m35p, m52, m55, m85): set `cpu` in the targets file")]
+    UnknownCpu(String),
     /// A second buffer for a role that already has one.
     #[error("a second buffer for {0}; each role has one slot, remove one of them")]
     DuplicateRole(ScratchRole),
@@ -264,13 +275,15 @@ fn arrange(backend: &str, specs: Vec<ScratchSpec>) -> Vec<Arg> {
 }
 
 /// The scratch each delegate's calls get: its own declarations if it has any, else those of
-/// its backend from `external`; and each declared kernel's. Every declaration is checked; all
-/// problems are returned.
+/// its backend from `external`; each declared kernel's; and each other kernel call's its
+/// library needs, for instruction set `isa` (`None`: the target's `cpu`'s). Every declaration
+/// is checked; all problems are returned.
 pub fn bind_scratch(
     program: &Program,
     target: &Target,
     external: &[BackendScratch],
     kernels: &[KernelScratch],
+    isa: Option<Isa>,
 ) -> Result<Bound, Vec<ScratchError>> {
     let mut bound = Bound::default();
     let mut errors = Vec::new();
@@ -281,6 +294,7 @@ pub fn bind_scratch(
         let buffers = bind_plain(&site, &kernel.scratch, target, &mut errors);
         bound.kernels.insert(kernel.op.clone(), buffers);
     }
+    bind_library_scratch(program, target, isa, &mut bound, &mut errors);
     for delegate in &program.delegates {
         let site = ScratchSite::Delegate {
             name: delegate.name.clone(),
@@ -355,6 +369,69 @@ pub fn bind_scratch(
         Err(errors)
     }
 }
+
+/// Each kernel call whose library needs scratch and whose operator no `#[kernel]` declares:
+/// one buffer of the size for `isa` (none where that is 0), in the target's `cpu_scratch`
+/// pool, or its default pool where it names none.
+fn bind_library_scratch(
+    program: &Program,
+    target: &Target,
+    isa: Option<Isa>,
+    bound: &mut Bound,
+    errors: &mut Vec<ScratchError>,
+) {
+    let isa = isa.or_else(|| Isa::of_cpu(&target.cpu));
+    let pool = if target.specs.contains_key(CPU_SCRATCH) {
+        PoolChoice::Spec(CPU_SCRATCH.into())
+    } else {
+        PoolChoice::MemId(i64::from(target.default_mem_id))
+    };
+    for (at, instruction) in program.flat_instructions() {
+        let Instruction::Kernel(call) = instruction else {
+            continue;
+        };
+        let Some(need) = &call.scratch_need else {
+            continue;
+        };
+        if bound.kernels.contains_key(&call.op) {
+            continue;
+        }
+        let site = ScratchSite::Kernel {
+            op: call.op.clone(),
+        };
+        let Some(isa) = isa else {
+            errors.push(ScratchError {
+                site,
+                index: 0,
+                label: None,
+                origin: Origin::Target {
+                    target: target.name.clone(),
+                    setting: "cpu".into(),
+                },
+                problem: ScratchProblem::UnknownCpu(target.cpu.clone()),
+            });
+            continue;
+        };
+        let bytes = need.bytes(isa);
+        if bytes == 0 {
+            continue;
+        }
+        let spec = ScratchSpec {
+            size: i64::try_from(bytes).unwrap_or(i64::MAX),
+            pool: pool.clone(),
+            label: Some("kernel".into()),
+            origin: Origin::KernelLibrary {
+                function: format!("{}{}", need.function, isa.suffix()),
+            },
+            role: None,
+        };
+        let buffers = bind_plain(&site, std::slice::from_ref(&spec), target, errors);
+        bound.kernel_calls.insert(at, buffers);
+    }
+}
+
+/// The compile spec naming the pool of CPU kernels' scratch.
+const CPU_SCRATCH: &str = "cpu_scratch";
 
 /// Buffers declared by size, in declaration order (a kernel's; no roles).
 fn bind_plain(

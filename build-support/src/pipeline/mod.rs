@@ -275,6 +275,7 @@ pub struct Pipeline<'t> {
     external: Vec<BackendScratch>,
     kernels: Vec<KernelScratch>,
     io_in_scratch: bool,
+    isa: Option<crate::model::Isa>,
 }
 
 impl<'t> Pipeline<'t> {
@@ -286,7 +287,15 @@ impl<'t> Pipeline<'t> {
             external: Vec::new(),
             kernels: Vec::new(),
             io_in_scratch: true,
+            isa: None,
         }
+    }
+
+    /// Sizes CPU kernels' library scratch for `isa` instead of the target's `cpu` (a host run
+    /// of a program for a board: its kernels are the host's plain-C build).
+    pub fn kernel_isa(&mut self, isa: crate::model::Isa) -> &mut Self {
+        self.isa = Some(isa);
+        self
     }
 
     /// Whether a delegate call's inputs and outputs may be planned at their slots inside its
@@ -325,8 +334,14 @@ impl<'t> Pipeline<'t> {
         check_npu(&program, self.target)?;
         add_argument_needs(&mut program)?;
         add_target_specs(&mut program, self.target);
-        let bound = bind_scratch(&program, self.target, &self.external, &self.kernels)
-            .map_err(PipelineError::Scratch)?;
+        let bound = bind_scratch(
+            &program,
+            self.target,
+            &self.external,
+            &self.kernels,
+            self.isa,
+        )
+        .map_err(PipelineError::Scratch)?;
         insert_scratch(&mut program, &bound);
         let arguments = argument_lists(&program, &bound)?;
         let life = lifetimes(&program);

@@ -28,7 +28,7 @@ pub fn insert_scratch(program: &mut Program, bound: &Bound) -> usize {
             ),
             Instruction::Kernel(call) => (
                 ScratchOwner::Kernel(call.op.clone()),
-                bound.of_kernel(&call.op),
+                bound.of_kernel(call_index, &call.op),
                 call.op.clone(),
                 &mut call.scratch,
             ),

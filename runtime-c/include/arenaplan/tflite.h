@@ -17,7 +17,9 @@
 extern "C" {
 #endif
 
-/* FULLY_CONNECTED, int8: inputs (input, filter, [bias int32,] params), output. */
+/* FULLY_CONNECTED, int8: inputs (input, filter, [bias int32,] row sums, params), output. The
+ * row sums are output_depth int32, arm_vector_sum_s8's of the constant weights and bias, which
+ * CMSIS-NN's Helium kernel reads as its scratch. */
 typedef struct ap_tflite_fc_params {
     int32_t input_offset;  /* -input zero point */
     int32_t filter_offset; /* -filter zero point (0 for int8) */
@@ -29,12 +31,15 @@ typedef struct ap_tflite_fc_params {
     int32_t output_depth;  /* the filter's rows */
 } ap_tflite_fc_params_t;
 
-/* DEPTHWISE_CONV_2D, int8: inputs (input, filter, bias int32, params), output; the params are
- * this header, then output_depth multipliers, then output_depth shifts (per channel). */
-typedef struct ap_tflite_dw_conv_params {
+/* CONV_2D and DEPTHWISE_CONV_2D, int8: inputs (input, filter, bias int32, params), output; the
+ * params are this header, then output_c multipliers, then output_c shifts (per channel). The
+ * filter is [output_c, filter_h, filter_w, input_c] for CONV_2D, [1, filter_h, filter_w,
+ * output_c] for DEPTHWISE_CONV_2D. A call's last argument, when present, is the scratch its
+ * CMSIS-NN kernel asks for (arm_*_get_buffer_size), planned by the build. */
+typedef struct ap_tflite_conv_params {
     int32_t input_offset;  /* -input zero point */
     int32_t output_offset; /* output zero point */
-    int32_t ch_mult;       /* output channels per input channel */
+    int32_t ch_mult;       /* DEPTHWISE_CONV_2D: output channels per input channel; CONV_2D: 1 */
     int32_t stride_w, stride_h;
     int32_t pad_w, pad_h;  /* before the first column and row */
     int32_t dilation_w, dilation_h;
@@ -42,7 +47,27 @@ typedef struct ap_tflite_dw_conv_params {
     int32_t batches, input_h, input_w, input_c;
     int32_t filter_h, filter_w;
     int32_t output_h, output_w, output_c;
-} ap_tflite_dw_conv_params_t;
+} ap_tflite_conv_params_t;
+
+/* AVERAGE_POOL_2D, int8 (output quantized as the input): inputs (input, params), output, then
+ * the kernel's scratch when it needs one (the DSP build's). */
+typedef struct ap_tflite_pool_params {
+    int32_t stride_w, stride_h;
+    int32_t pad_w, pad_h;
+    int32_t activation_min, activation_max;
+    int32_t batches, input_h, input_w, channels;
+    int32_t filter_h, filter_w;
+    int32_t output_h, output_w;
+} ap_tflite_pool_params_t;
+
+/* ADD, int8, inputs of the output's shape: inputs (input1, input2, params), output. */
+typedef struct ap_tflite_add_params {
+    int32_t input1_offset, input1_multiplier, input1_shift; /* -zero point; scale / (2 x max) */
+    int32_t input2_offset, input2_multiplier, input2_shift;
+    int32_t left_shift;                                       /* 20 */
+    int32_t output_offset, output_multiplier, output_shift;
+    int32_t activation_min, activation_max;
+} ap_tflite_add_params_t;
 
 /* SOFTMAX, int8 in and out (output scale 1/256, zero point -128): inputs (input, params),
  * output, over rows of row_size. */
@@ -57,6 +82,9 @@ typedef struct ap_tflite_softmax_params {
 
 /* The kernels, under the names programs use (`tflite:FULLY_CONNECTED`: the symbol rule makes
  * `:` `_3a` and `_` `__`). */
+extern const ap_kernel_t ap_kernel_tflite_3aADD;
+extern const ap_kernel_t ap_kernel_tflite_3aAVERAGE__POOL__2D;
+extern const ap_kernel_t ap_kernel_tflite_3aCONV__2D;
 extern const ap_kernel_t ap_kernel_tflite_3aFULLY__CONNECTED;
 extern const ap_kernel_t ap_kernel_tflite_3aDEPTHWISE__CONV__2D;
 extern const ap_kernel_t ap_kernel_tflite_3aSOFTMAX;

@@ -1,0 +1,63 @@
+//! ADD on `arm_elementwise_add_s8`: int8, both inputs of the output's shape (TFLM broadcasts
+//! other shapes in its reference kernel, which this one does not run), the rescaling TFLM's
+//! `PrepareGeneralSubOrAdd` computes: `ap_tflite_add_params_t`.
+
+use super::quant::{activation_range, quantize_multiplier};
+use super::{is_int8, per_tensor, Lowered};
+use crate::import::flatbuf::Table;
+use crate::import::ImportError;
+use crate::model::Program;
+
+/// The left shift int8 inputs get before rescaling (TFLM's, for int8 outputs).
+const LEFT_SHIFT: i32 = 20;
+
+/// ADD (`AddOptions`: activation).
+pub(super) fn add(
+    program: &Program,
+    options: Option<Table<'_>>,
+    inputs: &[usize],
+    outputs: &[usize],
+) -> Result<Option<Lowered>, ImportError> {
+    let activation = match options {
+        Some(t) => t.i8(0, 0)?,
+        None => 0,
+    };
+    let (&[a, b], &[output]) = (inputs, outputs) else {
+        return Ok(None);
+    };
+    let v = |t: usize| &program.values[t];
+    let same_shape = v(a).shape == v(output).shape && v(b).shape == v(output).shape;
+    if !same_shape || ![a, b, output].iter().all(|&t| is_int8(program, t)) {
+        return Ok(None);
+    }
+    let (Some((a_scale, a_zero)), Some((b_scale, b_zero)), Some((out_scale, out_zero))) = (
+        per_tensor(program, a),
+        per_tensor(program, b),
+        per_tensor(program, output),
+    ) else {
+        return Ok(None);
+    };
+    let Some((act_min, act_max)) = activation_range(activation, out_scale, out_zero) else {
+        return Ok(None);
+    };
+    // In double, as TFLM: each input over twice the larger scale, and that over the output's
+    // scale after the left shift.
+    let twice_max = 2.0 * f64::from(a_scale.max(b_scale));
+    let (a_mult, a_shift) = quantize_multiplier(f64::from(a_scale) / twice_max);
+    let (b_mult, b_shift) = quantize_multiplier(f64::from(b_scale) / twice_max);
+    let (out_mult, out_shift) =
+        quantize_multiplier(twice_max / (f64::from(1 << LEFT_SHIFT) * f64::from(out_scale)));
+    // QuantizeMultiplierSmallerThanOneExp's precondition: right shifts only.
+    if a_shift > 0 || b_shift > 0 || out_shift > 0 {
+        return Ok(None);
+    }
+    Ok(Some(Lowered {
+        constants: Vec::new(),
+        op: "ADD",
+        params: Some(vec![
+            -a_zero, a_mult, a_shift, -b_zero, b_mult, b_shift, LEFT_SHIFT, out_zero, out_mult,
+            out_shift, act_min, act_max,
+        ]),
+        scratch: None,
+    }))
+}

@@ -1,0 +1,225 @@
+//! CONV_2D and DEPTHWISE_CONV_2D on `arm_convolve_wrapper_s8` and
+//! `arm_depthwise_conv_wrapper_s8`: int8 with per-channel (or per-tensor) symmetric weights
+//! and an int32 bias. Both read `ap_tflite_conv_params_t`, then each output channel's
+//! multiplier, then its shift, as TFLM's `PopulateConvolutionQuantizationParams` computes
+//! them.
+
+use super::quant::{activation_range, quantize_multiplier};
+use super::{dims4, is_int8, per_tensor, Lowered};
+use crate::cmsis_nn::{self, Conv, Dims};
+use crate::import::flatbuf::Table;
+use crate::import::ImportError;
+use crate::model::{DType, Program, ValueKind};
+
+/// Which of the two convolutions.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Filter `[out_c, h, w, in_c]`, quantized along axis 0.
+    Regular,
+    /// Filter `[1, h, w, out_c]`, quantized along axis 3, `depth_multiplier` outputs per input
+    /// channel.
+    Depthwise { ch_mult: i32 },
+}
+
+/// The options both share, read from their tables.
+struct Options {
+    padding: i8,
+    stride: (i64, i64),
+    dilation: (i64, i64),
+    activation: i8,
+}
+
+/// CONV_2D (`Conv2DOptions`: padding, stride w and h, activation, dilation w and h).
+pub(super) fn conv_2d(
+    program: &Program,
+    options: Option<Table<'_>>,
+    inputs: &[usize],
+    outputs: &[usize],
+) -> Result<Option<Lowered>, ImportError> {
+    let Some(t) = options else {
+        return Ok(None);
+    };
+    let options = Options {
+        padding: t.i8(0, 0)?,
+        stride: (i64::from(t.i32(1, 0)?), i64::from(t.i32(2, 0)?)),
+        activation: t.i8(3, 0)?,
+        dilation: (i64::from(t.i32(4, 1)?), i64::from(t.i32(5, 1)?)),
+    };
+    Ok(convolution(
+        program,
+        Kind::Regular,
+        &options,
+        inputs,
+        outputs,
+    ))
+}
+
+/// DEPTHWISE_CONV_2D (`DepthwiseConv2DOptions`: padding, stride w and h, depth multiplier,
+/// activation, dilation w and h).
+pub(super) fn depthwise_conv(
+    program: &Program,
+    options: Option<Table<'_>>,
+    inputs: &[usize],
+    outputs: &[usize],
+) -> Result<Option<Lowered>, ImportError> {
+    let Some(t) = options else {
+        return Ok(None);
+    };
+    let ch_mult = t.i32(3, 0)?;
+    let options = Options {
+        padding: t.i8(0, 0)?,
+        stride: (i64::from(t.i32(1, 0)?), i64::from(t.i32(2, 0)?)),
+        activation: t.i8(4, 0)?,
+        dilation: (i64::from(t.i32(5, 1)?), i64::from(t.i32(6, 1)?)),
+    };
+    Ok(convolution(
+        program,
+        Kind::Depthwise { ch_mult },
+        &options,
+        inputs,
+        outputs,
+    ))
+}
+
+/// TFLite's output size and the padding before the first row or column (`ComputeOutSize`,
+/// `ComputePaddingWithOffset`), for padding SAME (0) or VALID (1).
+pub(super) fn padded(
+    padding: i8,
+    size: i64,
+    filter: i64,
+    stride: i64,
+    dilation: i64,
+) -> Option<(i64, i64)> {
+    let effective = (filter - 1) * dilation + 1;
+    let out = match padding {
+        0 => (size + stride - 1) / stride,
+        1 => (size + stride - effective) / stride,
+        _ => return None,
+    };
+    let total = ((out - 1) * stride + effective - size).max(0);
+    Some((out, total / 2))
+}
+
+fn convolution(
+    program: &Program,
+    kind: Kind,
+    o: &Options,
+    inputs: &[usize],
+    outputs: &[usize],
+) -> Option<Lowered> {
+    let (&[input, filter, bias], &[output]) = (inputs, outputs) else {
+        return None;
+    };
+    let v = |t: usize| &program.values[t];
+    let [batches, in_h, in_w, in_c] = dims4(program, input)?;
+    let [f0, k_h, k_w, f3] = dims4(program, filter)?;
+    let [ob, out_h, out_w, out_c] = dims4(program, output)?;
+    let (ch_mult, axis) = match kind {
+        Kind::Regular => (1, 0),
+        Kind::Depthwise { ch_mult } => (ch_mult, 3),
+    };
+    let filter_fits = match kind {
+        Kind::Regular => f0 == out_c && f3 == in_c,
+        Kind::Depthwise { .. } => f0 == 1 && f3 == out_c && in_c * i64::from(ch_mult) == out_c,
+    };
+    if !filter_fits
+        || ob != batches
+        || ch_mult <= 0
+        || o.stride.0 <= 0
+        || o.stride.1 <= 0
+        || o.dilation.0 <= 0
+        || o.dilation.1 <= 0
+        || !is_int8(program, input)
+        || !is_int8(program, filter)
+        || !is_int8(program, output)
+        || v(filter).kind != ValueKind::Constant
+        || v(bias).dtype != DType::Int32
+        || v(bias).kind != ValueKind::Constant
+        || v(bias).bytes != 4 * out_c as u64
+    {
+        return None;
+    }
+    let (oh, pad_h) = padded(o.padding, in_h, k_h, o.stride.1, o.dilation.1)?;
+    let (ow, pad_w) = padded(o.padding, in_w, k_w, o.stride.0, o.dilation.0)?;
+    if (oh, ow) != (out_h, out_w) {
+        return None;
+    }
+    let (in_scale, in_zero) = per_tensor(program, input)?;
+    let (out_scale, out_zero) = per_tensor(program, output)?;
+    let fq = v(filter).quant.as_ref()?;
+    let scales: Vec<f32> = fq.scale_bits.iter().map(|&b| f32::from_bits(b)).collect();
+    // CMSIS-NN's int8 convolutions take symmetric weights: every zero point 0.
+    if !(scales.len() == 1 || (scales.len() == out_c as usize && fq.axis == axis))
+        || fq.zero_point.iter().any(|&z| z != 0)
+    {
+        return None;
+    }
+    let (act_min, act_max) = activation_range(o.activation, out_scale, out_zero)?;
+    let mut params = vec![
+        -in_zero,
+        out_zero,
+        ch_mult,
+        o.stride.0 as i32,
+        o.stride.1 as i32,
+        pad_w as i32,
+        pad_h as i32,
+        o.dilation.0 as i32,
+        o.dilation.1 as i32,
+        act_min,
+        act_max,
+        batches as i32,
+        in_h as i32,
+        in_w as i32,
+        in_c as i32,
+        k_h as i32,
+        k_w as i32,
+        out_h as i32,
+        out_w as i32,
+        out_c as i32,
+    ];
+    // TFLM's PopulateConvolutionQuantizationParams: per channel, in double.
+    let per_channel: Vec<(i32, i32)> = (0..out_c as usize)
+        .map(|c| {
+            let filter_scale = scales[if scales.len() == 1 { 0 } else { c }];
+            quantize_multiplier(
+                f64::from(in_scale) * f64::from(filter_scale) / f64::from(out_scale),
+            )
+        })
+        .collect();
+    params.extend(per_channel.iter().map(|&(m, _)| m));
+    params.extend(per_channel.iter().map(|&(_, s)| s));
+    let geometry = Conv {
+        stride: o.stride,
+        padding: (pad_w, pad_h),
+        dilation: o.dilation,
+    };
+    let dims = |n, h, w, c| Dims { n, h, w, c };
+    let input_dims = dims(batches, in_h, in_w, in_c);
+    let output_dims = dims(batches, out_h, out_w, out_c);
+    let (op, scratch) = match kind {
+        Kind::Regular => (
+            "CONV_2D",
+            cmsis_nn::convolve_wrapper_s8(
+                &geometry,
+                input_dims,
+                dims(out_c, k_h, k_w, in_c),
+                output_dims,
+            ),
+        ),
+        Kind::Depthwise { .. } => (
+            "DEPTHWISE_CONV_2D",
+            cmsis_nn::depthwise_conv_wrapper_s8(
+                &geometry,
+                input_dims,
+                dims(1, k_h, k_w, out_c),
+                output_dims,
+            ),
+        ),
+    };
+    Some(Lowered {
+        op,
+        constants: Vec::new(),
+        params: Some(params),
+        scratch: Some(scratch),
+    })
+}

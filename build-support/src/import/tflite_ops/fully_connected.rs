@@ -1,0 +1,117 @@
+//! FULLY_CONNECTED on `arm_fully_connected_s8`.
+
+use super::quant::{activation_range, quantize_multiplier};
+use super::{per_tensor, Lowered};
+use crate::import::flatbuf::Table;
+use crate::import::ImportError;
+use crate::model::{DType, Program, ValueKind};
+
+/// FULLY_CONNECTED, int8 with per-tensor weights: the weights' row sums, then
+/// `ap_tflite_fc_params_t`; or `None` for a variant the kernel does not run.
+///
+/// Helium's kernel starts each output from its row's sum (`arm_vector_sum_s8`: the bias plus
+/// the input offset times the row's weights and filter offset), which CMSIS-NN expects in the
+/// call's scratch and TFLM computes into its arena. Its inputs are all constants, so here it is
+/// a constant computed at build time, in flash: no RAM, no work per call.
+pub(super) fn fully_connected(
+    program: &Program,
+    options: Option<Table<'_>>,
+    inputs: &[usize],
+    outputs: &[usize],
+) -> Result<Option<Lowered>, ImportError> {
+    let (activation, weights_format) = match options {
+        Some(t) => (t.i8(0, 0)?, t.i8(1, 0)?),
+        None => (0, 0),
+    };
+    let [input, filter, rest @ ..] = inputs else {
+        return Ok(None);
+    };
+    let &[output] = outputs else {
+        return Ok(None);
+    };
+    let bias = rest.first().copied();
+    let v = |t: usize| &program.values[t];
+    let int8 = |t: usize| v(t).dtype == DType::Int8;
+    if weights_format != 0
+        || rest.len() > 1
+        || !int8(*input)
+        || !int8(*filter)
+        || !int8(output)
+        || v(*filter).kind != ValueKind::Constant
+        || bias.is_some_and(|b| v(b).dtype != DType::Int32 || v(b).kind != ValueKind::Constant)
+    {
+        return Ok(None);
+    }
+    let (Some((in_scale, in_zero)), Some((f_scale, f_zero)), Some((out_scale, out_zero))) = (
+        per_tensor(program, *input),
+        per_tensor(program, *filter),
+        per_tensor(program, output),
+    ) else {
+        return Ok(None);
+    };
+    let depth = match v(*filter).shape.first() {
+        Some(&d) if d > 0 && d <= i32::MAX as u64 => d as i32,
+        _ => return Ok(None),
+    };
+    // TFLM's GetQuantizedConvolutionMultipler: in double, input × filter over output.
+    let real = f64::from(in_scale) * f64::from(f_scale) / f64::from(out_scale);
+    let (multiplier, shift) = quantize_multiplier(real);
+    let Some((act_min, act_max)) = activation_range(activation, out_scale, out_zero) else {
+        return Ok(None);
+    };
+    let Some(sums) = row_sums(program, *filter, bias, depth as usize, -in_zero, -f_zero) else {
+        return Ok(None);
+    };
+    Ok(Some(Lowered {
+        op: "FULLY_CONNECTED",
+        constants: vec![("row_sums", sums)],
+        params: Some(vec![
+            -in_zero, -f_zero, out_zero, multiplier, shift, act_min, act_max, depth,
+        ]),
+        scratch: None,
+    }))
+}
+
+/// `arm_vector_sum_s8` over the constant weights (`depth` rows) and bias: per row, the bias
+/// plus `lhs_offset × (Σ weights + columns × rhs_offset)`, in int32 wrapping arithmetic as C's.
+fn row_sums(
+    program: &Program,
+    filter: usize,
+    bias: Option<usize>,
+    depth: usize,
+    lhs_offset: i32,
+    rhs_offset: i32,
+) -> Option<Vec<i32>> {
+    let weights = program.values[filter].data.as_ref()?.bytes();
+    if weights.is_empty() || weights.len() % depth != 0 {
+        return None;
+    }
+    let cols = weights.len() / depth;
+    let bias: Vec<i32> = match bias {
+        Some(b) => {
+            let bytes = program.values[b].data.as_ref()?.bytes();
+            if bytes.len() != depth * 4 {
+                return None;
+            }
+            bytes
+                .chunks_exact(4)
+                .map(|w| i32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+                .collect()
+        }
+        None => vec![0; depth],
+    };
+    let cols_i32 = i32::try_from(cols).ok()?;
+    Some(
+        weights
+            .chunks_exact(cols)
+            .zip(bias)
+            .map(|(row, b)| {
+                let sum = row
+                    .iter()
+                    .fold(0i32, |acc, &w| acc.wrapping_add(i32::from(w as i8)));
+                let sum = sum.wrapping_add(cols_i32.wrapping_mul(rhs_offset));
+                b.wrapping_add(sum.wrapping_mul(lhs_offset))
+            })
+            .collect(),
+    )
+}

@@ -1,0 +1,160 @@
+//! TFLite's builtin operators as the runtime's CPU kernels run them (`arenaplan/tflite.h`):
+//! the kernel's operator name (`tflite:FULLY_CONNECTED`), the parameters TFLite Micro
+//! computes when it prepares the operator — quantized multipliers and shifts, offsets,
+//! activation ranges — computed here, at build time, the same way, as a constant the call
+//! reads last among its inputs (in flash, in firmware), and the scratch its CMSIS-NN kernel
+//! asks for on each instruction set ([`crate::cmsis_nn`]), which the pipeline plans for the
+//! target's core. The layouts are the header's, field by field, int32 little-endian.
+//!
+//! One file per family of operators; the quantization arithmetic they share is `quant`.
+//!
+//! An operator arenaplan has no kernel for, or a variant its kernel does not run (another
+//! type, per-channel weights), stays the call it was, `builtin:N`, which no kernel implements.
+
+mod add;
+mod conv;
+mod fully_connected;
+mod pool;
+mod quant;
+mod softmax;
+
+use super::flatbuf::Table;
+use super::ImportError;
+use crate::model::{
+    ConstantData, DType, Instruction, KernelCall, Program, ScratchByIsa, Value, ValueKind,
+};
+
+/// `BuiltinOperator` codes.
+const ADD: i32 = 0;
+const AVERAGE_POOL_2D: i32 = 1;
+const CONV_2D: i32 = 3;
+const DEPTHWISE_CONV_2D: i32 = 4;
+const FULLY_CONNECTED: i32 = 9;
+const RESHAPE: i32 = 22;
+const SOFTMAX: i32 = 25;
+/// `BuiltinOptions` union types.
+const CONV_2D_OPTIONS: u8 = 1;
+const DEPTHWISE_CONV_2D_OPTIONS: u8 = 2;
+const POOL_2D_OPTIONS: u8 = 5;
+const FULLY_CONNECTED_OPTIONS: u8 = 8;
+const SOFTMAX_OPTIONS: u8 = 9;
+const ADD_OPTIONS: u8 = 11;
+
+/// What an operator becomes on the runtime's kernel.
+struct Lowered {
+    /// The kernel's operator after `tflite:`.
+    op: &'static str,
+    /// Constants computed from the model's (each named by what follows the output's name), read
+    /// before the parameters.
+    constants: Vec<(&'static str, Vec<i32>)>,
+    /// The parameters constant it reads last; `None`: it reads only the data input (RESHAPE,
+    /// whose shape is the output's).
+    params: Option<Vec<i32>>,
+    /// The scratch its CMSIS-NN kernel asks for, if any.
+    scratch: Option<ScratchByIsa>,
+}
+
+/// A lowering: the call's options table (of the operator's options type), inputs and outputs.
+type Lowering =
+    fn(&Program, Option<Table<'_>>, &[usize], &[usize]) -> Result<Option<Lowered>, ImportError>;
+
+/// The call of builtin operator `builtin`, with its options (union type and table).
+pub(super) fn kernel_call(
+    program: &mut Program,
+    builtin: i32,
+    options: Option<(u8, Table<'_>)>,
+    inputs: Vec<usize>,
+    outputs: Vec<usize>,
+) -> Result<Instruction, ImportError> {
+    let lowering: Option<(Lowering, u8)> = match builtin {
+        ADD => Some((add::add, ADD_OPTIONS)),
+        AVERAGE_POOL_2D => Some((pool::average_pool, POOL_2D_OPTIONS)),
+        CONV_2D => Some((conv::conv_2d, CONV_2D_OPTIONS)),
+        DEPTHWISE_CONV_2D => Some((conv::depthwise_conv, DEPTHWISE_CONV_2D_OPTIONS)),
+        FULLY_CONNECTED => Some((fully_connected::fully_connected, FULLY_CONNECTED_OPTIONS)),
+        RESHAPE => Some((reshape, 0)),
+        SOFTMAX => Some((softmax::softmax, SOFTMAX_OPTIONS)),
+        _ => None,
+    };
+    let lowered = match lowering {
+        Some((lower, kind)) => {
+            let table = options.filter(|(t, _)| *t == kind).map(|(_, t)| t);
+            lower(program, table, &inputs, &outputs)?
+        }
+        None => None,
+    };
+    let Some(lowered) = lowered else {
+        return Ok(Instruction::Kernel(KernelCall::new(
+            format!("builtin:{builtin}"),
+            inputs,
+            outputs,
+        )));
+    };
+    let mut inputs = inputs;
+    let output = program.values[outputs[0]].name.clone();
+    for (what, words) in &lowered.constants {
+        let name = format!("{output}:{}_{what}", lowered.op);
+        inputs.push(program.add_value(constant_i32s(name, words)));
+    }
+    match lowered.params {
+        Some(params) => {
+            let name = format!("{output}:{}_params", lowered.op);
+            inputs.push(program.add_value(constant_i32s(name, &params)));
+        }
+        None => inputs.truncate(1),
+    }
+    let mut call = KernelCall::new(format!("tflite:{}", lowered.op), inputs, outputs);
+    call.scratch_need = lowered.scratch;
+    Ok(Instruction::Kernel(call))
+}
+
+/// An int32 constant holding `words`.
+fn constant_i32s(name: String, words: &[i32]) -> Value {
+    let mut v = Value::planned(name, DType::Int32, vec![words.len() as u64]);
+    v.kind = ValueKind::Constant;
+    v.data = Some(ConstantData::new(
+        words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+    ));
+    v
+}
+
+/// A tensor's scale and zero point, when it is quantized as a whole with a zero point an int8
+/// kernel can take (TFLM requires one in int8's range; a file may say anything).
+fn per_tensor(program: &Program, t: usize) -> Option<(f32, i32)> {
+    let (scale, zero) = program.values[t].quant.as_ref()?.per_tensor()?;
+    let zero = i8::try_from(zero).ok()?;
+    Some((scale, i32::from(zero)))
+}
+
+/// A tensor's four dimensions (NHWC), each positive and within int32, as CMSIS-NN's
+/// `cmsis_nn_dims` takes them.
+fn dims4(program: &Program, t: usize) -> Option<[i64; 4]> {
+    let s = &program.values[t].shape;
+    (s.len() == 4 && s.iter().all(|&d| d > 0 && d <= i32::MAX as u64))
+        .then(|| [s[0] as i64, s[1] as i64, s[2] as i64, s[3] as i64])
+}
+
+/// Whether tensor `t` is int8.
+fn is_int8(program: &Program, t: usize) -> bool {
+    program.values[t].dtype == DType::Int8
+}
+
+/// RESHAPE: the same bytes under another shape (TFLM copies them when the buffers differ).
+fn reshape(
+    program: &Program,
+    _options: Option<Table<'_>>,
+    inputs: &[usize],
+    outputs: &[usize],
+) -> Result<Option<Lowered>, ImportError> {
+    let (&[input, ..], &[output]) = (inputs, outputs) else {
+        return Ok(None);
+    };
+    Ok(
+        (program.values[input].bytes == program.values[output].bytes).then_some(Lowered {
+            op: "RESHAPE",
+            constants: Vec::new(),
+            params: None,
+            scratch: None,
+        }),
+    )
+}

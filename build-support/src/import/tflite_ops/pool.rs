@@ -1,0 +1,85 @@
+//! AVERAGE_POOL_2D on `arm_avgpool_s8`: int8, the output quantized as the input (TFLM's
+//! pooling averages the stored values), `ap_tflite_pool_params_t`.
+
+use super::conv::padded;
+use super::quant::activation_range;
+use super::{dims4, is_int8, per_tensor, Lowered};
+use crate::cmsis_nn;
+use crate::import::flatbuf::Table;
+use crate::import::ImportError;
+use crate::model::Program;
+
+/// AVERAGE_POOL_2D (`Pool2DOptions`: padding, stride w and h, filter w and h, activation).
+pub(super) fn average_pool(
+    program: &Program,
+    options: Option<Table<'_>>,
+    inputs: &[usize],
+    outputs: &[usize],
+) -> Result<Option<Lowered>, ImportError> {
+    let Some(t) = options else {
+        return Ok(None);
+    };
+    let padding = t.i8(0, 0)?;
+    let (stride_w, stride_h) = (i64::from(t.i32(1, 0)?), i64::from(t.i32(2, 0)?));
+    let (filter_w, filter_h) = (i64::from(t.i32(3, 0)?), i64::from(t.i32(4, 0)?));
+    let activation = t.i8(5, 0)?;
+    let (&[input], &[output]) = (inputs, outputs) else {
+        return Ok(None);
+    };
+    let (Some([batches, in_h, in_w, c]), Some([ob, out_h, out_w, oc])) =
+        (dims4(program, input), dims4(program, output))
+    else {
+        return Ok(None);
+    };
+    let (Some((scale, zero)), true) = (
+        per_tensor(program, input),
+        per_tensor(program, input) == per_tensor(program, output),
+    ) else {
+        return Ok(None);
+    };
+    if ob != batches
+        || oc != c
+        || stride_w <= 0
+        || stride_h <= 0
+        || !(1..=i64::from(i32::MAX)).contains(&filter_w)
+        || !(1..=i64::from(i32::MAX)).contains(&filter_h)
+        || !is_int8(program, input)
+        || !is_int8(program, output)
+    {
+        return Ok(None);
+    }
+    let (Some((oh, pad_h)), Some((ow, pad_w))) = (
+        padded(padding, in_h, filter_h, stride_h, 1),
+        padded(padding, in_w, filter_w, stride_w, 1),
+    ) else {
+        return Ok(None);
+    };
+    if (oh, ow) != (out_h, out_w) {
+        return Ok(None);
+    }
+    let Some((act_min, act_max)) = activation_range(activation, scale, zero) else {
+        return Ok(None);
+    };
+    let words = vec![
+        stride_w as i32,
+        stride_h as i32,
+        pad_w as i32,
+        pad_h as i32,
+        act_min,
+        act_max,
+        batches as i32,
+        in_h as i32,
+        in_w as i32,
+        c as i32,
+        filter_h as i32,
+        filter_w as i32,
+        out_h as i32,
+        out_w as i32,
+    ];
+    Ok(Some(Lowered {
+        constants: Vec::new(),
+        op: "AVERAGE_POOL_2D",
+        params: Some(words),
+        scratch: Some(cmsis_nn::avgpool_s8(c)),
+    }))
+}

@@ -1,0 +1,62 @@
+//! SOFTMAX on `arm_softmax_s8`.
+
+use super::quant::quantize_multiplier;
+use super::{per_tensor, Lowered};
+use crate::import::flatbuf::Table;
+use crate::import::ImportError;
+use crate::model::{DType, Program};
+
+/// SOFTMAX, int8 in and out (the output quantized as TFLM requires, scale 1/256 and zero point
+/// −128): `ap_tflite_softmax_params_t`.
+pub(super) fn softmax(
+    program: &Program,
+    options: Option<Table<'_>>,
+    inputs: &[usize],
+    outputs: &[usize],
+) -> Result<Option<Lowered>, ImportError> {
+    let beta = match options {
+        Some(t) => f32::from_bits(t.u32(0, 0)?),
+        None => 0.0,
+    };
+    let (&[input], &[output]) = (inputs, outputs) else {
+        return Ok(None);
+    };
+    let v = |t: usize| &program.values[t];
+    let (Some((in_scale, _)), Some((out_scale, out_zero))) =
+        (per_tensor(program, input), per_tensor(program, output))
+    else {
+        return Ok(None);
+    };
+    let row = match v(input).shape.last() {
+        Some(&r) if r > 0 && r <= i32::MAX as u64 => r as i32,
+        _ => return Ok(None),
+    };
+    if v(input).dtype != DType::Int8
+        || v(output).dtype != DType::Int8
+        || out_zero != -128
+        || out_scale != 1.0 / 256.0
+    {
+        return Ok(None);
+    }
+    // TFLM's PreprocessSoftmaxScaling with 5 integer bits for the scaled difference, then the
+    // input radius: the most negative difference that still counts.
+    const SCALED_DIFF_INTEGER_BITS: i32 = 5;
+    let real = (f64::from(beta)
+        * f64::from(in_scale)
+        * f64::from(1u32 << (31 - SCALED_DIFF_INTEGER_BITS)))
+    .min((1u64 << 31) as f64 - 1.0);
+    let (multiplier, shift) = quantize_multiplier(real);
+    if shift < 0 {
+        return Ok(None); // QuantizeMultiplierGreaterThanOne's precondition
+    }
+    let radius = f64::from((1 << SCALED_DIFF_INTEGER_BITS) - 1)
+        * (1u64 << (31 - SCALED_DIFF_INTEGER_BITS)) as f64
+        / (1u64 << shift) as f64;
+    let diff_min = -(radius.floor() as i32);
+    Ok(Some(Lowered {
+        constants: Vec::new(),
+        op: "SOFTMAX",
+        params: Some(vec![multiplier, shift, diff_min, row]),
+        scratch: None,
+    }))
+}

@@ -1,0 +1,134 @@
+//! The RAM a TFLite model on CMSIS-NN takes, against TFLite Micro's arena for it.
+//!
+//! For every corpus TFLite model whose operators all have kernels, the plan's arena (kernel
+//! scratch included) is measured for each instruction set CMSIS-NN has code for, on a board
+//! with one SRAM pool and no data cache (TFLM's arena rounds to 16 bytes, as the planner does):
+//! - with plain C it is no more than TFLM's planned arena with its reference kernels
+//!   (`tflm_arena_head` in the corpus's `reference.csv`, measured with the interpreter);
+//! - with any instruction set it is no more than TFLM's own rule (greedy by size, in
+//!   `arenaplan_planner::baseline::tflm_greedy`) places the same buffers in: what TFLM with the
+//!   same CMSIS-NN kernels would ask its arena for.
+//!
+//! The table it prints is the README's ("RAM against TFLite Micro").
+
+mod common;
+
+use std::path::Path;
+
+use arenaplan_build::diagnostic::SourceText;
+use arenaplan_build::model::{Instruction, Isa};
+use arenaplan_build::targets::Catalogue;
+use arenaplan_build::{Build, BuildError, EmitError};
+use arenaplan_planner::{baseline, Buffer, Problem};
+
+use common::{corpus, files, reference};
+
+const BOARD: &str = r#"schema_version = 1
+[[target]]
+name = "board"
+cpu = "cortex-m55"
+rust_target = "thumbv8m.main-none-eabihf"
+default_pool = "sram"
+[[target.pool]]
+mem_id = 1
+name = "sram"
+capacity = "4 MiB"
+section = ".arenaplan.sram"
+region = "SRAM"
+[target.specs]
+cpu_scratch = "sram"
+"#;
+
+/// The arena of `model` with kernels for `isa`, and what TFLM's greedy rule makes of the same
+/// buffers; `None` when an operator has no kernel.
+fn arenas(model: &Path, isa: Isa) -> Option<(u64, u64)> {
+    let catalogue = Catalogue::parse(&SourceText::new("board.toml", BOARD)).unwrap();
+    let rendered = match Build::new()
+        .catalogue(catalogue)
+        .target("board")
+        .model(model)
+        .kernel_isa(isa)
+        .sources(Vec::<std::path::PathBuf>::new())
+        .try_render()
+    {
+        Ok(r) => r,
+        // Variable tensors (LSTM, SVDF state) get no memory yet.
+        Err(BuildError::Emit(EmitError::UnplacedArgument { .. })) => return None,
+        Err(e) => panic!("{}: {e}", model.display()),
+    };
+    let runnable = rendered
+        .program
+        .flat_instructions()
+        .iter()
+        .all(|(_, i)| matches!(i, Instruction::Kernel(k) if k.op.starts_with("tflite:")));
+    if !runnable {
+        return None;
+    }
+    let [pool] = &rendered.plan.pools[..] else {
+        panic!("{}: one pool expected", model.display());
+    };
+    let problem = Problem::new(
+        rendered
+            .plan
+            .buffers
+            .iter()
+            .map(|b| Buffer::new(b.size, b.first as u64, b.last as u64 + 1))
+            .collect(),
+    )
+    .with_alignment(16);
+    let greedy = baseline::tflm_greedy(&problem)
+        .iter()
+        .zip(&problem.buffers)
+        .map(|(offset, b)| offset + b.size)
+        .max()
+        .unwrap_or(0);
+    Some((pool.size, greedy))
+}
+
+#[test]
+fn tflite_models_on_cmsis_nn_fit_in_tflms_arena() {
+    let Some(corpus) = corpus() else {
+        return;
+    };
+    let reference = reference(&corpus);
+    let mut rows = Vec::new();
+    for model in files(&corpus.join("tflite"), "tflite") {
+        let stem = model.file_stem().unwrap().to_string_lossy().into_owned();
+        let Some(tflm) = reference
+            .iter()
+            .find(|(m, _)| *m == stem)
+            .map(|(_, r)| r["tflm_arena_head"])
+        else {
+            continue;
+        };
+        let mut figures = Vec::new();
+        for isa in [Isa::Plain, Isa::Dsp, Isa::Mve] {
+            let Some((arena, greedy)) = arenas(&model, isa) else {
+                break;
+            };
+            assert!(
+                arena <= greedy,
+                "{stem} ({isa:?}): {arena} B, more than TFLM's rule's {greedy} B"
+            );
+            figures.push((arena, greedy));
+        }
+        let [plain, dsp, mve] = figures[..] else {
+            continue;
+        };
+        rows.push(format!(
+            "| `{stem}` | {tflm} | {} | {} ({}) | {} ({}) |",
+            plain.0, dsp.0, dsp.1, mve.0, mve.1
+        ));
+    }
+    assert!(
+        !rows.is_empty(),
+        "no corpus TFLite model runs on the kernels"
+    );
+    eprintln!(
+        "| model | TFLM, reference kernels | plain C | DSP (TFLM's rule) | Helium (TFLM's rule) |"
+    );
+    eprintln!("|---|---:|---:|---:|---:|");
+    for row in rows {
+        eprintln!("{row}");
+    }
+}

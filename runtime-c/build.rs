@@ -14,6 +14,12 @@
 //!   (`csrc/tflite_kernels.c`) are built on it, with the CMSIS-NN functions they call; without
 //!   it the runtime has none (`arenaplan::tflite_kernels()` is empty).
 //!
+//! On Cortex-M the C follows rustc's `-C target-cpu` (a `.cargo/config.toml`'s `rustflags`):
+//! `cortex-m55` builds CMSIS-NN's Helium code, `cortex-m33` its DSP code. Without it, cc-rs
+//! compiles for the target triple's base architecture (plain C on `thumbv8m.main`), and the
+//! kernels refuse a plan made for a core with more (`AP_ERR_SCRATCH_TOO_SMALL`, rather than
+//! overrun a buffer).
+//!
 //! With the `regenerate-bindings` feature it also regenerates the bindgen bindings into OUT_DIR,
 //! for CI to compare with the committed `src/bindings.rs`.
 
@@ -41,7 +47,11 @@ fn main() {
     let nxp_api = env_dir("NXP_NEUTRON_DRIVER_PATH", "NeutronDriver.h");
     let cmsis_nn = env_dir("CMSIS_NN_PATH", "Include/arm_nnfunctions.h");
 
+    let core = core_flags(thumb);
     let mut build = cc::Build::new();
+    for flag in &core {
+        build.flag(flag);
+    }
     build
         .include("include")
         .std("c11")
@@ -95,10 +105,17 @@ fn main() {
     }
     build.compile("arenaplan_runtime");
     if let Some(nn) = &cmsis_nn {
-        compile_cmsis_nn(nn, thumb);
+        compile_cmsis_nn(nn, thumb, &core);
+        if thumb && core.is_empty() {
+            println!(
+                "cargo::warning=CMSIS-NN is built as plain C: no `-C target-cpu` names the core. \
+                 Set it (e.g. rustflags = [\"-C\", \"target-cpu=cortex-m55\"] in \
+                 .cargo/config.toml) for its Helium or DSP code and the scratch planned for them"
+            );
+        }
     }
     if let Some(driver) = &arm_driver {
-        compile_arm_driver(driver, simulator, thumb);
+        compile_arm_driver(driver, simulator, thumb, &core);
     }
 
     // Dependents' build scripts see DEP_ARENAPLAN_RUNTIME_INCLUDE: the runtime's headers, for
@@ -111,6 +128,40 @@ fn main() {
     }
     #[cfg(feature = "regenerate-bindings")]
     regenerate();
+}
+
+/// GCC's flags for the core rustc compiles for (`-C target-cpu` in `CARGO_ENCODED_RUSTFLAGS`),
+/// after cc-rs's own for the triple: a later `-march` replaces its base architecture, so
+/// CMSIS-NN sees the core's extensions (`__ARM_FEATURE_MVE`, `__ARM_FEATURE_DSP`). None on
+/// the host, or for a core the triple's architecture already describes.
+fn core_flags(thumb: bool) -> Vec<String> {
+    if !thumb {
+        return Vec::new();
+    }
+    let rustflags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    let mut cpu = None;
+    let mut args = rustflags.split('\x1f').peekable();
+    while let Some(arg) = args.next() {
+        let value = match arg {
+            "-C" | "--codegen" => args.next().unwrap_or_default(),
+            a => a.strip_prefix("-C").unwrap_or(""),
+        };
+        if let Some(name) = value.strip_prefix("target-cpu=") {
+            cpu = Some(name.to_owned());
+        }
+    }
+    let Some(cpu) = cpu else {
+        return Vec::new();
+    };
+    let arch = match cpu.as_str() {
+        // Armv8.1-M with Helium (integer and floating point) and double-precision FP.
+        "cortex-m52" | "cortex-m55" | "cortex-m85" => "armv8.1-m.main+mve.fp+fp.dp",
+        // Armv8-M Mainline with the DSP extension.
+        "cortex-m33" | "cortex-m35p" => "armv8-m.main+dsp",
+        // Armv7E-M (Cortex-M4, M7) has DSP in the triple; other cores add nothing.
+        _ => return Vec::new(),
+    };
+    vec![format!("-march={arch}"), format!("-mtune={cpu}")]
 }
 
 /// The folder an environment variable names, if it is set; a build error if it does not hold
@@ -131,8 +182,11 @@ fn env_dir(var: &str, expect: &str) -> Option<PathBuf> {
 
 /// The CMSIS-NN functions the TFLite kernels call, unchanged. Their variant follows the
 /// compiler's target: plain C on the host, DSP or Helium where `-mcpu` enables them.
-fn compile_cmsis_nn(nn: &Path, thumb: bool) {
+fn compile_cmsis_nn(nn: &Path, thumb: bool, core: &[String]) {
     let mut build = cc::Build::new();
+    for flag in core {
+        build.flag(flag);
+    }
     build
         .include(nn.join("Include"))
         .std("c11")
@@ -148,8 +202,11 @@ fn compile_cmsis_nn(nn: &Path, thumb: bool) {
     }
     println!("cargo::rerun-if-changed=cmsis-nn-sources.txt");
     if thumb {
+        // Helium's inline assembly takes every register it can: a debug build's frame pointer
+        // (r7) would leave its constraints impossible.
         build
             .opt_level(2)
+            .flag("-fomit-frame-pointer")
             .flag_if_supported("-ffunction-sections")
             .flag_if_supported("-fdata-sections");
     }
@@ -158,7 +215,7 @@ fn compile_cmsis_nn(nn: &Path, thumb: bool) {
 
 /// Arm's driver front end, unchanged, for the NPU `ETHOSU_TARGET_NPU_CONFIG` names, and Arm's
 /// register layer for it unless the simulator's device layer takes its place.
-fn compile_arm_driver(driver: &Path, simulator: bool, thumb: bool) {
+fn compile_arm_driver(driver: &Path, simulator: bool, thumb: bool, core: &[String]) {
     println!("cargo::rerun-if-env-changed=ETHOSU_TARGET_NPU_CONFIG");
     let config =
         std::env::var("ETHOSU_TARGET_NPU_CONFIG").unwrap_or_else(|_| "ethos-u55-128".into());
@@ -172,6 +229,9 @@ fn compile_arm_driver(driver: &Path, simulator: bool, thumb: bool) {
             panic!("ETHOSU_TARGET_NPU_CONFIG={config}: expected ethos-u55-N, ethos-u65-N or ethos-u85-N")
         });
     let mut build = cc::Build::new();
+    for flag in core {
+        build.flag(flag);
+    }
     build
         .include(driver.join("include"))
         .include(driver.join("src"))

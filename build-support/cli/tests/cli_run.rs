@@ -115,3 +115,56 @@ fn an_output_folder_that_cannot_be_written_exits_3() {
     assert_eq!(result.status.code(), Some(2), "{}", stderr(&result));
     assert_eq!(std::fs::read(&file).unwrap(), b"");
 }
+
+/// The corpus beside the repository, if it is there.
+fn corpus_tflite(stem: &str) -> Option<PathBuf> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/corpus/tflite")
+        .join(format!("{stem}.tflite"));
+    path.is_file().then_some(path)
+}
+
+#[test]
+fn a_tflite_model_runs_on_cmsis_nn_with_tflms_output_files() {
+    let Some(model) = corpus_tflite("mlperftiny__kws_ref_model") else {
+        return;
+    };
+    if std::env::var_os("CMSIS_NN_PATH").is_none() {
+        assert!(
+            std::env::var("CI").map_or(true, |v| v != "true"),
+            "CI=true but CMSIS_NN_PATH is unset"
+        );
+        return;
+    }
+    let reference = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../testdata/tflm-reference/mlperftiny__kws_ref_model");
+    let out = temp_dir("tflite");
+    let calls: Vec<String> = (0..2)
+        .map(|k| call("", &[&reference.join(format!("{k}-in0.npy"))]))
+        .collect();
+    let result = run(&model, "corstone-300", &calls, &out);
+    assert!(result.status.success(), "{}", stderr(&result));
+    for k in 0..2 {
+        // The whole file: TFLM's dtype and shape, and its bytes.
+        let got = std::fs::read(out.join(format!("{k}-mlperftiny__kws_ref_model-0.npy"))).unwrap();
+        let want = std::fs::read(reference.join(format!("{k}-out0.npy"))).unwrap();
+        let (got, want) = (npy::parse(&got).unwrap(), npy::parse(&want).unwrap());
+        assert_eq!(got.data, want.data, "call {k}");
+        assert_eq!(got.shape, want.shape, "call {k}");
+    }
+}
+
+#[test]
+fn a_tflite_model_with_an_operator_without_kernel_exits_1_naming_it() {
+    let Some(model) = corpus_tflite("tflm__audio_preprocessor_int8") else {
+        return;
+    };
+    let out = temp_dir("tflite-missing");
+    let result = run(&model, "corstone-300", &["".to_owned()], &out);
+    assert_eq!(result.status.code(), Some(1), "{}", stderr(&result));
+    assert!(
+        stderr(&result).contains("custom:SignalWindow"),
+        "{}",
+        stderr(&result)
+    );
+}

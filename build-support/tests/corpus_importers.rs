@@ -8,7 +8,7 @@ use std::path::Path;
 
 use arenaplan_build::blobs::{NeutronHeader, VelaBinStream};
 use arenaplan_build::import::{load_pte, load_tflite};
-use arenaplan_build::model::{Instruction, Origin, PoolChoice, Program, ScratchSpec};
+use arenaplan_build::model::{Instruction, Origin, PoolChoice, Program, ScratchSpec, ValueKind};
 use arenaplan_build::pipeline::{BufferKind, CallKind, ModelPlan};
 use arenaplan_build::targets::Catalogue;
 use common::corpus;
@@ -420,12 +420,16 @@ fn tflite_models_reach_the_reference_lower_bound() {
         let path = corpus.join("tflite").join(format!("{model}.tflite"));
         let mut program = load_tflite(&path).unwrap_or_else(|e| panic!("{model}: {e}"));
         assert!(program.delegates.is_empty());
-        // The reference's buffers are the tensors: leave out the kernels' scratch (measured
-        // against TFLM by tflite_ram.rs).
+        // The reference's buffers are the tensors TFLM plans: leave out the kernels' scratch
+        // (measured against TFLM by tflite_ram.rs) and the state, which TFLM keeps apart.
         for instruction in &mut program.body {
             if let Instruction::Kernel(k) = instruction {
                 k.scratch_need = None;
             }
+        }
+        for v in std::mem::take(&mut program.state) {
+            program.values[v].kind = ValueKind::Unmanaged;
+            program.values[v].data = None;
         }
         let (_, p) = plan(program, "corstone-300");
         let pool = p.pool(1).unwrap();
@@ -703,27 +707,47 @@ fn pte_constants_carry_their_bytes_and_kernels_their_out_arguments() {
 }
 
 #[test]
-fn firmware_is_not_generated_for_a_model_whose_calls_take_state() {
+fn variable_tensors_are_state_from_tflms_reset_values_planned_for_the_whole_program() {
     let Some(corpus) = corpus() else { return };
-    // The keyword model's SVDF operators keep their state in variable tensors, which nothing
-    // places yet: the generated tables would hand the calls no memory.
-    let model = corpus.join("vela/u55-128-shared-sram/tflm__keyword_scrambled_vela.tflite");
-    let Err(e) = arenaplan_build::Build::new()
-        .model(&model)
-        .target("corstone-300")
-        .sources(Vec::<std::path::PathBuf>::new())
-        .try_render()
-    else {
-        panic!("firmware generated for a model whose calls take state")
-    };
-    assert!(
-        matches!(
-            e,
-            arenaplan_build::BuildError::Emit(arenaplan_build::EmitError::UnplacedArgument { .. })
-        ),
-        "{e}"
-    );
-    assert!(e.to_string().contains("TFLite variable tensor"), "{e}");
+    // The keyword models' SVDFs keep their state in variable tensors: int16 ones in one model,
+    // int8 ones in the other. TFLM resets an int8 one to its zero point, any other to zero.
+    for (model, zero_point) in [
+        ("tflm__keyword_scrambled", false),
+        ("tflm__keyword_scrambled_8bit", true),
+    ] {
+        let path = corpus.join(format!("vela/u55-128-shared-sram/{model}_vela.tflite"));
+        let program = load_tflite(&path).unwrap();
+        assert_eq!(program.state.len(), 7, "{model}: one state per SVDF");
+        for &v in &program.state {
+            let value = &program.values[v];
+            assert_eq!(value.kind, ValueKind::Planned, "{model}");
+            let fill = match (zero_point, value.quant.as_ref()) {
+                (true, Some(q)) => q.zero_point[0] as i8 as u8,
+                _ => 0,
+            };
+            let data = value.data.as_ref().expect("initial contents").bytes();
+            assert_eq!(data.len() as u64, value.bytes, "{model}");
+            assert!(data.iter().all(|&b| b == fill), "{model}: `{}`", value.name);
+        }
+        let (planned, p) = plan(program, "corstone-300");
+        let last = p.calls.len() - 1;
+        for &v in &planned.state {
+            let b = p.buffer(v).expect("state is planned");
+            assert_eq!((b.first, b.last), (0, last), "{model}: alive throughout");
+            // Nothing else shares its bytes.
+            for other in p
+                .buffers
+                .iter()
+                .filter(|o| o.id != v && o.mem_id == b.mem_id)
+            {
+                assert!(
+                    other.offset >= b.offset + b.size || b.offset >= other.offset + other.size,
+                    "{model}: `{}` overlaps state",
+                    planned.values[other.id].name
+                );
+            }
+        }
+    }
 }
 
 /// The reported lower bound is a bound of the reported arena: on the corpus's Ethos-U kws

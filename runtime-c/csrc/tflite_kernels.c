@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "arm_nnfunctions.h"
+#include "arm_nnsupportfunctions.h"
 
 /* The parameters constant, copied (a constant's bytes need not be aligned for int32). */
 static int read_params(const ap_buffer_t *b, void *out, size_t size) {
@@ -265,16 +266,159 @@ static ap_status_t softmax(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, v
     const ap_buffer_t *input = &args[0];
     ap_buffer_t *output = &args[2];
     ap_tflite_softmax_params_t p;
-    if (!read_params(&args[1], &p, sizeof p) || p.row_size <= 0 || input->size != output->size ||
-        input->size == 0 || input->size % (size_t)p.row_size != 0 || input->size / (size_t)p.row_size > INT32_MAX) {
+    if (!read_params(&args[1], &p, sizeof p) || p.row_size <= 0 || input->size == 0 || input->size % (size_t)p.row_size != 0 || input->size / (size_t)p.row_size > INT32_MAX) {
         return AP_ERR_BAD_ARGUMENTS;
     }
-    arm_softmax_s8((const int8_t *)input->data, (int32_t)(input->size / (size_t)p.row_size), p.row_size,
-                   p.multiplier, p.shift, p.diff_min, (int8_t *)output->data);
+    const int32_t rows = (int32_t)(input->size / (size_t)p.row_size);
+    if (output->size == input->size) {
+        arm_softmax_s8((const int8_t *)input->data, rows, p.row_size, p.multiplier, p.shift, p.diff_min,
+                       (int8_t *)output->data);
+        return AP_OK;
+    }
+    if (output->size != 2u * input->size || ((uintptr_t)output->data & 1u) != 0) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    arm_softmax_s8_s16((const int8_t *)input->data, rows, p.row_size, p.multiplier, p.shift, p.diff_min,
+                       (int16_t *)(void *)output->data);
     return AP_OK;
 }
 
 const ap_kernel_t ap_kernel_tflite_3aSOFTMAX = {"tflite:SOFTMAX", softmax, NULL};
+
+/* An element of a signed integer tensor of `width` bytes, little-endian as the targets are. */
+static int32_t load_int(const uint8_t *data, size_t i, int32_t width) {
+    switch (width) {
+    case 1:
+        return (int8_t)data[i];
+    case 2: {
+        int16_t v;
+        memcpy(&v, data + 2u * i, sizeof v);
+        return v;
+    }
+    default: {
+        int32_t v;
+        memcpy(&v, data + 4u * i, sizeof v);
+        return v;
+    }
+    }
+}
+
+static void store_int(uint8_t *data, size_t i, int32_t width, int32_t value) {
+    if (width == 1) {
+        data[i] = (uint8_t)(int8_t)value;
+    } else if (width == 2) {
+        const int16_t v = (int16_t)value;
+        memcpy(data + 2u * i, &v, sizeof v);
+    } else {
+        memcpy(data + 4u * i, &value, sizeof value);
+    }
+}
+
+/* TFLM's Requantize: (x - input zero point) rescaled, plus the output zero point, clamped to the
+ * output type. The rescaling is CMSIS-NN's arm_nn_requantize, TFLM's MultiplyByQuantizedMultiplier
+ * (the subtraction wraps as int32 does on the targets). */
+static ap_status_t quantize(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)user;
+    if (ctx == NULL || args == NULL || ctx->ninputs != 2 || ctx->noutputs != 1 || nargs != 3u) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    const ap_buffer_t *input = &args[0];
+    ap_buffer_t *output = &args[2];
+    ap_tflite_quantize_params_t p;
+    if (!read_params(&args[1], &p, sizeof p)) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    const int widths_ok = (p.input_width == 1 || p.input_width == 2 || p.input_width == 4) &&
+                          (p.output_width == 1 || p.output_width == 2 || p.output_width == 4);
+    if (!widths_ok || input->size % (size_t)p.input_width != 0 ||
+        input->size / (size_t)p.input_width != output->size / (size_t)p.output_width ||
+        output->size % (size_t)p.output_width != 0) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    const int32_t max = p.output_width == 1 ? INT8_MAX : p.output_width == 2 ? INT16_MAX : INT32_MAX;
+    const int32_t min = p.output_width == 1 ? INT8_MIN : p.output_width == 2 ? INT16_MIN : INT32_MIN;
+    const size_t n = input->size / (size_t)p.input_width;
+    for (size_t i = 0; i < n; i++) {
+        const int32_t x = (int32_t)((uint32_t)load_int(input->data, i, p.input_width) -
+                                    (uint32_t)p.input_zero_point);
+        const int64_t y = (int64_t)arm_nn_requantize(x, p.multiplier, p.shift) + p.output_zero_point;
+        store_int(output->data, i, p.output_width, (int32_t)(y > max ? max : y < min ? min : y));
+    }
+    return AP_OK;
+}
+
+const ap_kernel_t ap_kernel_tflite_3aQUANTIZE = {"tflite:QUANTIZE", quantize, NULL};
+
+static ap_status_t svdf(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)user;
+    if (ctx == NULL || args == NULL || (ctx->ninputs != 6 && ctx->ninputs != 7) || ctx->noutputs != 1 ||
+        nargs != (size_t)ctx->ninputs + 2u) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    const uint32_t n = ctx->ninputs;
+    const ap_buffer_t *input = &args[0], *features = &args[1], *time = &args[2], *bias = &args[3];
+    ap_buffer_t *state = &args[4], *output = &args[n], *scratch = &args[n + 1];
+    const ap_buffer_t *sums = n == 7 ? &args[5] : NULL;
+    ap_tflite_svdf_params_t p;
+    if (!read_params(&args[n - 1], &p, sizeof p)) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    const int32_t dims[] = {p.rank, p.batches, p.input_size, p.filters, p.memory_size};
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
+        if (dims[i] <= 0 || dims[i] > 65535) {
+            return AP_ERR_BAD_ARGUMENTS;
+        }
+    }
+    if (p.filters % p.rank != 0) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    const size_t batches = (size_t)p.batches, filters = (size_t)p.filters, units = filters / (size_t)p.rank;
+    const size_t memory = (size_t)p.memory_size;
+    /* int8 state with its feature sums, or int16 state without. */
+    const size_t width = sums != NULL ? 1u : 2u;
+    const size_t scratch_words = batches * (filters + units);
+    if (input->size != batches * (size_t)p.input_size || features->size != filters * (size_t)p.input_size ||
+        time->size != filters * memory * width || bias->size != units * sizeof(int32_t) ||
+        state->size != batches * memory * filters * width || output->size != batches * units ||
+        scratch->size < scratch_words * sizeof(int32_t) || !int32_aligned(bias) || !int32_aligned(scratch) ||
+        (width == 2u && (((uintptr_t)state->data | (uintptr_t)time->data) & 1u) != 0) ||
+        (sums != NULL && (sums->size != filters * sizeof(int32_t) || !int32_aligned(sums)))) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    int32_t *buffers = (int32_t *)(void *)scratch->data;
+    const cmsis_nn_context feature_ctx = {buffers, (int32_t)(batches * filters * sizeof(int32_t))};
+    const cmsis_nn_context unit_ctx = {buffers + batches * filters, (int32_t)(batches * units * sizeof(int32_t))};
+    const cmsis_nn_svdf_params sp = {p.rank, p.input_zero_point, p.output_zero_point, {p.state_min, p.state_max},
+                                     {INT8_MIN, INT8_MAX}};
+    const cmsis_nn_per_tensor_quant_params q1 = {p.multiplier_1, p.shift_1};
+    const cmsis_nn_per_tensor_quant_params q2 = {p.multiplier_2, p.shift_2};
+    const cmsis_nn_dims input_dims = {p.batches, p.input_size, 1, 1};
+    const cmsis_nn_dims state_dims = {p.batches, (int32_t)(memory * filters), 1, 1};
+    const cmsis_nn_dims feature_dims = {p.filters, p.input_size, 1, 1};
+    const cmsis_nn_dims time_dims = {p.filters, p.memory_size, 1, 1};
+    const cmsis_nn_dims bias_dims = {(int32_t)units, 1, 1, 1};
+    const cmsis_nn_dims output_dims = {p.batches, (int32_t)units, 1, 1};
+    arm_cmsis_nn_status s;
+    if (sums != NULL) {
+        const cmsis_nn_context sums_ctx = {(void *)(uintptr_t)sums->data, (int32_t)sums->size};
+        if (arm_svdf_s8_get_buffer_size(&feature_dims) > sums_ctx.size) {
+            return AP_ERR_SCRATCH_TOO_SMALL;
+        }
+        s = arm_svdf_s8(&sums_ctx, &feature_ctx, &unit_ctx, &sp, &q1, &q2, &input_dims, (const int8_t *)input->data,
+                        &state_dims, (int8_t *)state->data, &feature_dims, (const int8_t *)features->data, &time_dims,
+                        (const int8_t *)time->data, &bias_dims, (const int32_t *)(const void *)bias->data,
+                        &output_dims, (int8_t *)output->data);
+    } else {
+        s = arm_svdf_state_s16_s8(&feature_ctx, &unit_ctx, &sp, &q1, &q2, &input_dims, (const int8_t *)input->data,
+                                  &state_dims, (int16_t *)(void *)state->data, &feature_dims,
+                                  (const int8_t *)features->data, &time_dims,
+                                  (const int16_t *)(const void *)time->data, &bias_dims,
+                                  (const int32_t *)(const void *)bias->data, &output_dims, (int8_t *)output->data);
+    }
+    return s == ARM_CMSIS_NN_SUCCESS ? AP_OK : AP_ERR_BAD_ARGUMENTS;
+}
+
+const ap_kernel_t ap_kernel_tflite_3aSVDF = {"tflite:SVDF", svdf, NULL};
 
 static ap_status_t reshape(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;

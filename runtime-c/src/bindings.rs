@@ -699,6 +699,35 @@ pub struct ap_tflite_softmax_params {
     pub row_size: i32,
 }
 pub type ap_tflite_softmax_params_t = ap_tflite_softmax_params;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ap_tflite_quantize_params {
+    pub input_zero_point: i32,
+    pub output_zero_point: i32,
+    pub multiplier: i32,
+    pub shift: i32,
+    pub input_width: i32,
+    pub output_width: i32,
+}
+pub type ap_tflite_quantize_params_t = ap_tflite_quantize_params;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ap_tflite_svdf_params {
+    pub rank: i32,
+    pub input_zero_point: i32,
+    pub output_zero_point: i32,
+    pub multiplier_1: i32,
+    pub shift_1: i32,
+    pub multiplier_2: i32,
+    pub shift_2: i32,
+    pub batches: i32,
+    pub input_size: i32,
+    pub filters: i32,
+    pub memory_size: i32,
+    pub state_min: i32,
+    pub state_max: i32,
+}
+pub type ap_tflite_svdf_params_t = ap_tflite_svdf_params;
 unsafe extern "C" {
     pub static ap_kernel_tflite_3aADD: ap_kernel_t;
 }
@@ -715,7 +744,13 @@ unsafe extern "C" {
     pub static ap_kernel_tflite_3aDEPTHWISE__CONV__2D: ap_kernel_t;
 }
 unsafe extern "C" {
+    pub static ap_kernel_tflite_3aQUANTIZE: ap_kernel_t;
+}
+unsafe extern "C" {
     pub static ap_kernel_tflite_3aSOFTMAX: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aSVDF: ap_kernel_t;
 }
 unsafe extern "C" {
     pub static ap_kernel_tflite_3aRESHAPE: ap_kernel_t;

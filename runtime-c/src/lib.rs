@@ -83,7 +83,9 @@ pub fn tflite_kernels() -> impl Iterator<Item = sys::ap_kernel> {
             sys::ap_kernel_tflite_3aCONV__2D,
             sys::ap_kernel_tflite_3aDEPTHWISE__CONV__2D,
             sys::ap_kernel_tflite_3aFULLY__CONNECTED,
+            sys::ap_kernel_tflite_3aQUANTIZE,
             sys::ap_kernel_tflite_3aSOFTMAX,
+            sys::ap_kernel_tflite_3aSVDF,
             sys::ap_kernel_tflite_3aRESHAPE,
         ]
     };

@@ -2,7 +2,8 @@
 //!
 //! The main subgraph becomes the program: tensors become values (with data in a buffer:
 //! constant, its bytes from the buffer, inline or at the offset a large model gives; variable:
-//! persistent, not planned; otherwise planned, as TFLite Micro does),
+//! state, planned for the whole program and starting as TFLite Micro resets it; otherwise
+//! planned, as TFLite Micro does),
 //! operators become kernel calls, and Vela's `ethos-u` custom operator becomes a delegate call
 //! with a bin stream built from its constants ([`super::vela_op`]). The
 //! `OfflineMemoryAllocation` metadata, when present, is kept as the file's own plan.
@@ -59,7 +60,11 @@ fn read_unchecked(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportErro
     }
     let mut program = Program::new(name);
     for i in 0..tensors.len() {
-        program.add_value(tensor_value(&tensors.table(i)?, i, &buffers, file)?);
+        let tensor = tensors.table(i)?;
+        let value = program.add_value(tensor_value(&tensor, i, &buffers, file)?);
+        if is_state(&tensor)? {
+            program.state.push(value);
+        }
     }
     let count = tensors.len();
     let index = |raw: i32, what: &str| {
@@ -186,12 +191,32 @@ fn tensor_value(
             )));
         }
     }
-    let kind = if data.is_some() {
-        ValueKind::Constant
-    } else if t.bool(5, false)? {
-        ValueKind::Unmanaged
-    } else {
-        ValueKind::Planned
+    let quant = quantization(t)?;
+    let (kind, data) = match data {
+        // A variable tensor (an LSTM's or SVDF's state) is state: planned for the whole
+        // program, kept between invocations, and starting as TFLM's ResetVariableTensors leaves
+        // it (whatever its buffer holds) — an int8 tensor at its zero point, any other at zero.
+        _ if is_state(t)? => {
+            let fill = match (dtype, quant.as_ref().and_then(|q| q.zero_point.first())) {
+                (DType::Int8, Some(&zero)) => zero as i8 as u8,
+                _ => 0,
+            };
+            let bytes = usize::try_from(bytes)
+                .ok()
+                .filter(|&b| b <= MAX_STATE_BYTES)
+                .ok_or_else(|| {
+                    ImportError::Unsupported(format!(
+                        "variable tensor `{name}` has {bytes} bytes; arenaplan keeps at most \
+                         {MAX_STATE_BYTES} of state per tensor"
+                    ))
+                })?;
+            (
+                ValueKind::Planned,
+                Some(ConstantData::new(vec![fill; bytes])),
+            )
+        }
+        Some(d) => (ValueKind::Constant, Some(d)),
+        None => (ValueKind::Planned, None),
     };
     Ok(Value {
         name,
@@ -203,8 +228,17 @@ fn tensor_value(
         data,
         evalue: crate::model::EValue::Tensor,
         dim_order: Vec::new(),
-        quant: quantization(t)?,
+        quant,
     })
+}
+
+/// The most bytes one variable tensor may hold: its initial contents are built in memory, so
+/// a length read from a file is bounded (16 MiB; a microcontroller's state is far smaller).
+const MAX_STATE_BYTES: usize = 16 << 20;
+
+/// Whether a tensor is a variable tensor, which the program keeps (see [`tensor_value`]).
+fn is_state(t: &Table<'_>) -> Result<bool, ImportError> {
+    Ok(t.bool(5, false)?)
 }
 
 /// A tensor's quantization parameters (`Tensor.quantization`: scales, zero points and the

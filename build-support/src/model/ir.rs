@@ -97,7 +97,8 @@ impl SourcePlan {
 
 /// What a value a model leaves without memory ([`ValueKind::Unmanaged`]) can be, for messages
 /// that refuse it as a call argument.
-pub const UNPLACED: &str = "a TFLite variable tensor, state kept between invocations such as an LSTM's or an SVDF's; an ExecuTorch tensor list; or an int list with an item known only at run time";
+pub const UNPLACED: &str =
+    "an ExecuTorch tensor list, or an int list with an item known only at run time";
 
 /// A tensor.
 #[derive(Clone, Debug, PartialEq, Eq)]

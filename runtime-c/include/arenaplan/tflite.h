@@ -69,14 +69,35 @@ typedef struct ap_tflite_add_params {
     int32_t activation_min, activation_max;
 } ap_tflite_add_params_t;
 
-/* SOFTMAX, int8 in and out (output scale 1/256, zero point -128): inputs (input, params),
- * output, over rows of row_size. */
+/* SOFTMAX, int8 in, int8 out (scale 1/256, zero point -128) or int16 out (scale 1/65536, zero
+ * point -32768; the output is twice the input's bytes): inputs (input, params), output, over
+ * rows of row_size. */
 typedef struct ap_tflite_softmax_params {
     int32_t multiplier;    /* beta x input scale, scaled to 5 integer bits, as Q31 */
     int32_t shift;         /* and its left shift */
     int32_t diff_min;      /* differences below it count as zero */
     int32_t row_size;
 } ap_tflite_softmax_params_t;
+
+/* QUANTIZE between int8, int16 and int32 (TFLM's Requantize): inputs (input, params), output. */
+typedef struct ap_tflite_quantize_params {
+    int32_t input_zero_point, output_zero_point;
+    int32_t multiplier, shift;          /* input scale / output scale */
+    int32_t input_width, output_width;  /* bytes per element: 1, 2 or 4 */
+} ap_tflite_quantize_params_t;
+
+/* SVDF, int8 input and output, weights over time and state both int8 or both int16: inputs
+ * (input, weights_feature, weights_time, bias, state, [feature sums,] params), output, then a
+ * scratch of batches x (filters + units) int32. The state is a variable tensor the call reads
+ * and writes; the feature sums (int8 state only) are arm_vector_sum_s8's of weights_feature. */
+typedef struct ap_tflite_svdf_params {
+    int32_t rank;
+    int32_t input_zero_point, output_zero_point;
+    int32_t multiplier_1, shift_1;  /* input x weights_feature / state scale */
+    int32_t multiplier_2, shift_2;  /* state x weights_time / output scale */
+    int32_t batches, input_size, filters, memory_size;
+    int32_t state_min, state_max;   /* the state type's range */
+} ap_tflite_svdf_params_t;
 
 /* RESHAPE: inputs (input), output of the same bytes: a copy (none when they share memory). */
 
@@ -87,7 +108,9 @@ extern const ap_kernel_t ap_kernel_tflite_3aAVERAGE__POOL__2D;
 extern const ap_kernel_t ap_kernel_tflite_3aCONV__2D;
 extern const ap_kernel_t ap_kernel_tflite_3aFULLY__CONNECTED;
 extern const ap_kernel_t ap_kernel_tflite_3aDEPTHWISE__CONV__2D;
+extern const ap_kernel_t ap_kernel_tflite_3aQUANTIZE;
 extern const ap_kernel_t ap_kernel_tflite_3aSOFTMAX;
+extern const ap_kernel_t ap_kernel_tflite_3aSVDF;
 extern const ap_kernel_t ap_kernel_tflite_3aRESHAPE;
 
 #ifdef __cplusplus

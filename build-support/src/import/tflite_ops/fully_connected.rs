@@ -74,7 +74,7 @@ pub(super) fn fully_connected(
 
 /// `arm_vector_sum_s8` over the constant weights (`depth` rows) and bias: per row, the bias
 /// plus `lhs_offset × (Σ weights + columns × rhs_offset)`, in int32 wrapping arithmetic as C's.
-fn row_sums(
+pub(super) fn row_sums(
     program: &Program,
     filter: usize,
     bias: Option<usize>,

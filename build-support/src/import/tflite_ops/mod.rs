@@ -16,7 +16,9 @@ mod conv;
 mod fully_connected;
 mod pool;
 mod quant;
+mod quantize;
 mod softmax;
+mod svdf;
 
 use super::flatbuf::Table;
 use super::ImportError;
@@ -32,12 +34,15 @@ const DEPTHWISE_CONV_2D: i32 = 4;
 const FULLY_CONNECTED: i32 = 9;
 const RESHAPE: i32 = 22;
 const SOFTMAX: i32 = 25;
+const SVDF: i32 = 27;
+const QUANTIZE: i32 = 114;
 /// `BuiltinOptions` union types.
 const CONV_2D_OPTIONS: u8 = 1;
 const DEPTHWISE_CONV_2D_OPTIONS: u8 = 2;
 const POOL_2D_OPTIONS: u8 = 5;
 const FULLY_CONNECTED_OPTIONS: u8 = 8;
 const SOFTMAX_OPTIONS: u8 = 9;
+const SVDF_OPTIONS: u8 = 6;
 const ADD_OPTIONS: u8 = 11;
 
 /// What an operator becomes on the runtime's kernel.
@@ -74,6 +79,8 @@ pub(super) fn kernel_call(
         FULLY_CONNECTED => Some((fully_connected::fully_connected, FULLY_CONNECTED_OPTIONS)),
         RESHAPE => Some((reshape, 0)),
         SOFTMAX => Some((softmax::softmax, SOFTMAX_OPTIONS)),
+        SVDF => Some((svdf::svdf, SVDF_OPTIONS)),
+        QUANTIZE => Some((quantize::quantize, 0)),
         _ => None,
     };
     let lowered = match lowering {
@@ -124,6 +131,12 @@ fn per_tensor(program: &Program, t: usize) -> Option<(f32, i32)> {
     let (scale, zero) = program.values[t].quant.as_ref()?.per_tensor()?;
     let zero = i8::try_from(zero).ok()?;
     Some((scale, i32::from(zero)))
+}
+
+/// A tensor's scale and zero point, when it is quantized as a whole (any zero point: an int16
+/// or int32 tensor's may lie outside int8).
+fn scale_and_zero(program: &Program, t: usize) -> Option<(f32, i64)> {
+    program.values[t].quant.as_ref()?.per_tensor()
 }
 
 /// A tensor's four dimensions (NHWC), each positive and within int32, as CMSIS-NN's

@@ -1,13 +1,13 @@
-//! SOFTMAX on `arm_softmax_s8`.
+//! SOFTMAX on `arm_softmax_s8` and `arm_softmax_s8_s16`.
 
 use super::quant::quantize_multiplier;
-use super::{per_tensor, Lowered};
+use super::{per_tensor, scale_and_zero, Lowered};
 use crate::import::flatbuf::Table;
 use crate::import::ImportError;
 use crate::model::{DType, Program};
 
-/// SOFTMAX, int8 in and out (the output quantized as TFLM requires, scale 1/256 and zero point
-/// −128): `ap_tflite_softmax_params_t`.
+/// SOFTMAX, int8 in, int8 or int16 out (the output quantized as TFLM requires: scale 1/256
+/// and zero point −128, or about 1/65536 and −32768): `ap_tflite_softmax_params_t`.
 pub(super) fn softmax(
     program: &Program,
     options: Option<Table<'_>>,
@@ -23,7 +23,7 @@ pub(super) fn softmax(
     };
     let v = |t: usize| &program.values[t];
     let (Some((in_scale, _)), Some((out_scale, out_zero))) =
-        (per_tensor(program, input), per_tensor(program, output))
+        (per_tensor(program, input), scale_and_zero(program, output))
     else {
         return Ok(None);
     };
@@ -31,11 +31,16 @@ pub(super) fn softmax(
         Some(&r) if r > 0 && r <= i32::MAX as u64 => r as i32,
         _ => return Ok(None),
     };
-    if v(input).dtype != DType::Int8
-        || v(output).dtype != DType::Int8
-        || out_zero != -128
-        || out_scale != 1.0 / 256.0
-    {
+    // TFLM's CalculateSoftmaxParams: exactly 1/256 for int8, within a thousandth of 1/65536
+    // for int16.
+    let output_fits = match v(output).dtype {
+        DType::Int8 => out_zero == -128 && out_scale == 1.0 / 256.0,
+        DType::Int16 => {
+            out_zero == -32768 && (out_scale - 1.0 / 65536.0).abs() <= 0.001 * (1.0 / 65536.0)
+        }
+        _ => false,
+    };
+    if v(input).dtype != DType::Int8 || !output_fits {
         return Ok(None);
     }
     // TFLM's PreprocessSoftmaxScaling with 5 integer bits for the scaled difference, then the

@@ -10,12 +10,16 @@ corpus (../shared/corpus/tflite/) on fixed inputs, for the tests to compare agai
 Per model, in a folder named after it:
   io.json            every input and output as the interpreter reports it: shape, dtype,
                      quantization (scales as float32 bit patterns, zero points, axis)
-  K-inI.npy          input I of invocation K (K = 0, 1: a model with variable tensors keeps
-                     state from the first to the second, as TFLM keeps it)
+  K-inI.npy          input I of invocation K (K = 0 to 3: a model with variable tensors keeps
+                     state from each to the next, as TFLM keeps it; before the first, TFLM's
+                     reset puts them at their reset values, as firmware does for a new stream)
   K-outO.npy         output O of invocation K
 
-The inputs are pseudo-random over the dtype's whole range, seeded by the model's name: the same
-on every machine. The corpus's models are not copied here, only these results.
+The inputs are pseudo-random, seeded by the model's name: the same on every machine. The first
+invocation's are over the dtype's whole range; the later ones' near the input's zero point (a
+sixteenth of the range either side), which most models' outputs do not saturate on, so that
+what the state carried changes them. The corpus's models are not copied here, only these
+results.
 """
 
 import argparse
@@ -33,7 +37,7 @@ from tflite_micro.python.tflite_micro import runtime
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.join(HERE, "..", "..", "shared", "corpus", "tflite")
 OUT = os.path.join(HERE, "..", "build-support", "testdata", "tflm-reference")
-INVOCATIONS = 2
+INVOCATIONS = 4
 
 
 def count(details):
@@ -58,12 +62,18 @@ def describe(d):
     }
 
 
-def random_input(rng, d):
+def random_input(rng, d, narrow):
     dtype = np.dtype(d["dtype"])
     shape = [int(x) for x in d["shape"]]
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
-        return rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=dtype)
+        if not narrow:
+            return rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=dtype)
+        zero = [int(z) for z in d["quantization_parameters"]["zero_points"]] or [0]
+        spread = (int(info.max) - int(info.min) + 1) // 32
+        low = max(int(info.min), zero[0] - spread)
+        high = min(int(info.max), zero[0] + spread)
+        return rng.integers(low, high, size=shape, endpoint=True).astype(dtype)
     if dtype.kind == "b":
         return rng.integers(0, 1, size=shape, endpoint=True).astype(dtype)
     return rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
@@ -86,9 +96,11 @@ def generate(out):
             "invocations": INVOCATIONS,
         }
         rng = np.random.default_rng(zlib.crc32(stem.encode()))
+        # Variable tensors at their reset values (the arena's first contents are undefined).
+        interpreter.reset()
         for k in range(INVOCATIONS):
             for i in range(inputs):
-                x = random_input(rng, interpreter.get_input_details(i))
+                x = random_input(rng, interpreter.get_input_details(i), narrow=k > 0)
                 interpreter.set_input(x, i)
                 np.save(os.path.join(folder, f"{k}-in{i}.npy"), x)
             interpreter.invoke()

@@ -728,6 +728,40 @@ pub struct ap_tflite_svdf_params {
     pub state_max: i32,
 }
 pub type ap_tflite_svdf_params_t = ap_tflite_svdf_params;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ap_tflite_lstm_gate {
+    pub input_multiplier: i32,
+    pub input_shift: i32,
+    pub hidden_multiplier: i32,
+    pub hidden_shift: i32,
+    pub activation: i32,
+}
+pub type ap_tflite_lstm_gate_t = ap_tflite_lstm_gate;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ap_tflite_lstm_params {
+    pub time_major: i32,
+    pub batches: i32,
+    pub time_steps: i32,
+    pub input_size: i32,
+    pub hidden_size: i32,
+    pub input_offset: i32,
+    pub forget_to_cell_multiplier: i32,
+    pub forget_to_cell_shift: i32,
+    pub input_to_cell_multiplier: i32,
+    pub input_to_cell_shift: i32,
+    pub cell_clip: i32,
+    pub cell_scale_power: i32,
+    pub output_multiplier: i32,
+    pub output_shift: i32,
+    pub output_offset: i32,
+    pub forget_gate: ap_tflite_lstm_gate_t,
+    pub input_gate: ap_tflite_lstm_gate_t,
+    pub cell_gate: ap_tflite_lstm_gate_t,
+    pub output_gate: ap_tflite_lstm_gate_t,
+}
+pub type ap_tflite_lstm_params_t = ap_tflite_lstm_params;
 unsafe extern "C" {
     pub static ap_kernel_tflite_3aADD: ap_kernel_t;
 }
@@ -751,6 +785,9 @@ unsafe extern "C" {
 }
 unsafe extern "C" {
     pub static ap_kernel_tflite_3aSVDF: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aUNIDIRECTIONAL__SEQUENCE__LSTM: ap_kernel_t;
 }
 unsafe extern "C" {
     pub static ap_kernel_tflite_3aRESHAPE: ap_kernel_t;

@@ -86,6 +86,7 @@ pub fn tflite_kernels() -> impl Iterator<Item = sys::ap_kernel> {
             sys::ap_kernel_tflite_3aQUANTIZE,
             sys::ap_kernel_tflite_3aSOFTMAX,
             sys::ap_kernel_tflite_3aSVDF,
+            sys::ap_kernel_tflite_3aUNIDIRECTIONAL__SEQUENCE__LSTM,
             sys::ap_kernel_tflite_3aRESHAPE,
         ]
     };

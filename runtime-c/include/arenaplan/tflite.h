@@ -99,6 +99,28 @@ typedef struct ap_tflite_svdf_params {
     int32_t state_min, state_max;   /* the state type's range */
 } ap_tflite_svdf_params_t;
 
+/* UNIDIRECTIONAL_SEQUENCE_LSTM, int8 input, output and hidden state, int16 cell state, no
+ * peepholes, projection or layer normalisation: inputs (input, 4 input weights, 4 recurrent
+ * weights, 4 biases — gates input, forget, cell, output —, hidden state, cell state, row sums,
+ * params), output, then a scratch of 2 x batches x hidden int16. The states are variable tensors
+ * the call reads and writes. The row sums are 8 x hidden int32: the input layers' (with their
+ * biases) of the forget, input, cell and output gates, then the recurrent layers'. */
+typedef struct ap_tflite_lstm_gate {
+    int32_t input_multiplier, input_shift;   /* input x weights into Q3.12 */
+    int32_t hidden_multiplier, hidden_shift; /* hidden state x recurrent weights into Q3.12 */
+    int32_t activation;                      /* 0 sigmoid, 1 tanh */
+} ap_tflite_lstm_gate_t;
+
+typedef struct ap_tflite_lstm_params {
+    int32_t time_major, batches, time_steps, input_size, hidden_size;
+    int32_t input_offset;                  /* -input zero point */
+    int32_t forget_to_cell_multiplier, forget_to_cell_shift;
+    int32_t input_to_cell_multiplier, input_to_cell_shift;
+    int32_t cell_clip, cell_scale_power;
+    int32_t output_multiplier, output_shift, output_offset; /* into the hidden state */
+    ap_tflite_lstm_gate_t forget_gate, input_gate, cell_gate, output_gate;
+} ap_tflite_lstm_params_t;
+
 /* RESHAPE: inputs (input), output of the same bytes: a copy (none when they share memory). */
 
 /* The kernels, under the names programs use (`tflite:FULLY_CONNECTED`: the symbol rule makes
@@ -111,6 +133,7 @@ extern const ap_kernel_t ap_kernel_tflite_3aDEPTHWISE__CONV__2D;
 extern const ap_kernel_t ap_kernel_tflite_3aQUANTIZE;
 extern const ap_kernel_t ap_kernel_tflite_3aSOFTMAX;
 extern const ap_kernel_t ap_kernel_tflite_3aSVDF;
+extern const ap_kernel_t ap_kernel_tflite_3aUNIDIRECTIONAL__SEQUENCE__LSTM;
 extern const ap_kernel_t ap_kernel_tflite_3aRESHAPE;
 
 #ifdef __cplusplus

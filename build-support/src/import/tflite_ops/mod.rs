@@ -14,6 +14,7 @@
 mod add;
 mod conv;
 mod fully_connected;
+mod lstm;
 mod pool;
 mod quant;
 mod quantize;
@@ -35,6 +36,7 @@ const FULLY_CONNECTED: i32 = 9;
 const RESHAPE: i32 = 22;
 const SOFTMAX: i32 = 25;
 const SVDF: i32 = 27;
+const UNIDIRECTIONAL_SEQUENCE_LSTM: i32 = 44;
 const QUANTIZE: i32 = 114;
 /// `BuiltinOptions` union types.
 const CONV_2D_OPTIONS: u8 = 1;
@@ -44,6 +46,7 @@ const FULLY_CONNECTED_OPTIONS: u8 = 8;
 const SOFTMAX_OPTIONS: u8 = 9;
 const SVDF_OPTIONS: u8 = 6;
 const ADD_OPTIONS: u8 = 11;
+const UNIDIRECTIONAL_SEQUENCE_LSTM_OPTIONS: u8 = 71;
 
 /// What an operator becomes on the runtime's kernel.
 struct Lowered {
@@ -81,6 +84,7 @@ pub(super) fn kernel_call(
         SOFTMAX => Some((softmax::softmax, SOFTMAX_OPTIONS)),
         SVDF => Some((svdf::svdf, SVDF_OPTIONS)),
         QUANTIZE => Some((quantize::quantize, 0)),
+        UNIDIRECTIONAL_SEQUENCE_LSTM => Some((lstm::lstm, UNIDIRECTIONAL_SEQUENCE_LSTM_OPTIONS)),
         _ => None,
     };
     let lowered = match lowering {

@@ -59,7 +59,12 @@ pub(super) fn svdf(
         || v(output).dtype != DType::Int8
         || v(bias).dtype != DType::Int32
         || v(bias).shape != [units as u64]
-        || v(state).shape != [batches as u64, (memory * filters) as u64]
+        || Some(v(state).shape.as_slice())
+            != memory
+                .checked_mul(filters)
+                .map(|n| [batches as u64, n as u64])
+                .as_ref()
+                .map(|s| &s[..])
         || v(state).kind != ValueKind::Planned
         || ![features, time, bias]
             .iter()
@@ -113,7 +118,13 @@ pub(super) fn svdf(
         constants.push(("feature_sums", sums));
     }
     // TFLM's two int32 buffers: one per filter, then one per unit, each batch.
-    let scratch = 4 * batches * (filters + units);
+    let Some(scratch) = filters
+        .checked_add(units)
+        .and_then(|n| n.checked_mul(batches))
+        .and_then(|n| n.checked_mul(4))
+    else {
+        return Ok(None);
+    };
     Ok(Some(Lowered {
         op: "SVDF",
         constants,

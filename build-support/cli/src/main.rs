@@ -20,8 +20,9 @@ const EXIT_STATUS: &str = "\
 Exit status (every subcommand):
   0  done
   1  does not fit: a pool's buffers exceed its capacity (plan, inspect --target, run), or no
-     plan within plan-csv's --capacity; or cannot run here (run): an operator no kernel
-     implements, a value without memory, a call that fails
+     plan within plan-csv's --capacity; or cannot be built or run here: an operator no kernel
+     implements (plan, run; plan's --kernel names one linked in C), a value without memory,
+     a call that fails (run)
   2  bad input: a flag, a model, a targets file or target name, a scratch or #[delegate]
      declaration, a lifetime CSV; whichever file it is in and wherever it is found (a path
      that names nothing, or names a directory, FIFO or device, is bad input too)

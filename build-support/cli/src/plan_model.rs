@@ -64,6 +64,11 @@ pub(crate) struct PlanArgs {
     /// output folder on the include path); `c` writes them as C arrays, for any C99 compiler.
     #[arg(long, value_enum, default_value = "incbin")]
     blobs: BlobForm,
+    /// An operator the firmware links a kernel for in C (`ap_kernel_<op>`), which the scan
+    /// cannot see: a TFLite operator arenaplan has no kernel for (`builtin:53`,
+    /// `custom:NAME`) is otherwise refused (repeatable).
+    #[arg(long = "kernel", value_name = "OP")]
+    kernels: Vec<String>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -133,6 +138,9 @@ pub(crate) fn plan(args: &PlanArgs) -> Result<(), Failure> {
     let supervisor = crate::supervise::Supervisor::watch(&mut planner, args.deadline);
     build.planner(planner);
     build.io_in_scratch(!args.io_apart);
+    for op in &args.kernels {
+        build.external_kernel(op);
+    }
     if let Some(name) = &args.name {
         build.name(name);
     }

@@ -14,12 +14,14 @@
 //! the generated module's path (`cargo:rustc-env`), and asks Cargo to rerun when the model, the
 //! targets file, a scanned source or one of its environment variables changes.
 
+mod kernels;
 mod scan;
 
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
+pub use kernels::{missing_kernels, MissingKernel};
 pub use scan::{declarations, rust_files, scan, Declaration, Found};
 
 use crate::diagnostic::Diagnostic;
@@ -60,6 +62,11 @@ pub enum BuildError {
     /// The plan cannot be written as the requested artifacts.
     #[error(transparent)]
     Emit(#[from] EmitError),
+    /// Operators of the model that no kernel implements (TFLite operators arenaplan has no
+    /// kernel for, which no `#[kernel]` or [`Build::external_kernel`] provides): the tables
+    /// would not link.
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
+    NoKernel(Vec<MissingKernel>),
     /// An output's file name is not one plain, unique file name (from `.name(...)`), or the
     /// output folder is not one arenaplan may replace (a symbolic link, a device, someone
     /// else's folder: from `.out_dir(...)`), which was left untouched.
@@ -94,7 +101,8 @@ impl BuildError {
                     source: PlanError::DoesNotFit { .. } | PlanError::Stopped { .. },
                     ..
                 },
-            ) => 1,
+            )
+            | BuildError::NoKernel(_) => 1,
             BuildError::Plan(PipelineError::Plan {
                 source: PlanError::Unverified(_),
                 ..
@@ -234,6 +242,7 @@ pub struct Build {
     planner: Option<Planner>,
     io_apart: bool,
     kernel_isa: Option<crate::model::Isa>,
+    external_kernels: Vec<String>,
     blobs: Option<Blobs>,
     cargo: Option<bool>,
 }
@@ -416,6 +425,22 @@ impl Build {
     /// ```
     pub fn kernel_isa(&mut self, isa: crate::model::Isa) -> &mut Self {
         self.kernel_isa = Some(isa);
+        self
+    }
+
+    /// Says that the firmware links a kernel for operator `op` that the scan cannot see (one
+    /// written in C, `ap_kernel_<op>`), so that the build does not refuse a TFLite operator
+    /// arenaplan has no kernel for (`builtin:N`, `custom:NAME`).
+    ///
+    /// ```no_run
+    /// arenaplan_build::Build::new()
+    ///     .model("model/preprocessor.tflite")
+    ///     .target("corstone-300")
+    ///     .external_kernel("custom:SignalFft") // ap_kernel_custom_3aSignalFft, in C
+    ///     .compile();
+    /// ```
+    pub fn external_kernel(&mut self, op: impl Into<String>) -> &mut Self {
+        self.external_kernels.push(op.into());
         self
     }
 
@@ -621,6 +646,10 @@ impl Build {
                 ))
             },
         )?;
+        let missing = missing_kernels(&program, &declared, &self.external_kernels);
+        if !missing.is_empty() {
+            return Err(BuildError::NoKernel(missing));
+        }
         let mut pipeline = Pipeline::new(target);
         if let Some(p) = &self.planner {
             pipeline.planner(p.clone());

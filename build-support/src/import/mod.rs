@@ -8,6 +8,7 @@ mod in_place;
 mod model_folder;
 mod pte;
 mod tflite;
+mod tflite_names;
 mod tflite_ops;
 mod toml;
 mod vela_op;
@@ -27,6 +28,7 @@ pub use in_place::is_in_place_operator;
 pub use model_folder::{ModelFolder, ModelPathError};
 pub use pte::{extended_header, load_pte, read_pte, ExtendedHeader};
 pub use tflite::{load_tflite, read_tflite};
+pub use tflite_names::{builtin_name, tflite_operator};
 
 /// Largest model file read (the largest real models for these NPUs are a few megabytes).
 pub const MAX_MODEL_FILE: u64 = 256 << 20;

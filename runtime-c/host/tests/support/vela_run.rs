@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use arenaplan::RuntimeError;
 use arenaplan_build::model::{Instruction, Isa, Program};
-use arenaplan_build::{Build, BuildError, CallKind, EmitError, ModelPlan};
+use arenaplan_build::{Build, BuildError, CallKind, ModelPlan};
 use arenaplan_host::{Arenas, Runner, Tables};
 
 /// Runs `model` once, input byte `j` of input `i` being `7j + i`, byte 0 `seed`, and, where
@@ -24,8 +24,8 @@ pub fn run(model: &Path, target: &str, seed: u8, in_scratch: bool) -> Result<Vec
         .try_render()
     {
         Ok(rendered) => rendered,
-        // The build refuses to generate tables that would pass a call no memory.
-        Err(e @ BuildError::Emit(EmitError::UnplacedArgument { .. })) => return Err(e.to_string()),
+        // The build refuses a model with an operator no kernel implements, naming it.
+        Err(e @ BuildError::NoKernel(_)) => return Err(e.to_string()),
         Err(e) => panic!("{}: {e}", model.display()),
     };
     let (program, plan) = (rendered.program, rendered.plan);

@@ -83,11 +83,22 @@ def generate(out):
     models = sorted(f for f in os.listdir(CORPUS) if f.endswith(".tflite"))
     if not models:
         sys.exit(f"no .tflite models in {CORPUS}")
-    for model in models:
-        stem = model[: -len(".tflite")]
+    generate_models([os.path.join(CORPUS, m) for m in models], out)
+    fixtures = os.path.join(HERE, "..", "build-support", "testdata", "tflite-ops")
+    if os.path.isdir(fixtures):
+        generate_models(
+            sorted(os.path.join(fixtures, f) for f in os.listdir(fixtures) if f.endswith(".tflite")),
+            out,
+        )
+
+
+def generate_models(paths, out):
+    """The reference folder of each model at `paths`, under `out`."""
+    for path in paths:
+        stem = os.path.basename(path)[: -len(".tflite")]
         folder = os.path.join(out, stem)
         os.makedirs(folder, exist_ok=True)
-        interpreter = runtime.Interpreter.from_file(os.path.join(CORPUS, model))
+        interpreter = runtime.Interpreter.from_file(path)
         inputs = count(interpreter.get_input_details)
         outputs = count(interpreter.get_output_details)
         io = {

@@ -64,6 +64,18 @@ fn main_c(folder: &Path, inputs: usize, outputs: usize) -> String {
     c
 }
 
+/// A corpus model, or one of the TensorFlow-exported fixtures in `testdata/tflite-ops/`.
+fn model_path(corpus: &Path, stem: &str) -> PathBuf {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/tflite-ops")
+        .join(format!("{stem}.tflite"));
+    if fixture.is_file() {
+        fixture
+    } else {
+        corpus.join("tflite").join(format!("{stem}.tflite"))
+    }
+}
+
 #[test]
 fn tflite_models_through_the_generated_c_give_tflms_output_bytes() {
     let Some(corpus) = common::corpus() else {
@@ -96,11 +108,13 @@ fn tflite_models_through_the_generated_c_give_tflms_output_bytes() {
         // SVDF's and the LSTM's state, kept by the generated C between invocations.
         "tflm__keyword_scrambled",
         "tflm__trained_lstm_int8",
+        // MAX_POOL_2D, PAD, MUL, CONCATENATION, float QUANTIZE and DEQUANTIZE.
+        "tf_int8_ops",
     ] {
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("tflite-c-{stem}"));
         let _ = std::fs::remove_dir_all(&dir);
         let generated = Build::new()
-            .model(corpus.join("tflite").join(format!("{stem}.tflite")))
+            .model(model_path(&corpus, stem))
             .target("corstone-300")
             // Run here, so the host's plain-C CMSIS-NN: its scratch, not Helium's.
             .kernel_isa(Isa::Plain)

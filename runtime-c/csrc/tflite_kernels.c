@@ -193,8 +193,7 @@ static ap_status_t depthwise_conv(ap_context_t *ctx, ap_buffer_t *args, size_t n
 
 const ap_kernel_t ap_kernel_tflite_3aDEPTHWISE__CONV__2D = {"tflite:DEPTHWISE_CONV_2D", depthwise_conv, NULL};
 
-static ap_status_t average_pool(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
-    (void)user;
+static ap_status_t pool(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, int average) {
     if (ctx == NULL || args == NULL || ctx->ninputs != 2 || ctx->noutputs != 1 || nargs < 3u) {
         return AP_ERR_BAD_ARGUMENTS;
     }
@@ -220,19 +219,34 @@ static ap_status_t average_pool(ap_context_t *ctx, ap_buffer_t *args, size_t nar
     if (!scratch_of(ctx, args, nargs, &nn)) {
         return AP_ERR_BAD_ARGUMENTS;
     }
-    ap_status_t enough = enough_scratch(arm_avgpool_s8_get_buffer_size(p.output_w, p.channels), &nn);
+    ap_status_t enough = enough_scratch(average ? arm_avgpool_s8_get_buffer_size(p.output_w, p.channels) : 0, &nn);
     if (enough != AP_OK) {
         return enough;
     }
-    const cmsis_nn_pool_params pool = {{p.stride_w, p.stride_h}, {p.pad_w, p.pad_h},
+    const cmsis_nn_pool_params pp = {{p.stride_w, p.stride_h}, {p.pad_w, p.pad_h},
                                        {p.activation_min, p.activation_max}};
     const cmsis_nn_dims input_dims = {p.batches, p.input_h, p.input_w, p.channels};
     const cmsis_nn_dims filter_dims = {1, p.filter_h, p.filter_w, 1};
     const cmsis_nn_dims output_dims = {p.batches, p.output_h, p.output_w, p.channels};
-    arm_cmsis_nn_status s = arm_avgpool_s8(&nn, &pool, &input_dims, (const int8_t *)input->data, &filter_dims,
-                                           &output_dims, (int8_t *)output->data);
+    arm_cmsis_nn_status s =
+        average ? arm_avgpool_s8(&nn, &pp, &input_dims, (const int8_t *)input->data, &filter_dims, &output_dims,
+                                 (int8_t *)output->data)
+                : arm_max_pool_s8(&nn, &pp, &input_dims, (const int8_t *)input->data, &filter_dims, &output_dims,
+                                  (int8_t *)output->data);
     return s == ARM_CMSIS_NN_SUCCESS ? AP_OK : AP_ERR_BAD_ARGUMENTS;
 }
+
+static ap_status_t average_pool(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)user;
+    return pool(ctx, args, nargs, 1);
+}
+
+static ap_status_t max_pool(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)user;
+    return pool(ctx, args, nargs, 0);
+}
+
+const ap_kernel_t ap_kernel_tflite_3aMAX__POOL__2D = {"tflite:MAX_POOL_2D", max_pool, NULL};
 
 const ap_kernel_t ap_kernel_tflite_3aAVERAGE__POOL__2D = {"tflite:AVERAGE_POOL_2D", average_pool, NULL};
 
@@ -257,6 +271,27 @@ static ap_status_t add(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void 
 }
 
 const ap_kernel_t ap_kernel_tflite_3aADD = {"tflite:ADD", add, NULL};
+
+static ap_status_t mul(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)user;
+    if (ctx == NULL || args == NULL || ctx->ninputs != 3 || ctx->noutputs != 1 || nargs != 4u) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    const ap_buffer_t *a = &args[0], *b = &args[1];
+    ap_buffer_t *output = &args[3];
+    ap_tflite_mul_params_t p;
+    if (!read_params(&args[2], &p, sizeof p) || a->size != output->size || b->size != output->size ||
+        output->size > INT32_MAX) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    arm_cmsis_nn_status s = arm_elementwise_mul_s8((const int8_t *)a->data, (const int8_t *)b->data, p.input1_offset,
+                                                   p.input2_offset, (int8_t *)output->data, p.output_offset,
+                                                   p.multiplier, p.shift, p.activation_min, p.activation_max,
+                                                   (int32_t)output->size);
+    return s == ARM_CMSIS_NN_SUCCESS ? AP_OK : AP_ERR_BAD_ARGUMENTS;
+}
+
+const ap_kernel_t ap_kernel_tflite_3aMUL = {"tflite:MUL", mul, NULL};
 
 static ap_status_t softmax(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
@@ -314,6 +349,29 @@ static void store_int(uint8_t *data, size_t i, int32_t width, int32_t value) {
     }
 }
 
+/* C's roundf (half away from zero) without libm, for a firmware that links none; clamped to
+ * int32 first (the conversion is undefined beyond), NaN as 0. */
+static int64_t round_away(float q) {
+    if (!(q == q)) {
+        return 0;
+    }
+    if (q >= 2147483647.0f) {
+        return INT32_MAX;
+    }
+    if (q <= -2147483648.0f) {
+        return INT32_MIN;
+    }
+    const int64_t t = (int64_t)q; /* toward zero, exact */
+    const float frac = q - (float)t; /* exact: |q| < 2^31 and t is q without its fraction */
+    if (frac >= 0.5f) {
+        return t + 1;
+    }
+    if (frac <= -0.5f) {
+        return t - 1;
+    }
+    return t;
+}
+
 /* TFLM's Requantize: (x - input zero point) rescaled, plus the output zero point, clamped to the
  * output type. The rescaling is CMSIS-NN's arm_nn_requantize, TFLM's MultiplyByQuantizedMultiplier
  * (the subtraction wraps as int32 does on the targets). */
@@ -338,6 +396,24 @@ static ap_status_t quantize(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, 
     const int32_t max = p.output_width == 1 ? INT8_MAX : p.output_width == 2 ? INT16_MAX : INT32_MAX;
     const int32_t min = p.output_width == 1 ? INT8_MIN : p.output_width == 2 ? INT16_MIN : INT32_MIN;
     const size_t n = input->size / (size_t)p.input_width;
+    if (p.input_float == 1) {
+        /* TFLM's AffineQuantize: in float, rounded half away from zero. */
+        float scale;
+        memcpy(&scale, &p.multiplier, sizeof scale);
+        if (p.input_width != 4 || p.output_width == 4 || !(scale > 0.0f)) {
+            return AP_ERR_BAD_ARGUMENTS;
+        }
+        for (size_t i = 0; i < n; i++) {
+            float x;
+            memcpy(&x, input->data + 4u * i, sizeof x);
+            const int64_t y = round_away(x / scale) + p.output_zero_point;
+            store_int(output->data, i, p.output_width, (int32_t)(y > max ? max : y < min ? min : y));
+        }
+        return AP_OK;
+    }
+    if (p.input_float != 0) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
     for (size_t i = 0; i < n; i++) {
         const int32_t x = (int32_t)((uint32_t)load_int(input->data, i, p.input_width) -
                                     (uint32_t)p.input_zero_point);
@@ -348,6 +424,130 @@ static ap_status_t quantize(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, 
 }
 
 const ap_kernel_t ap_kernel_tflite_3aQUANTIZE = {"tflite:QUANTIZE", quantize, NULL};
+
+/* TFLM's Dequantize: the scale, in double, times the value less the zero point, as float. */
+static ap_status_t dequantize(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)user;
+    if (ctx == NULL || args == NULL || ctx->ninputs != 2 || ctx->noutputs != 1 || nargs != 3u) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    const ap_buffer_t *input = &args[0];
+    ap_buffer_t *output = &args[2];
+    ap_tflite_dequantize_params_t p;
+    if (!read_params(&args[1], &p, sizeof p) || (p.input_width != 1 && p.input_width != 2) ||
+        input->size % (size_t)p.input_width != 0 || output->size != input->size / (size_t)p.input_width * 4u) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    float scale;
+    memcpy(&scale, &p.scale_bits, sizeof scale);
+    const size_t n = input->size / (size_t)p.input_width;
+    for (size_t i = 0; i < n; i++) {
+        const int32_t v = load_int(input->data, i, p.input_width);
+        const float y = (float)((double)scale * (double)(v - p.zero_point));
+        memcpy(output->data + 4u * i, &y, sizeof y);
+    }
+    return AP_OK;
+}
+
+const ap_kernel_t ap_kernel_tflite_3aDEQUANTIZE = {"tflite:DEQUANTIZE", dequantize, NULL};
+
+/* TFLM's Pad: every output element is the input's where it falls inside, else the value. */
+static ap_status_t pad(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)user;
+    if (ctx == NULL || args == NULL || (ctx->ninputs != 3 && ctx->ninputs != 4) || ctx->noutputs != 1 ||
+        nargs != (size_t)ctx->ninputs + 1u) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    const uint32_t n = ctx->ninputs;
+    const ap_buffer_t *input = &args[0];
+    ap_buffer_t *output = &args[n];
+    ap_tflite_pad_params_t p;
+    if (!read_params(&args[n - 1], &p, sizeof p) || (p.width != 1 && p.width != 2 && p.width != 4)) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    size_t in_dims[5], out_dims[5], in_count = 1, out_count = 1;
+    for (size_t d = 0; d < 5; d++) {
+        if (p.dims[d][0] <= 0 || p.dims[d][1] < 0 || p.dims[d][2] < 0) {
+            return AP_ERR_BAD_ARGUMENTS;
+        }
+        in_dims[d] = (size_t)p.dims[d][0];
+        out_dims[d] = in_dims[d] + (size_t)p.dims[d][1] + (size_t)p.dims[d][2];
+        in_count *= in_dims[d];
+        out_count *= out_dims[d];
+    }
+    const size_t w = (size_t)p.width;
+    if (input->size != in_count * w || output->size != out_count * w) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    size_t at[5] = {0, 0, 0, 0, 0};
+    for (size_t o = 0; o < out_count; o++) {
+        size_t src = 0;
+        int inside = 1;
+        for (size_t d = 0; d < 5; d++) {
+            const size_t before = (size_t)p.dims[d][1];
+            inside = inside && at[d] >= before && at[d] < before + in_dims[d];
+            src = src * in_dims[d] + (inside ? at[d] - before : 0);
+        }
+        if (inside) {
+            memcpy(output->data + o * w, input->data + src * w, w);
+        } else {
+            store_int(output->data, o, p.width, p.value);
+        }
+        for (size_t d = 5; d-- > 0;) {
+            if (++at[d] < out_dims[d]) {
+                break;
+            }
+            at[d] = 0;
+        }
+    }
+    return AP_OK;
+}
+
+const ap_kernel_t ap_kernel_tflite_3aPAD = {"tflite:PAD", pad, NULL};
+
+/* Each outer index: every input's slice after it, in order. */
+static ap_status_t concatenation(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)user;
+    if (ctx == NULL || args == NULL || ctx->ninputs < 2 || ctx->noutputs != 1 || nargs != (size_t)ctx->ninputs + 1u) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    const uint32_t n = ctx->ninputs - 1; /* the data inputs, before the params */
+    const ap_buffer_t *params = &args[n];
+    ap_buffer_t *output = &args[n + 1];
+    ap_tflite_concat_params_t p;
+    if (params->data == NULL || params->size < sizeof p) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    memcpy(&p, params->data, sizeof p);
+    if (p.inputs <= 0 || (uint32_t)p.inputs != n || p.outer < 0 ||
+        params->size != sizeof p + (size_t)n * sizeof(int32_t)) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    size_t row = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int32_t inner;
+        memcpy(&inner, params->data + sizeof p + i * sizeof inner, sizeof inner);
+        if (inner < 0 || args[i].size != (size_t)p.outer * (size_t)inner) {
+            return AP_ERR_BAD_ARGUMENTS;
+        }
+        row += (size_t)inner;
+    }
+    if (output->size != (size_t)p.outer * row) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    uint8_t *out = output->data;
+    for (size_t k = 0; k < (size_t)p.outer; k++) {
+        for (uint32_t i = 0; i < n; i++) {
+            int32_t inner;
+            memcpy(&inner, params->data + sizeof p + i * sizeof inner, sizeof inner);
+            memcpy(out, args[i].data + k * (size_t)inner, (size_t)inner);
+            out += inner;
+        }
+    }
+    return AP_OK;
+}
+
+const ap_kernel_t ap_kernel_tflite_3aCONCATENATION = {"tflite:CONCATENATION", concatenation, NULL};
 
 static ap_status_t svdf(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;

@@ -701,6 +701,18 @@ pub struct ap_tflite_softmax_params {
 pub type ap_tflite_softmax_params_t = ap_tflite_softmax_params;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
+pub struct ap_tflite_mul_params {
+    pub input1_offset: i32,
+    pub input2_offset: i32,
+    pub output_offset: i32,
+    pub multiplier: i32,
+    pub shift: i32,
+    pub activation_min: i32,
+    pub activation_max: i32,
+}
+pub type ap_tflite_mul_params_t = ap_tflite_mul_params;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
 pub struct ap_tflite_quantize_params {
     pub input_zero_point: i32,
     pub output_zero_point: i32,
@@ -708,8 +720,32 @@ pub struct ap_tflite_quantize_params {
     pub shift: i32,
     pub input_width: i32,
     pub output_width: i32,
+    pub input_float: i32,
 }
 pub type ap_tflite_quantize_params_t = ap_tflite_quantize_params;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ap_tflite_dequantize_params {
+    pub zero_point: i32,
+    pub scale_bits: i32,
+    pub input_width: i32,
+}
+pub type ap_tflite_dequantize_params_t = ap_tflite_dequantize_params;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ap_tflite_pad_params {
+    pub width: i32,
+    pub value: i32,
+    pub dims: [[i32; 3usize]; 5usize],
+}
+pub type ap_tflite_pad_params_t = ap_tflite_pad_params;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ap_tflite_concat_params {
+    pub inputs: i32,
+    pub outer: i32,
+}
+pub type ap_tflite_concat_params_t = ap_tflite_concat_params;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct ap_tflite_svdf_params {
@@ -764,6 +800,21 @@ pub struct ap_tflite_lstm_params {
 pub type ap_tflite_lstm_params_t = ap_tflite_lstm_params;
 unsafe extern "C" {
     pub static ap_kernel_tflite_3aADD: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aCONCATENATION: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aDEQUANTIZE: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aMAX__POOL__2D: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aMUL: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aPAD: ap_kernel_t;
 }
 unsafe extern "C" {
     pub static ap_kernel_tflite_3aAVERAGE__POOL__2D: ap_kernel_t;

@@ -79,6 +79,11 @@ pub fn tflite_kernels() -> impl Iterator<Item = sys::ap_kernel> {
     let kernels = unsafe {
         [
             sys::ap_kernel_tflite_3aADD,
+            sys::ap_kernel_tflite_3aCONCATENATION,
+            sys::ap_kernel_tflite_3aDEQUANTIZE,
+            sys::ap_kernel_tflite_3aMAX__POOL__2D,
+            sys::ap_kernel_tflite_3aMUL,
+            sys::ap_kernel_tflite_3aPAD,
             sys::ap_kernel_tflite_3aAVERAGE__POOL__2D,
             sys::ap_kernel_tflite_3aCONV__2D,
             sys::ap_kernel_tflite_3aDEPTHWISE__CONV__2D,

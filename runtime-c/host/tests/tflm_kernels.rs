@@ -122,9 +122,15 @@ fn invoke(
 
 #[test]
 fn tflite_models_on_the_cpu_kernels_give_tflms_output_bytes() {
-    let Some(corpus) = corpus::corpus() else {
-        return;
-    };
+    // The corpus's models, when it is beside the repository, and TensorFlow-exported fixtures of
+    // the operators the corpus does not use (scripts/make_tflite_op_fixtures.py).
+    let fixtures =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../build-support/testdata/tflite-ops");
+    let mut models = corpus::files(&fixtures, "tflite");
+    let corpus = corpus::corpus();
+    if let Some(corpus) = &corpus {
+        models.extend(corpus::files(&corpus.join("tflite"), "tflite"));
+    }
     if arenaplan::tflite_kernels().next().is_none() {
         // The TFLite kernels need CMSIS-NN: CI builds them, so there this is a failure.
         assert!(
@@ -138,7 +144,7 @@ fn tflite_models_on_the_cpu_kernels_give_tflms_output_bytes() {
     let mut ran = Vec::new();
     let mut not_yet = Vec::new();
     let mut state_mattered = Vec::new();
-    for model in corpus::files(&corpus.join("tflite"), "tflite") {
+    for model in models {
         let stem = model.file_stem().unwrap().to_string_lossy().into_owned();
         match matches_tflm(&model) {
             Ok(mattered) => {
@@ -156,6 +162,14 @@ fn tflite_models_on_the_cpu_kernels_give_tflms_output_bytes() {
     // given others: so for trained_lstm_int8 (micro_speech_lstm's 49 steps wash the first state
     // out; the scrambled keyword models' outputs do not move).
     eprintln!("state carried into the last invocation changed its outputs: {state_mattered:?}");
+    // MAX_POOL_2D, PAD, MUL, CONCATENATION, float QUANTIZE and DEQUANTIZE, from TensorFlow.
+    assert!(
+        ran.iter().any(|m| m == "tf_int8_ops"),
+        "the operator fixture did not run: {ran:?}"
+    );
+    if corpus.is_none() {
+        return;
+    }
     assert!(
         state_mattered
             .iter()

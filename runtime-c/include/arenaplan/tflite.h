@@ -49,8 +49,8 @@ typedef struct ap_tflite_conv_params {
     int32_t output_h, output_w, output_c;
 } ap_tflite_conv_params_t;
 
-/* AVERAGE_POOL_2D, int8 (output quantized as the input): inputs (input, params), output, then
- * the kernel's scratch when it needs one (the DSP build's). */
+/* AVERAGE_POOL_2D and MAX_POOL_2D, int8 (output quantized as the input): inputs (input,
+ * params), output, then the kernel's scratch when it needs one (AVERAGE_POOL_2D's DSP build). */
 typedef struct ap_tflite_pool_params {
     int32_t stride_w, stride_h;
     int32_t pad_w, pad_h;
@@ -79,12 +79,44 @@ typedef struct ap_tflite_softmax_params {
     int32_t row_size;
 } ap_tflite_softmax_params_t;
 
-/* QUANTIZE between int8, int16 and int32 (TFLM's Requantize): inputs (input, params), output. */
+/* MUL, int8, inputs of the output's shape: inputs (input1, input2, params), output. */
+typedef struct ap_tflite_mul_params {
+    int32_t input1_offset, input2_offset; /* -zero points */
+    int32_t output_offset;                /* output zero point */
+    int32_t multiplier, shift;            /* input1 scale x input2 scale / output scale */
+    int32_t activation_min, activation_max;
+} ap_tflite_mul_params_t;
+
+/* QUANTIZE between int8, int16 and int32 (TFLM's Requantize), or from float32 (AffineQuantize:
+ * input_float 1, multiplier the output scale's float bits): inputs (input, params), output. */
 typedef struct ap_tflite_quantize_params {
     int32_t input_zero_point, output_zero_point;
     int32_t multiplier, shift;          /* input scale / output scale */
     int32_t input_width, output_width;  /* bytes per element: 1, 2 or 4 */
+    int32_t input_float;
 } ap_tflite_quantize_params_t;
+
+/* DEQUANTIZE int8 or int16 to float32: inputs (input, params), output. */
+typedef struct ap_tflite_dequantize_params {
+    int32_t zero_point;
+    int32_t scale_bits; /* the float scale's bits */
+    int32_t input_width;
+} ap_tflite_dequantize_params_t;
+
+/* PAD and PADV2 (TFLM's Pad over up to five dimensions, leading ones 1): inputs (input,
+ * paddings, [value,] params), output. */
+typedef struct ap_tflite_pad_params {
+    int32_t width;        /* bytes per element */
+    int32_t value;        /* padded with: an int8 output's zero point, PADV2's value, or 0 */
+    int32_t dims[5][3];   /* per dimension: input extent, before, after */
+} ap_tflite_pad_params_t;
+
+/* CONCATENATION: inputs (input0..inputN-1, params), output; the params are this header, then
+ * each input's bytes per outer index. */
+typedef struct ap_tflite_concat_params {
+    int32_t inputs;
+    int32_t outer;        /* the product of the dimensions before the axis */
+} ap_tflite_concat_params_t;
 
 /* SVDF, int8 input and output, weights over time and state both int8 or both int16: inputs
  * (input, weights_feature, weights_time, bias, state, [feature sums,] params), output, then a
@@ -126,6 +158,11 @@ typedef struct ap_tflite_lstm_params {
 /* The kernels, under the names programs use (`tflite:FULLY_CONNECTED`: the symbol rule makes
  * `:` `_3a` and `_` `__`). */
 extern const ap_kernel_t ap_kernel_tflite_3aADD;
+extern const ap_kernel_t ap_kernel_tflite_3aCONCATENATION;
+extern const ap_kernel_t ap_kernel_tflite_3aDEQUANTIZE;
+extern const ap_kernel_t ap_kernel_tflite_3aMAX__POOL__2D;
+extern const ap_kernel_t ap_kernel_tflite_3aMUL;
+extern const ap_kernel_t ap_kernel_tflite_3aPAD;
 extern const ap_kernel_t ap_kernel_tflite_3aAVERAGE__POOL__2D;
 extern const ap_kernel_t ap_kernel_tflite_3aCONV__2D;
 extern const ap_kernel_t ap_kernel_tflite_3aFULLY__CONNECTED;

@@ -11,13 +11,14 @@
 //! An operator arenaplan has no kernel for, or a variant its kernel does not run (another
 //! type, per-channel weights), stays the call it was, `builtin:N`, which no kernel implements.
 
-mod add;
 mod conv;
+mod elementwise;
 mod fully_connected;
 mod lstm;
 mod pool;
 mod quant;
 mod quantize;
+mod shape;
 mod softmax;
 mod svdf;
 
@@ -30,8 +31,14 @@ use crate::model::{
 /// `BuiltinOperator` codes.
 const ADD: i32 = 0;
 const AVERAGE_POOL_2D: i32 = 1;
+const CONCATENATION: i32 = 2;
 const CONV_2D: i32 = 3;
 const DEPTHWISE_CONV_2D: i32 = 4;
+const DEQUANTIZE: i32 = 6;
+const MAX_POOL_2D: i32 = 17;
+const MUL: i32 = 18;
+const PAD: i32 = 34;
+const PADV2: i32 = 60;
 const FULLY_CONNECTED: i32 = 9;
 const RESHAPE: i32 = 22;
 const SOFTMAX: i32 = 25;
@@ -44,6 +51,8 @@ const DEPTHWISE_CONV_2D_OPTIONS: u8 = 2;
 const POOL_2D_OPTIONS: u8 = 5;
 const FULLY_CONNECTED_OPTIONS: u8 = 8;
 const SOFTMAX_OPTIONS: u8 = 9;
+const CONCATENATION_OPTIONS: u8 = 10;
+const MUL_OPTIONS: u8 = 21;
 const SVDF_OPTIONS: u8 = 6;
 const ADD_OPTIONS: u8 = 11;
 const UNIDIRECTIONAL_SEQUENCE_LSTM_OPTIONS: u8 = 71;
@@ -75,7 +84,12 @@ pub(super) fn kernel_call(
     outputs: Vec<usize>,
 ) -> Result<Instruction, ImportError> {
     let lowering: Option<(Lowering, u8)> = match builtin {
-        ADD => Some((add::add, ADD_OPTIONS)),
+        ADD => Some((elementwise::add, ADD_OPTIONS)),
+        MUL => Some((elementwise::mul, MUL_OPTIONS)),
+        MAX_POOL_2D => Some((pool::max_pool, POOL_2D_OPTIONS)),
+        PAD | PADV2 => Some((shape::pad, 0)),
+        CONCATENATION => Some((shape::concatenation, CONCATENATION_OPTIONS)),
+        DEQUANTIZE => Some((quantize::dequantize, 0)),
         AVERAGE_POOL_2D => Some((pool::average_pool, POOL_2D_OPTIONS)),
         CONV_2D => Some((conv::conv_2d, CONV_2D_OPTIONS)),
         DEPTHWISE_CONV_2D => Some((conv::depthwise_conv, DEPTHWISE_CONV_2D_OPTIONS)),

@@ -1,5 +1,5 @@
-//! AVERAGE_POOL_2D on `arm_avgpool_s8`: int8, the output quantized as the input (TFLM's
-//! pooling averages the stored values), `ap_tflite_pool_params_t`.
+//! AVERAGE_POOL_2D and MAX_POOL_2D on `arm_avgpool_s8` and `arm_max_pool_s8`: int8, the output
+//! quantized as the input (TFLM's pooling works on the stored values), `ap_tflite_pool_params_t`.
 
 use super::conv::padded;
 use super::quant::activation_range;
@@ -15,6 +15,26 @@ pub(super) fn average_pool(
     options: Option<Table<'_>>,
     inputs: &[usize],
     outputs: &[usize],
+) -> Result<Option<Lowered>, ImportError> {
+    pool(program, options, inputs, outputs, true)
+}
+
+/// MAX_POOL_2D (`Pool2DOptions`, as AVERAGE_POOL_2D's).
+pub(super) fn max_pool(
+    program: &Program,
+    options: Option<Table<'_>>,
+    inputs: &[usize],
+    outputs: &[usize],
+) -> Result<Option<Lowered>, ImportError> {
+    pool(program, options, inputs, outputs, false)
+}
+
+fn pool(
+    program: &Program,
+    options: Option<Table<'_>>,
+    inputs: &[usize],
+    outputs: &[usize],
+    average: bool,
 ) -> Result<Option<Lowered>, ImportError> {
     let Some(t) = options else {
         return Ok(None);
@@ -78,8 +98,13 @@ pub(super) fn average_pool(
     ];
     Ok(Some(Lowered {
         constants: Vec::new(),
-        op: "AVERAGE_POOL_2D",
+        op: if average {
+            "AVERAGE_POOL_2D"
+        } else {
+            "MAX_POOL_2D"
+        },
         params: Some(words),
-        scratch: Some(cmsis_nn::avgpool_s8(c)),
+        // arm_max_pool_s8 needs none.
+        scratch: average.then(|| cmsis_nn::avgpool_s8(c)),
     }))
 }

@@ -1,6 +1,7 @@
-//! ADD on `arm_elementwise_add_s8`: int8, both inputs of the output's shape (TFLM broadcasts
-//! other shapes in its reference kernel, which this one does not run), the rescaling TFLM's
-//! `PrepareGeneralSubOrAdd` computes: `ap_tflite_add_params_t`.
+//! ADD and MUL on `arm_elementwise_add_s8` and `arm_elementwise_mul_s8`: int8, both inputs of
+//! the output's shape (TFLM broadcasts other shapes in its reference kernels, which these do
+//! not run), with the rescaling TFLM's `PrepareGeneralSubOrAdd` and `CalculateOpDataMul`
+//! compute: `ap_tflite_add_params_t`, `ap_tflite_mul_params_t`.
 
 use super::quant::{activation_range, quantize_multiplier};
 use super::{is_int8, per_tensor, Lowered};
@@ -57,6 +58,47 @@ pub(super) fn add(
         params: Some(vec![
             -a_zero, a_mult, a_shift, -b_zero, b_mult, b_shift, LEFT_SHIFT, out_zero, out_mult,
             out_shift, act_min, act_max,
+        ]),
+        scratch: None,
+    }))
+}
+
+/// MUL (`MulOptions`: activation): the product's scale over the output's, in double.
+pub(super) fn mul(
+    program: &Program,
+    options: Option<Table<'_>>,
+    inputs: &[usize],
+    outputs: &[usize],
+) -> Result<Option<Lowered>, ImportError> {
+    let activation = match options {
+        Some(t) => t.i8(0, 0)?,
+        None => 0,
+    };
+    let (&[a, b], &[output]) = (inputs, outputs) else {
+        return Ok(None);
+    };
+    let v = |t: usize| &program.values[t];
+    let same_shape = v(a).shape == v(output).shape && v(b).shape == v(output).shape;
+    if !same_shape || ![a, b, output].iter().all(|&t| is_int8(program, t)) {
+        return Ok(None);
+    }
+    let (Some((a_scale, a_zero)), Some((b_scale, b_zero)), Some((out_scale, out_zero))) = (
+        per_tensor(program, a),
+        per_tensor(program, b),
+        per_tensor(program, output),
+    ) else {
+        return Ok(None);
+    };
+    let Some((act_min, act_max)) = activation_range(activation, out_scale, out_zero) else {
+        return Ok(None);
+    };
+    let (multiplier, shift) =
+        quantize_multiplier(f64::from(a_scale) * f64::from(b_scale) / f64::from(out_scale));
+    Ok(Some(Lowered {
+        op: "MUL",
+        constants: Vec::new(),
+        params: Some(vec![
+            -a_zero, -b_zero, out_zero, multiplier, shift, act_min, act_max,
         ]),
         scratch: None,
     }))

@@ -17,6 +17,20 @@ static int read_params(const ap_buffer_t *b, void *out, size_t size) {
     return 1;
 }
 
+/* a x b x c x d, or 0 when it overflows size_t (no buffer is that size, so a check against it
+ * fails) — on a 32-bit target four extents of 65535 would. */
+static size_t product4(size_t a, size_t b, size_t c, size_t d) {
+    const size_t xs[3] = {b, c, d};
+    size_t acc = a;
+    for (size_t i = 0; i < 3; i++) {
+        if (xs[i] != 0 && acc > SIZE_MAX / xs[i]) {
+            return 0;
+        }
+        acc *= xs[i];
+    }
+    return acc;
+}
+
 /* Whether a buffer may be read as int32 in place. */
 static int int32_aligned(const ap_buffer_t *b) {
     return ((uintptr_t)b->data & 3u) == 0;
@@ -33,6 +47,10 @@ static int scratch_of(const ap_context_t *ctx, const ap_buffer_t *args, size_t n
     }
     if (nargs == io + 1u) {
         if (args[io].size > INT32_MAX) {
+            return 0;
+        }
+        /* CMSIS-NN reads its buffers as int16 and int32: planned at least 4-byte aligned. */
+        if (((uintptr_t)args[io].data & 3u) != 0) {
             return 0;
         }
         nn->buf = args[io].data;
@@ -66,7 +84,7 @@ static ap_status_t fully_connected(ap_context_t *ctx, ap_buffer_t *args, size_t 
         return AP_ERR_BAD_ARGUMENTS;
     }
     const size_t batches = output->size / depth, accum = filter->size / depth;
-    if (accum == 0 || input->size != batches * accum || accum > INT32_MAX || batches > INT32_MAX ||
+    if (accum == 0 || input->size != product4(batches, accum, 1, 1) || accum > INT32_MAX || batches > INT32_MAX ||
         (bias != NULL && (bias->size != depth * sizeof(int32_t) || !int32_aligned(bias))) ||
         sums->size != depth * sizeof(int32_t) || !int32_aligned(sums)) {
         return AP_ERR_BAD_ARGUMENTS;
@@ -129,10 +147,10 @@ static int conv_call(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, int dep
     /* The per-channel multipliers and shifts follow the header; CMSIS-NN reads them as int32. */
     if (!channels_fit || params->size != sizeof *p + 2u * oc * sizeof(int32_t) || !int32_aligned(params) ||
         !int32_aligned(bias) ||
-        input->size != (size_t)p->batches * (size_t)p->input_h * (size_t)p->input_w * (size_t)p->input_c ||
-        filter->size != (size_t)p->filter_h * (size_t)p->filter_w * filter_c * oc ||
+        input->size != product4((size_t)p->batches, (size_t)p->input_h, (size_t)p->input_w, (size_t)p->input_c) ||
+        filter->size != product4((size_t)p->filter_h, (size_t)p->filter_w, filter_c, oc) ||
         bias->size != oc * sizeof(int32_t) ||
-        output->size != (size_t)p->batches * (size_t)p->output_h * (size_t)p->output_w * oc) {
+        output->size != product4((size_t)p->batches, (size_t)p->output_h, (size_t)p->output_w, oc)) {
         return 0;
     }
     const int32_t *per_channel = (const int32_t *)(const void *)(params->data + sizeof *p);
@@ -210,9 +228,8 @@ static ap_status_t pool(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, int 
             return AP_ERR_BAD_ARGUMENTS;
         }
     }
-    const size_t per_row = (size_t)p.batches * (size_t)p.channels;
-    if (input->size != per_row * (size_t)p.input_h * (size_t)p.input_w ||
-        output->size != per_row * (size_t)p.output_h * (size_t)p.output_w) {
+    if (input->size != product4((size_t)p.batches, (size_t)p.channels, (size_t)p.input_h, (size_t)p.input_w) ||
+        output->size != product4((size_t)p.batches, (size_t)p.channels, (size_t)p.output_h, (size_t)p.output_w)) {
         return AP_ERR_BAD_ARGUMENTS;
     }
     cmsis_nn_context nn;
@@ -467,16 +484,22 @@ static ap_status_t pad(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void 
     }
     size_t in_dims[5], out_dims[5], in_count = 1, out_count = 1;
     for (size_t d = 0; d < 5; d++) {
-        if (p.dims[d][0] <= 0 || p.dims[d][1] < 0 || p.dims[d][2] < 0) {
+        if (p.dims[d][0] <= 0 || p.dims[d][0] > 65535 || p.dims[d][1] < 0 || p.dims[d][1] > 65535 ||
+            p.dims[d][2] < 0 || p.dims[d][2] > 65535) {
             return AP_ERR_BAD_ARGUMENTS;
         }
         in_dims[d] = (size_t)p.dims[d][0];
         out_dims[d] = in_dims[d] + (size_t)p.dims[d][1] + (size_t)p.dims[d][2];
+        /* Five extents of at most 3 x 65535 each: checked, as size_t may be 32 bits. */
+        if (in_count > SIZE_MAX / in_dims[d] || out_count > SIZE_MAX / out_dims[d]) {
+            return AP_ERR_BAD_ARGUMENTS;
+        }
         in_count *= in_dims[d];
         out_count *= out_dims[d];
     }
     const size_t w = (size_t)p.width;
-    if (input->size != in_count * w || output->size != out_count * w) {
+    if (in_count > SIZE_MAX / w || out_count > SIZE_MAX / w || input->size != in_count * w ||
+        output->size != out_count * w) {
         return AP_ERR_BAD_ARGUMENTS;
     }
     size_t at[5] = {0, 0, 0, 0, 0};
@@ -569,18 +592,20 @@ static ap_status_t svdf(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void
             return AP_ERR_BAD_ARGUMENTS;
         }
     }
-    if (p.filters % p.rank != 0) {
+    /* CMSIS-NN keeps the rank in 16 bits. */
+    if (p.filters % p.rank != 0 || p.rank > INT16_MAX) {
         return AP_ERR_BAD_ARGUMENTS;
     }
     const size_t batches = (size_t)p.batches, filters = (size_t)p.filters, units = filters / (size_t)p.rank;
     const size_t memory = (size_t)p.memory_size;
     /* int8 state with its feature sums, or int16 state without. */
     const size_t width = sums != NULL ? 1u : 2u;
-    const size_t scratch_words = batches * (filters + units);
+    const size_t scratch_bytes = product4(batches, filters + units, sizeof(int32_t), 1);
+    const size_t state_bytes = product4(batches, memory, filters, width);
     if (input->size != batches * (size_t)p.input_size || features->size != filters * (size_t)p.input_size ||
-        time->size != filters * memory * width || bias->size != units * sizeof(int32_t) ||
-        state->size != batches * memory * filters * width || output->size != batches * units ||
-        scratch->size < scratch_words * sizeof(int32_t) || !int32_aligned(bias) || !int32_aligned(scratch) ||
+        time->size != product4(filters, memory, width, 1) || bias->size != units * sizeof(int32_t) ||
+        state_bytes == 0 || state->size != state_bytes || output->size != batches * units || scratch_bytes == 0 ||
+        scratch->size < scratch_bytes || !int32_aligned(bias) || !int32_aligned(scratch) ||
         (width == 2u && (((uintptr_t)state->data | (uintptr_t)time->data) & 1u) != 0) ||
         (sums != NULL && (sums->size != filters * sizeof(int32_t) || !int32_aligned(sums)))) {
         return AP_ERR_BAD_ARGUMENTS;
@@ -648,9 +673,10 @@ static ap_status_t lstm(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void
     }
     const size_t b = (size_t)p.batches, h = (size_t)p.hidden_size, in = (size_t)p.input_size;
     const size_t steps = (size_t)p.time_steps;
-    int ok = input->size == b * steps * in && output->size == b * steps * h && hidden->size == b * h &&
-             cell->size == b * h * sizeof(int16_t) && sums->size == 8u * h * sizeof(int32_t) &&
-             scratch->size >= 2u * b * h * sizeof(int16_t) && int32_aligned(sums) && int32_aligned(scratch) &&
+    const size_t in_bytes = product4(b, steps, in, 1), out_bytes = product4(b, steps, h, 1);
+    int ok = in_bytes != 0 && out_bytes != 0 && input->size == in_bytes && output->size == out_bytes &&
+             hidden->size == b * h && cell->size == product4(b, h, sizeof(int16_t), 1) &&
+             sums->size == 8u * h * sizeof(int32_t) && scratch->size >= product4(2u, b, h, sizeof(int16_t)) && int32_aligned(sums) && int32_aligned(scratch) &&
              ((uintptr_t)cell->data & 1u) == 0;
     for (size_t g = 0; ok && g < 4; g++) {
         ok = args[1 + g].size == h * in && args[5 + g].size == h * h && args[9 + g].size == h * sizeof(int32_t) &&

@@ -34,10 +34,13 @@ fn main() -> ExitCode {
         }
     };
     // No firmware sources to scan: the demo's delegates declare their scratch in the model.
+    // The CPU kernels run here are the host's plain-C CMSIS-NN: their scratch is planned for
+    // it, in the target's pools (`arenaplan plan` gives the board's figures).
     let planned = match Build::new()
         .catalogue(catalogue.clone())
         .model(&model)
         .target(&target_name)
+        .kernel_isa(arenaplan_build::model::Isa::Plain)
         .sources(Vec::<PathBuf>::new())
         .try_render()
     {

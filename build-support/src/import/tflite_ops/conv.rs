@@ -4,8 +4,8 @@
 //! multiplier, then its shift, as TFLM's `PopulateConvolutionQuantizationParams` computes
 //! them.
 
-use super::quant::{activation_range, quantize_multiplier};
-use super::{dims4, is_int8, per_tensor, Lowered};
+use super::quant::{activation_range, multiplier};
+use super::{dense_constant, dims4, is_int8, per_tensor, Lowered, MAX_DIM};
 use crate::cmsis_nn::{self, Conv, Dims};
 use crate::import::flatbuf::Table;
 use crate::import::ImportError;
@@ -132,7 +132,12 @@ fn convolution(
         || !is_int8(program, input)
         || !is_int8(program, filter)
         || !is_int8(program, output)
-        || v(filter).kind != ValueKind::Constant
+        || !dense_constant(program, filter)
+        || !dense_constant(program, bias)
+        || o.stride.0 > MAX_DIM as i64
+        || o.stride.1 > MAX_DIM as i64
+        || o.dilation.0 > MAX_DIM as i64
+        || o.dilation.1 > MAX_DIM as i64
         || v(bias).dtype != DType::Int32
         || v(bias).kind != ValueKind::Constant
         || v(bias).bytes != 4 * out_c as u64
@@ -141,7 +146,7 @@ fn convolution(
     }
     let (oh, pad_h) = padded(o.padding, in_h, k_h, o.stride.1, o.dilation.1)?;
     let (ow, pad_w) = padded(o.padding, in_w, k_w, o.stride.0, o.dilation.0)?;
-    if (oh, ow) != (out_h, out_w) {
+    if (oh, ow) != (out_h, out_w) || pad_h > MAX_DIM as i64 || pad_w > MAX_DIM as i64 {
         return None;
     }
     let (in_scale, in_zero) = per_tensor(program, input)?;
@@ -181,11 +186,9 @@ fn convolution(
     let per_channel: Vec<(i32, i32)> = (0..out_c as usize)
         .map(|c| {
             let filter_scale = scales[if scales.len() == 1 { 0 } else { c }];
-            quantize_multiplier(
-                f64::from(in_scale) * f64::from(filter_scale) / f64::from(out_scale),
-            )
+            multiplier(f64::from(in_scale) * f64::from(filter_scale) / f64::from(out_scale))
         })
-        .collect();
+        .collect::<Option<_>>()?;
     params.extend(per_channel.iter().map(|&(m, _)| m));
     params.extend(per_channel.iter().map(|&(_, s)| s));
     let geometry = Conv {

@@ -3,7 +3,7 @@
 //! not run), with the rescaling TFLM's `PrepareGeneralSubOrAdd` and `CalculateOpDataMul`
 //! compute: `ap_tflite_add_params_t`, `ap_tflite_mul_params_t`.
 
-use super::quant::{activation_range, quantize_multiplier};
+use super::quant::{activation_range, multiplier};
 use super::{is_int8, per_tensor, Lowered};
 use crate::import::flatbuf::Table;
 use crate::import::ImportError;
@@ -44,10 +44,13 @@ pub(super) fn add(
     // In double, as TFLM: each input over twice the larger scale, and that over the output's
     // scale after the left shift.
     let twice_max = 2.0 * f64::from(a_scale.max(b_scale));
-    let (a_mult, a_shift) = quantize_multiplier(f64::from(a_scale) / twice_max);
-    let (b_mult, b_shift) = quantize_multiplier(f64::from(b_scale) / twice_max);
-    let (out_mult, out_shift) =
-        quantize_multiplier(twice_max / (f64::from(1 << LEFT_SHIFT) * f64::from(out_scale)));
+    let (Some((a_mult, a_shift)), Some((b_mult, b_shift)), Some((out_mult, out_shift))) = (
+        multiplier(f64::from(a_scale) / twice_max),
+        multiplier(f64::from(b_scale) / twice_max),
+        multiplier(twice_max / (f64::from(1 << LEFT_SHIFT) * f64::from(out_scale))),
+    ) else {
+        return Ok(None);
+    };
     // QuantizeMultiplierSmallerThanOneExp's precondition: right shifts only.
     if a_shift > 0 || b_shift > 0 || out_shift > 0 {
         return Ok(None);
@@ -92,8 +95,11 @@ pub(super) fn mul(
     let Some((act_min, act_max)) = activation_range(activation, out_scale, out_zero) else {
         return Ok(None);
     };
-    let (multiplier, shift) =
-        quantize_multiplier(f64::from(a_scale) * f64::from(b_scale) / f64::from(out_scale));
+    let Some((multiplier, shift)) =
+        multiplier(f64::from(a_scale) * f64::from(b_scale) / f64::from(out_scale))
+    else {
+        return Ok(None);
+    };
     Ok(Some(Lowered {
         op: "MUL",
         constants: Vec::new(),

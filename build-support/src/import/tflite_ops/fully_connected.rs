@@ -1,7 +1,7 @@
 //! FULLY_CONNECTED on `arm_fully_connected_s8`.
 
-use super::quant::{activation_range, quantize_multiplier};
-use super::{per_tensor, Lowered};
+use super::quant::{activation_range, multiplier};
+use super::{dense_constant, per_tensor, Lowered, MAX_DIM};
 use crate::import::flatbuf::Table;
 use crate::import::ImportError;
 use crate::model::{DType, Program, ValueKind};
@@ -50,12 +50,29 @@ pub(super) fn fully_connected(
         return Ok(None);
     };
     let depth = match v(*filter).shape.first() {
-        Some(&d) if d > 0 && d <= i32::MAX as u64 => d as i32,
+        Some(&d) if (1..=MAX_DIM).contains(&d) => d as i32,
         _ => return Ok(None),
     };
+    // The input is the output's rows of the filter's columns, as TFLM requires: the kernel's
+    // sizes follow from it.
+    let accum = v(*filter).bytes / depth as u64;
+    let rows = v(output).bytes / depth as u64;
+    if !dense_constant(program, *filter)
+        || bias.is_some_and(|b| !dense_constant(program, b))
+        || accum == 0
+        || accum * depth as u64 != v(*filter).bytes
+        || rows * depth as u64 != v(output).bytes
+        || rows.checked_mul(accum) != Some(v(*input).bytes)
+        || accum > i32::MAX as u64
+        || rows > i32::MAX as u64
+    {
+        return Ok(None);
+    }
     // TFLM's GetQuantizedConvolutionMultipler: in double, input × filter over output.
     let real = f64::from(in_scale) * f64::from(f_scale) / f64::from(out_scale);
-    let (multiplier, shift) = quantize_multiplier(real);
+    let Some((multiplier, shift)) = multiplier(real) else {
+        return Ok(None);
+    };
     let Some((act_min, act_max)) = activation_range(activation, out_scale, out_zero) else {
         return Ok(None);
     };

@@ -8,8 +8,8 @@
 //! `ap_tflite_lstm_params_t` is the layout.
 
 use super::fully_connected::row_sums;
-use super::quant::quantize_multiplier;
-use super::{per_tensor, scale_and_zero, Lowered};
+use super::quant::multiplier;
+use super::{dims_ok, per_tensor, scale_and_zero, Lowered};
 use crate::import::flatbuf::Table;
 use crate::import::ImportError;
 use crate::model::{DType, Program, ScratchByIsa, ValueKind};
@@ -115,19 +115,25 @@ fn lower(
     // Each gate's two fully connected layers into the gate's Q3.12 input (TFLM's
     // CreateGateParams: GetQuantizedConvolutionMultipler, in double).
     let to_gate = |from_scale: f32, w: usize| {
-        weight_scale(w).map(|ws| {
-            quantize_multiplier(f64::from(from_scale) * f64::from(ws) / f64::from(GATE_INPUT_SCALE))
+        weight_scale(w).and_then(|ws| {
+            multiplier(f64::from(from_scale) * f64::from(ws) / f64::from(GATE_INPUT_SCALE))
         })
     };
     // The products between gates (CreateInterGateMulParams).
-    let product = |a: f32, b: f32, out: f32| {
-        quantize_multiplier(f64::from(a) * f64::from(b) / f64::from(out))
-    };
-    let forget_cell = product(GATE_OUTPUT_SCALE, cell_scale, cell_scale);
-    let input_cell = product(GATE_OUTPUT_SCALE, GATE_OUTPUT_SCALE, cell_scale);
-    let to_hidden = product(GATE_OUTPUT_SCALE, GATE_OUTPUT_SCALE, hidden_scale);
+    let product =
+        |a: f32, b: f32, out: f32| multiplier(f64::from(a) * f64::from(b) / f64::from(out));
+    let forget_cell = product(GATE_OUTPUT_SCALE, cell_scale, cell_scale)?;
+    let input_cell = product(GATE_OUTPUT_SCALE, GATE_OUTPUT_SCALE, cell_scale)?;
+    let to_hidden = product(GATE_OUTPUT_SCALE, GATE_OUTPUT_SCALE, hidden_scale)?;
     // CreateLstmCellStateInfo: the cell scale's power of two, the clip in its units.
+    // A cell scale no kernel can take (zero, negative, not finite, far from 1) is refused.
+    if !(cell_scale.is_finite() && cell_scale > 0.0) {
+        return None;
+    }
     let cell_power = (cell_scale.ln() * (1.0 / 2f32.ln())).round() as i32;
+    if !(-31..=31).contains(&cell_power) {
+        return None;
+    }
     let quantized_clip =
         (f64::from(cell_clip) / f64::from(cell_scale)).clamp(-32768.0, 32767.0) as i16;
     let hidden_n = hidden_size as usize;
@@ -199,7 +205,5 @@ fn lower(
 /// A tensor's dimensions, each positive and within int32, when it has `N`.
 fn dims<const N: usize>(program: &Program, t: usize) -> Option<[u64; N]> {
     let s: [u64; N] = program.values[t].shape.as_slice().try_into().ok()?;
-    s.iter()
-        .all(|&d| d > 0 && d <= i32::MAX as u64)
-        .then_some(s)
+    dims_ok(&s).then_some(s)
 }

@@ -157,12 +157,29 @@ fn scale_and_zero(program: &Program, t: usize) -> Option<(f32, i64)> {
     program.values[t].quant.as_ref()?.per_tensor()
 }
 
-/// A tensor's four dimensions (NHWC), each positive and within int32, as CMSIS-NN's
+/// The largest extent of one dimension the kernels take: CMSIS-NN keeps some in 16 bits, and
+/// the runtime's kernels refuse larger ones, so every product of a few stays far from overflow.
+const MAX_DIM: u64 = 65535;
+
+/// Whether every extent of `shape` is one the kernels take (positive, at most [`MAX_DIM`]).
+fn dims_ok(shape: &[u64]) -> bool {
+    shape.iter().all(|&d| (1..=MAX_DIM).contains(&d))
+}
+
+/// A tensor's four dimensions (NHWC), each positive and at most [`MAX_DIM`], as CMSIS-NN's
 /// `cmsis_nn_dims` takes them.
 fn dims4(program: &Program, t: usize) -> Option<[i64; 4]> {
     let s = &program.values[t].shape;
-    (s.len() == 4 && s.iter().all(|&d| d > 0 && d <= i32::MAX as u64))
-        .then(|| [s[0] as i64, s[1] as i64, s[2] as i64, s[3] as i64])
+    (s.len() == 4 && dims_ok(s)).then(|| [s[0] as i64, s[1] as i64, s[2] as i64, s[3] as i64])
+}
+
+/// Whether constant `t` carries all its bytes (a sparse tensor's buffer holds fewer).
+fn dense_constant(program: &Program, t: usize) -> bool {
+    let v = &program.values[t];
+    v.kind == ValueKind::Constant
+        && v.data
+            .as_ref()
+            .is_some_and(|d| d.bytes().len() as u64 == v.bytes)
 }
 
 /// Whether tensor `t` is int8.

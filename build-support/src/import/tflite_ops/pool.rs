@@ -3,7 +3,7 @@
 
 use super::conv::padded;
 use super::quant::activation_range;
-use super::{dims4, is_int8, per_tensor, Lowered};
+use super::{dims4, is_int8, per_tensor, Lowered, MAX_DIM};
 use crate::cmsis_nn;
 use crate::import::flatbuf::Table;
 use crate::import::ImportError;
@@ -61,8 +61,10 @@ fn pool(
         || oc != c
         || stride_w <= 0
         || stride_h <= 0
-        || !(1..=i64::from(i32::MAX)).contains(&filter_w)
-        || !(1..=i64::from(i32::MAX)).contains(&filter_h)
+        || !(1..=MAX_DIM as i64).contains(&filter_w)
+        || !(1..=MAX_DIM as i64).contains(&filter_h)
+        || stride_w > MAX_DIM as i64
+        || stride_h > MAX_DIM as i64
         || !is_int8(program, input)
         || !is_int8(program, output)
     {
@@ -74,7 +76,7 @@ fn pool(
     ) else {
         return Ok(None);
     };
-    if (oh, ow) != (out_h, out_w) {
+    if (oh, ow) != (out_h, out_w) || pad_h > MAX_DIM as i64 || pad_w > MAX_DIM as i64 {
         return Ok(None);
     }
     let Some((act_min, act_max)) = activation_range(activation, scale, zero) else {

@@ -36,6 +36,17 @@ pub(super) fn quantize_multiplier(real: f64) -> (i32, i32) {
     (fixed as i32, shift)
 }
 
+/// [`quantize_multiplier`] for a kernel: `None` for a scale no kernel can take — negative,
+/// not finite, or a power of two beyond what CMSIS-NN's requantization shifts (−31 to 30),
+/// where its arithmetic is undefined.
+pub(super) fn multiplier(real: f64) -> Option<(i32, i32)> {
+    if !real.is_finite() || real < 0.0 {
+        return None;
+    }
+    let (m, shift) = quantize_multiplier(real);
+    (-31..=30).contains(&shift).then_some((m, shift))
+}
+
 /// TFLite's fused activation on an int8 output of scale `scale` and zero point `zero`
 /// (`CalculateActivationRangeQuantized`): NONE, RELU, RELU_N1_TO_1, RELU6; `None` for the
 /// others.
@@ -70,6 +81,18 @@ mod tests {
         assert!(
             (f64::from(m) / (1u64 << 31) as f64 * 2f64.powi(s) - 0.003_921_568_627).abs() < 1e-12
         );
+    }
+
+    #[test]
+    fn kernels_get_only_multipliers_their_shifts_can_apply() {
+        assert_eq!(multiplier(0.5), Some((1 << 30, 0)));
+        assert_eq!(multiplier(0.0), Some((0, 0)));
+        // Negative, not finite, or beyond a 30-bit left shift: refused, not wrapped.
+        assert_eq!(multiplier(-0.5), None);
+        assert_eq!(multiplier(f64::NAN), None);
+        assert_eq!(multiplier(f64::INFINITY), None);
+        assert_eq!(multiplier(2f64.powi(40)), None);
+        assert!(multiplier(2f64.powi(29)).is_some());
     }
 
     #[test]

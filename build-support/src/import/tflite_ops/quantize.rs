@@ -2,7 +2,7 @@
 //! float32: TFLM's `Requantize`, `AffineQuantize` and `Dequantize`, ported (CMSIS-NN has no
 //! kernels for them): `ap_tflite_quantize_params_t`.
 
-use super::quant::quantize_multiplier;
+use super::quant::multiplier;
 use super::{scale_and_zero, Lowered};
 use crate::import::flatbuf::Table;
 use crate::import::ImportError;
@@ -49,7 +49,9 @@ pub(super) fn quantize(
     if !fits(in_zero, in_width) || !fits(out_zero, out_width) {
         return Ok(None);
     }
-    let (multiplier, shift) = quantize_multiplier(f64::from(in_scale) / f64::from(out_scale));
+    let Some((multiplier, shift)) = multiplier(f64::from(in_scale) / f64::from(out_scale)) else {
+        return Ok(None);
+    };
     Ok(Some(Lowered {
         op: "QUANTIZE",
         constants: Vec::new(),

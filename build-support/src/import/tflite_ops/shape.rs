@@ -1,7 +1,7 @@
 //! PAD, PADV2 and CONCATENATION: data movement, ported from TFLM's reference kernels (no
 //! arithmetic on the values; int8 tensors keep their quantization, as TFLM requires).
 
-use super::{scale_and_zero, Lowered};
+use super::{scale_and_zero, Lowered, MAX_DIM};
 use crate::import::flatbuf::Table;
 use crate::import::ImportError;
 use crate::model::{DType, Program, ValueKind};
@@ -101,8 +101,8 @@ pub(super) fn pad(
         };
         let (before, after) = (pads[2 * k], pads[2 * k + 1]);
         let dim = v(input).shape[k];
-        let fits = |x: i64| (0..=i64::from(i32::MAX)).contains(&x);
-        if !fits(before) || !fits(after) || dim > i32::MAX as u64 {
+        let fits = |x: i64| (0..=MAX_DIM as i64).contains(&x);
+        if !fits(before) || !fits(after) || !(1..=MAX_DIM).contains(&dim) {
             return Ok(None);
         }
         if dim as i64 + before + after != v(output).shape[k] as i64 {

@@ -50,9 +50,13 @@ pub(super) fn softmax(
         * f64::from(in_scale)
         * f64::from(1u32 << (31 - SCALED_DIFF_INTEGER_BITS)))
     .min((1u64 << 31) as f64 - 1.0);
+    // QuantizeMultiplierGreaterThanOne's precondition, and a shift the radius can take.
+    if !(real.is_finite() && real > 0.0) {
+        return Ok(None);
+    }
     let (multiplier, shift) = quantize_multiplier(real);
-    if shift < 0 {
-        return Ok(None); // QuantizeMultiplierGreaterThanOne's precondition
+    if !(0..=31).contains(&shift) {
+        return Ok(None);
     }
     let radius = f64::from((1 << SCALED_DIFF_INTEGER_BITS) - 1)
         * (1u64 << (31 - SCALED_DIFF_INTEGER_BITS)) as f64

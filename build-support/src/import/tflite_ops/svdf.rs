@@ -4,8 +4,8 @@
 //! for as one scratch.
 
 use super::fully_connected::row_sums;
-use super::quant::quantize_multiplier;
-use super::{per_tensor, scale_and_zero, Lowered};
+use super::quant::multiplier;
+use super::{dims_ok, per_tensor, scale_and_zero, Lowered};
 use crate::import::flatbuf::Table;
 use crate::import::ImportError;
 use crate::model::{DType, Program, ScratchByIsa, ValueKind};
@@ -28,9 +28,7 @@ pub(super) fn svdf(
     let v = |t: usize| &program.values[t];
     let dims2 = |t: usize| -> Option<(i64, i64)> {
         match v(t).shape[..] {
-            [a, b] if a > 0 && b > 0 && a <= i32::MAX as u64 && b <= i32::MAX as u64 => {
-                Some((a as i64, b as i64))
-            }
+            [a, b] if dims_ok(&[a, b]) => Some((a as i64, b as i64)),
             _ => None,
         }
     };
@@ -48,7 +46,9 @@ pub(super) fn svdf(
         (DType::Int16, DType::Int16) => 2,
         _ => return Ok(None),
     };
-    if rank <= 0
+    // CMSIS-NN keeps the rank in 16 bits.
+    if !(1..=i32::from(i16::MAX)).contains(&rank)
+        || !dims_ok(&v(state).shape)
         || filters % i64::from(rank) != 0
         || units != filters / i64::from(rank)
         || feature_cols != input_size
@@ -100,8 +100,9 @@ pub(super) fn svdf(
     if (f64::from(b_scale) - f64::from(s_scale * t_scale)).abs() >= 1e-5 {
         return Ok(None); // TFLM's check that the bias is on the product's scale
     }
-    let (m1, s1) = quantize_multiplier(scale_1);
-    let (m2, s2) = quantize_multiplier(scale_2);
+    let (Some((m1, s1)), Some((m2, s2))) = (multiplier(scale_1), multiplier(scale_2)) else {
+        return Ok(None);
+    };
     // The state is clamped to its type, as TFLM's reference kernel stores it.
     let (state_min, state_max) = match state_width {
         1 => (i32::from(i8::MIN), i32::from(i8::MAX)),

@@ -420,8 +420,14 @@ fn bind_library_scratch(
             size: i64::try_from(bytes).unwrap_or(i64::MAX),
             pool: pool.clone(),
             label: Some("kernel".into()),
+            // The variant's function where the figures differ by variant (CMSIS-NN's), else
+            // the one rule (TFLM's buffers of an SVDF or LSTM).
             origin: Origin::KernelLibrary {
-                function: format!("{}{}", need.function, isa.suffix()),
+                function: if need.plain == need.dsp && need.dsp == need.mve {
+                    need.function.to_owned()
+                } else {
+                    format!("{}{}", need.function, isa.suffix())
+                },
             },
             role: None,
         };

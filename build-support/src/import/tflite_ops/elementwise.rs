@@ -12,13 +12,21 @@ use crate::model::Program;
 /// The left shift int8 inputs get before rescaling (TFLM's, for int8 outputs).
 const LEFT_SHIFT: i32 = 20;
 
-/// ADD (`AddOptions`: activation).
-pub(super) fn add(
+/// Both operations' operands: two int8 inputs of the output's shape, each quantized as a whole,
+/// and the fused activation (the options' first field) as a clamp.
+struct Operands {
+    a: (f32, i32),
+    b: (f32, i32),
+    output: (f32, i32),
+    activation: (i32, i32),
+}
+
+fn operands(
     program: &Program,
     options: Option<Table<'_>>,
     inputs: &[usize],
     outputs: &[usize],
-) -> Result<Option<Lowered>, ImportError> {
+) -> Result<Option<Operands>, ImportError> {
     let activation = match options {
         Some(t) => t.i8(0, 0)?,
         None => 0,
@@ -31,14 +39,37 @@ pub(super) fn add(
     if !same_shape || ![a, b, output].iter().all(|&t| is_int8(program, t)) {
         return Ok(None);
     }
-    let (Some((a_scale, a_zero)), Some((b_scale, b_zero)), Some((out_scale, out_zero))) = (
+    let (Some(a), Some(b), Some(output)) = (
         per_tensor(program, a),
         per_tensor(program, b),
         per_tensor(program, output),
     ) else {
         return Ok(None);
     };
-    let Some((act_min, act_max)) = activation_range(activation, out_scale, out_zero) else {
+    Ok(
+        activation_range(activation, output.0, output.1).map(|activation| Operands {
+            a,
+            b,
+            output,
+            activation,
+        }),
+    )
+}
+
+/// ADD (`AddOptions`: activation).
+pub(super) fn add(
+    program: &Program,
+    options: Option<Table<'_>>,
+    inputs: &[usize],
+    outputs: &[usize],
+) -> Result<Option<Lowered>, ImportError> {
+    let Some(Operands {
+        a: (a_scale, a_zero),
+        b: (b_scale, b_zero),
+        output: (out_scale, out_zero),
+        activation: (act_min, act_max),
+    }) = operands(program, options, inputs, outputs)?
+    else {
         return Ok(None);
     };
     // In double, as TFLM: each input over twice the larger scale, and that over the output's
@@ -73,26 +104,13 @@ pub(super) fn mul(
     inputs: &[usize],
     outputs: &[usize],
 ) -> Result<Option<Lowered>, ImportError> {
-    let activation = match options {
-        Some(t) => t.i8(0, 0)?,
-        None => 0,
-    };
-    let (&[a, b], &[output]) = (inputs, outputs) else {
-        return Ok(None);
-    };
-    let v = |t: usize| &program.values[t];
-    let same_shape = v(a).shape == v(output).shape && v(b).shape == v(output).shape;
-    if !same_shape || ![a, b, output].iter().all(|&t| is_int8(program, t)) {
-        return Ok(None);
-    }
-    let (Some((a_scale, a_zero)), Some((b_scale, b_zero)), Some((out_scale, out_zero))) = (
-        per_tensor(program, a),
-        per_tensor(program, b),
-        per_tensor(program, output),
-    ) else {
-        return Ok(None);
-    };
-    let Some((act_min, act_max)) = activation_range(activation, out_scale, out_zero) else {
+    let Some(Operands {
+        a: (a_scale, a_zero),
+        b: (b_scale, b_zero),
+        output: (out_scale, out_zero),
+        activation: (act_min, act_max),
+    }) = operands(program, options, inputs, outputs)?
+    else {
         return Ok(None);
     };
     let Some((multiplier, shift)) =

@@ -7,9 +7,8 @@
 //! reads and writes: they carry from one invocation to the next, as TFLM's kernels keep them.
 //! `ap_tflite_lstm_params_t` is the layout.
 
-use super::fully_connected::row_sums;
 use super::quant::multiplier;
-use super::{dims_ok, per_tensor, scale_and_zero, Lowered};
+use super::{dims_ok, per_tensor, row_sums, scale_and_zero, Lowered};
 use crate::import::flatbuf::Table;
 use crate::import::ImportError;
 use crate::model::{DType, Program, ScratchByIsa, ValueKind};

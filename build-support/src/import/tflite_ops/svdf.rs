@@ -3,9 +3,8 @@
 //! reads and writes (`ap_tflite_svdf_params_t`), and the two int32 buffers TFLM asks its arena
 //! for as one scratch.
 
-use super::fully_connected::row_sums;
 use super::quant::multiplier;
-use super::{dims_ok, per_tensor, scale_and_zero, Lowered};
+use super::{dims_ok, per_tensor, row_sums, scale_and_zero, Lowered};
 use crate::import::flatbuf::Table;
 use crate::import::ImportError;
 use crate::model::{DType, Program, ScratchByIsa, ValueKind};

@@ -79,7 +79,9 @@ fn main() {
     if let Some(nn) = &cmsis_nn {
         build
             .include(nn.join("Include"))
-            .file("csrc/tflite_kernels.c");
+            .file("csrc/tflite_kernels.c")
+            .file("csrc/tflite_reference.c")
+            .file("csrc/tflite_signal.c");
         println!("cargo::rustc-cfg=arenaplan_cmsis_nn");
     }
     if !simulator {

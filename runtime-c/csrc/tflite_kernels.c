@@ -5,36 +5,10 @@
 
 #include <string.h>
 
+#include "tflite_args.h"
+
 #include "arm_nnfunctions.h"
 #include "arm_nnsupportfunctions.h"
-
-/* The parameters constant, copied (a constant's bytes need not be aligned for int32). */
-static int read_params(const ap_buffer_t *b, void *out, size_t size) {
-    if (b->data == NULL || b->size != size) {
-        return 0;
-    }
-    memcpy(out, b->data, size);
-    return 1;
-}
-
-/* a x b x c x d, or 0 when it overflows size_t (no buffer is that size, so a check against it
- * fails) — on a 32-bit target four extents of 65535 would. */
-static size_t product4(size_t a, size_t b, size_t c, size_t d) {
-    const size_t xs[3] = {b, c, d};
-    size_t acc = a;
-    for (size_t i = 0; i < 3; i++) {
-        if (xs[i] != 0 && acc > SIZE_MAX / xs[i]) {
-            return 0;
-        }
-        acc *= xs[i];
-    }
-    return acc;
-}
-
-/* Whether a buffer may be read as int32 in place. */
-static int int32_aligned(const ap_buffer_t *b) {
-    return ((uintptr_t)b->data & 3u) == 0;
-}
 
 /* The call's scratch: the arguments after its inputs and outputs (one buffer at most, none
  * where the kernel needs none on this build). */

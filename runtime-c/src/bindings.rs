@@ -798,6 +798,105 @@ pub struct ap_tflite_lstm_params {
     pub output_gate: ap_tflite_lstm_gate_t,
 }
 pub type ap_tflite_lstm_params_t = ap_tflite_lstm_params;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ap_tflite_int_binary_params {
+    pub op: i32,
+    pub width: i32,
+    pub activation_min: i32,
+    pub activation_max: i32,
+    pub extent: [i32; 5usize],
+    pub a_stride: [i32; 5usize],
+    pub b_stride: [i32; 5usize],
+}
+pub type ap_tflite_int_binary_params_t = ap_tflite_int_binary_params;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ap_tflite_cast_params {
+    pub from: i32,
+    pub to: i32,
+    pub count: i32,
+}
+pub type ap_tflite_cast_params_t = ap_tflite_cast_params;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ap_tflite_strided_slice_params {
+    pub width: i32,
+    pub first: [i32; 5usize],
+    pub count: [i32; 5usize],
+    pub step: [i32; 5usize],
+    pub extent: [i32; 5usize],
+}
+pub type ap_tflite_strided_slice_params_t = ap_tflite_strided_slice_params;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ap_tflite_window_params {
+    pub shift: i32,
+    pub frame: i32,
+    pub count: i32,
+}
+pub type ap_tflite_window_params_t = ap_tflite_window_params;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ap_tflite_count_params {
+    pub count: i32,
+}
+pub type ap_tflite_count_params_t = ap_tflite_count_params;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ap_tflite_rfft_params {
+    pub half: i32,
+    pub input_length: i32,
+    pub frames: i32,
+    pub factors: i32,
+}
+pub type ap_tflite_rfft_params_t = ap_tflite_rfft_params;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ap_tflite_energy_params {
+    pub start: i32,
+    pub end: i32,
+    pub count: i32,
+}
+pub type ap_tflite_energy_params_t = ap_tflite_energy_params;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ap_tflite_filter_bank_params {
+    pub channels: i32,
+    pub input_count: i32,
+    pub weight_count: i32,
+}
+pub type ap_tflite_filter_bank_params_t = ap_tflite_filter_bank_params;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ap_tflite_spectral_subtraction_params {
+    pub channels: i32,
+    pub smoothing: u32,
+    pub one_minus_smoothing: u32,
+    pub alternate_smoothing: u32,
+    pub alternate_one_minus_smoothing: u32,
+    pub min_signal_remaining: u32,
+    pub smoothing_bits: i32,
+    pub spectral_subtraction_bits: i32,
+    pub clamping: i32,
+}
+pub type ap_tflite_spectral_subtraction_params_t = ap_tflite_spectral_subtraction_params;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ap_tflite_pcan_params {
+    pub count: i32,
+    pub snr_shift: i32,
+    pub lut_count: i32,
+}
+pub type ap_tflite_pcan_params_t = ap_tflite_pcan_params;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ap_tflite_filter_bank_log_params {
+    pub count: i32,
+    pub correction_bits: i32,
+    pub output_scale: u32,
+}
+pub type ap_tflite_filter_bank_log_params_t = ap_tflite_filter_bank_log_params;
 unsafe extern "C" {
     pub static ap_kernel_tflite_3aADD: ap_kernel_t;
 }
@@ -842,4 +941,40 @@ unsafe extern "C" {
 }
 unsafe extern "C" {
     pub static ap_kernel_tflite_3aRESHAPE: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aINT__BINARY: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aCAST: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aSTRIDED__SLICE: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aSignalWindow: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aSignalFftAutoScale: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aSignalRfft: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aSignalEnergy: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aSignalFilterBank: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aSignalFilterBankSquareRoot: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aSignalFilterBankSpectralSubtraction: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aSignalPCAN: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aSignalFilterBankLog: ap_kernel_t;
 }

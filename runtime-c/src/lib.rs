@@ -93,6 +93,18 @@ pub fn tflite_kernels() -> impl Iterator<Item = sys::ap_kernel> {
             sys::ap_kernel_tflite_3aSVDF,
             sys::ap_kernel_tflite_3aUNIDIRECTIONAL__SEQUENCE__LSTM,
             sys::ap_kernel_tflite_3aRESHAPE,
+            sys::ap_kernel_tflite_3aINT__BINARY,
+            sys::ap_kernel_tflite_3aCAST,
+            sys::ap_kernel_tflite_3aSTRIDED__SLICE,
+            sys::ap_kernel_tflite_3aSignalWindow,
+            sys::ap_kernel_tflite_3aSignalFftAutoScale,
+            sys::ap_kernel_tflite_3aSignalRfft,
+            sys::ap_kernel_tflite_3aSignalEnergy,
+            sys::ap_kernel_tflite_3aSignalFilterBank,
+            sys::ap_kernel_tflite_3aSignalFilterBankSquareRoot,
+            sys::ap_kernel_tflite_3aSignalFilterBankSpectralSubtraction,
+            sys::ap_kernel_tflite_3aSignalPCAN,
+            sys::ap_kernel_tflite_3aSignalFilterBankLog,
         ]
     };
     #[cfg(not(arenaplan_cmsis_nn))]

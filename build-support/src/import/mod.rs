@@ -4,6 +4,7 @@
 //! checked before use.
 
 pub(crate) mod flatbuf;
+mod flexbuf;
 mod in_place;
 mod model_folder;
 mod pte;

@@ -13,9 +13,7 @@ use std::sync::Arc;
 
 use super::flatbuf::{root, Table, Vector};
 use super::ImportError;
-use crate::model::{
-    ConstantData, DType, Instruction, KernelCall, Program, SourcePlan, Value, ValueKind,
-};
+use crate::model::{ConstantData, DType, Program, SourcePlan, Value, ValueKind};
 
 /// Builtin operator code of custom operators.
 const CUSTOM: i32 = 32;
@@ -115,7 +113,14 @@ fn read_unchecked(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportErro
                 super::vela_op::ethos_u_call(&mut program, o, &inputs, outputs, plan.as_ref())?
             }
             Some(other) => {
-                Instruction::Kernel(KernelCall::new(format!("custom:{other}"), inputs, outputs))
+                let options = op.vector(5)?.map(|v| v.bytes()).transpose()?;
+                super::tflite_ops::custom_call(&mut program, other, options, inputs, outputs)
+                    .map_err(|e| match e {
+                        ImportError::Flatbuffer(e) => ImportError::Invalid(format!(
+                            "operator {o} ({other})'s custom options: {e}; re-export the model"
+                        )),
+                        e => e,
+                    })?
             }
             None => {
                 let options = match op.table(4)? {
@@ -305,10 +310,10 @@ fn tensor_type(code: i8) -> Result<(DType, u64), ImportError> {
         9 => (DType::Int8, 8),
         10 => (DType::Float64, 64),
         11 => (DType::Bytes, 128), // complex128
-        12 => (DType::Bytes, 64),  // uint64
-        15 => (DType::Bytes, 32),  // uint32
-        16 => (DType::Bytes, 16),  // uint16
-        17 => (DType::Bytes, 4),   // int4, packed
+        12 => (DType::UInt64, 64),
+        15 => (DType::UInt32, 32),
+        16 => (DType::UInt16, 16),
+        17 => (DType::Bytes, 4), // int4, packed
         18 => (DType::BFloat16, 16),
         other => {
             return Err(ImportError::Unsupported(format!(

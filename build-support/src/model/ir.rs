@@ -368,6 +368,12 @@ pub enum DType {
     Int32,
     /// 64-bit signed integer.
     Int64,
+    /// 16-bit unsigned integer.
+    UInt16,
+    /// 32-bit unsigned integer.
+    UInt32,
+    /// 64-bit unsigned integer.
+    UInt64,
     /// IEEE half precision.
     Float16,
     /// bfloat16.
@@ -384,12 +390,15 @@ pub enum DType {
 
 impl DType {
     /// Every type, with its name in model files.
-    pub const ALL: [(DType, &'static str); 11] = [
+    pub const ALL: [(DType, &'static str); 14] = [
         (DType::Int8, "int8"),
         (DType::UInt8, "uint8"),
         (DType::Int16, "int16"),
         (DType::Int32, "int32"),
         (DType::Int64, "int64"),
+        (DType::UInt16, "uint16"),
+        (DType::UInt32, "uint32"),
+        (DType::UInt64, "uint64"),
         (DType::Float16, "float16"),
         (DType::BFloat16, "bfloat16"),
         (DType::Float32, "float32"),
@@ -402,9 +411,9 @@ impl DType {
     pub fn size(self) -> u64 {
         match self {
             DType::Int8 | DType::UInt8 | DType::Bool | DType::Bytes => 1,
-            DType::Int16 | DType::Float16 | DType::BFloat16 => 2,
-            DType::Int32 | DType::Float32 => 4,
-            DType::Int64 | DType::Float64 => 8,
+            DType::Int16 | DType::UInt16 | DType::Float16 | DType::BFloat16 => 2,
+            DType::Int32 | DType::UInt32 | DType::Float32 => 4,
+            DType::Int64 | DType::UInt64 | DType::Float64 => 8,
         }
     }
 
@@ -417,6 +426,9 @@ impl DType {
             DType::Int16 => "int16_t",
             DType::Int32 => "int32_t",
             DType::Int64 => "int64_t",
+            DType::UInt16 => "uint16_t",
+            DType::UInt32 => "uint32_t",
+            DType::UInt64 => "uint64_t",
             DType::Float32 => "float",
             DType::Float64 => "double",
             DType::Float16 | DType::BFloat16 => return None,
@@ -442,6 +454,9 @@ impl DType {
             DType::Float64 => 7,
             DType::Bool => 11,
             DType::BFloat16 => 15,
+            DType::UInt16 => 27,
+            DType::UInt32 => 28,
+            DType::UInt64 => 29,
         }
     }
 

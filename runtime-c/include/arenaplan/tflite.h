@@ -4,7 +4,7 @@
  * computed from the model as TFLite Micro computes them when it prepares the operator
  * (quantized multipliers and shifts, offsets, activation ranges): the layouts below, int32
  * little-endian, field by field, as arenaplan-build's TFLite importer writes them
- * (build-support/src/import/tflite_ops.rs).
+ * (build-support/src/import/tflite_ops/).
  */
 #ifndef ARENAPLAN_TFLITE_H
 #define ARENAPLAN_TFLITE_H
@@ -155,6 +155,101 @@ typedef struct ap_tflite_lstm_params {
 
 /* RESHAPE: inputs (input), output of the same bytes: a copy (none when they share memory). */
 
+/* INT_BINARY: ADD, MUL, DIV (int32), MAXIMUM, MINIMUM (int8, int16, int32) of unquantized
+ * tensors, TFLM's reference kernels: inputs (a, b, params), output. Five dimensions, outermost
+ * first; an input's stride is 0 along a dimension it broadcasts. */
+typedef struct ap_tflite_int_binary_params {
+    int32_t op;                   /* 0 ADD, 1 MUL, 2 DIV, 3 MAXIMUM, 4 MINIMUM */
+    int32_t width;                /* bytes per element: 1, 2 or 4 */
+    int32_t activation_min, activation_max;
+    int32_t extent[5];            /* the output's */
+    int32_t a_stride[5], b_stride[5]; /* in elements */
+} ap_tflite_int_binary_params_t;
+
+/* CAST: inputs (input, params), output. Types: 1 int8, 2 int16, 3 int32, 4 uint32, 5 bool
+ * (input only), 6 float32 (output only); each element converted as C converts it. */
+typedef struct ap_tflite_cast_params {
+    int32_t from, to;
+    int32_t count;
+} ap_tflite_cast_params_t;
+
+/* STRIDED_SLICE: inputs (input, begin, end, strides, params), output. Five dimensions,
+ * outermost first, resolved at build time: each dimension's first index, how many indices and
+ * the step between them, and the input's extent. */
+typedef struct ap_tflite_strided_slice_params {
+    int32_t width;                /* bytes per element */
+    int32_t first[5], count[5], step[5], extent[5];
+} ap_tflite_strided_slice_params_t;
+
+/* TFLM's signal library (its audio front end's custom operators), ported: */
+
+/* SignalWindow, int16: inputs (input, weights of one frame, params), output. */
+typedef struct ap_tflite_window_params {
+    int32_t shift;                /* right shift of each product, 0..31 */
+    int32_t frame;                /* the weights' length */
+    int32_t count;                /* the input's elements, a multiple of frame */
+} ap_tflite_window_params_t;
+
+/* SignalFftAutoScale: inputs (input int16, params), outputs (output int16, bits int32);
+ * SignalFilterBankSquareRoot: inputs (input uint64, bits int32, params), output uint32. */
+typedef struct ap_tflite_count_params {
+    int32_t count;
+} ap_tflite_count_params_t;
+
+/* SignalRfft, int16: inputs (input, twiddles, super twiddles, params), output. Each frame of
+ * input_length samples, zero-padded to 2 x half, becomes half + 1 complex int16 values (real
+ * first) as kissfft's fixed-point real FFT computes them; the params are this header, then the
+ * (radix, remaining length) pairs of kissfft's factorization of half. The twiddles are half
+ * complex int16, the super twiddles half / 2. */
+typedef struct ap_tflite_rfft_params {
+    int32_t half;                 /* fft_length / 2: the complex FFT's length */
+    int32_t input_length;         /* samples per frame, at most fft_length */
+    int32_t frames;
+    int32_t factors;              /* how many (radix, length) pairs follow */
+} ap_tflite_rfft_params_t;
+
+/* SignalEnergy: inputs (complex int16 spectrum, params), output uint32; bins start..end-1
+ * get their squared magnitude, the output's other elements 0. */
+typedef struct ap_tflite_energy_params {
+    int32_t start, end;
+    int32_t count;                /* the output's elements */
+} ap_tflite_energy_params_t;
+
+/* SignalFilterBank: inputs (spectrum uint32, weights int16, unweights int16, channel
+ * frequency starts, weight starts and widths int16, params), output uint64 per channel. */
+typedef struct ap_tflite_filter_bank_params {
+    int32_t channels;
+    int32_t input_count;          /* the spectrum's elements */
+    int32_t weight_count;         /* the weights' and the unweights' */
+} ap_tflite_filter_bank_params_t;
+
+/* SignalFilterBankSpectralSubtraction, uint32: inputs (input, noise estimate state, params),
+ * outputs (output, noise estimate). The state, one uint32 per channel, starts at zero. */
+typedef struct ap_tflite_spectral_subtraction_params {
+    int32_t channels;
+    uint32_t smoothing, one_minus_smoothing;            /* even channels */
+    uint32_t alternate_smoothing, alternate_one_minus_smoothing; /* odd channels */
+    uint32_t min_signal_remaining;
+    int32_t smoothing_bits;       /* 0..31 */
+    int32_t spectral_subtraction_bits; /* 0..63 */
+    int32_t clamping;             /* 1: the estimate never exceeds the signal */
+} ap_tflite_spectral_subtraction_params_t;
+
+/* SignalPCAN: inputs (input uint32, noise estimate uint32, gain table int16, params),
+ * output uint32. */
+typedef struct ap_tflite_pcan_params {
+    int32_t count;
+    int32_t snr_shift;            /* 0..63 */
+    int32_t lut_count;            /* the gain table's entries, at least 125 */
+} ap_tflite_pcan_params_t;
+
+/* SignalFilterBankLog: inputs (input uint32, params), output int16. */
+typedef struct ap_tflite_filter_bank_log_params {
+    int32_t count;
+    int32_t correction_bits;      /* left shift of each input, 0..31 */
+    uint32_t output_scale;
+} ap_tflite_filter_bank_log_params_t;
+
 /* The kernels, under the names programs use (`tflite:FULLY_CONNECTED`: the symbol rule makes
  * `:` `_3a` and `_` `__`). */
 extern const ap_kernel_t ap_kernel_tflite_3aADD;
@@ -172,6 +267,18 @@ extern const ap_kernel_t ap_kernel_tflite_3aSOFTMAX;
 extern const ap_kernel_t ap_kernel_tflite_3aSVDF;
 extern const ap_kernel_t ap_kernel_tflite_3aUNIDIRECTIONAL__SEQUENCE__LSTM;
 extern const ap_kernel_t ap_kernel_tflite_3aRESHAPE;
+extern const ap_kernel_t ap_kernel_tflite_3aINT__BINARY;
+extern const ap_kernel_t ap_kernel_tflite_3aCAST;
+extern const ap_kernel_t ap_kernel_tflite_3aSTRIDED__SLICE;
+extern const ap_kernel_t ap_kernel_tflite_3aSignalWindow;
+extern const ap_kernel_t ap_kernel_tflite_3aSignalFftAutoScale;
+extern const ap_kernel_t ap_kernel_tflite_3aSignalRfft;
+extern const ap_kernel_t ap_kernel_tflite_3aSignalEnergy;
+extern const ap_kernel_t ap_kernel_tflite_3aSignalFilterBank;
+extern const ap_kernel_t ap_kernel_tflite_3aSignalFilterBankSquareRoot;
+extern const ap_kernel_t ap_kernel_tflite_3aSignalFilterBankSpectralSubtraction;
+extern const ap_kernel_t ap_kernel_tflite_3aSignalPCAN;
+extern const ap_kernel_t ap_kernel_tflite_3aSignalFilterBankLog;
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,7 @@
 //! compute: `ap_tflite_add_params_t`, `ap_tflite_mul_params_t`.
 
 use super::quant::{activation_range, multiplier};
-use super::{is_int8, per_tensor, Lowered};
+use super::{integer, is_int8, per_tensor, Lowered};
 use crate::import::flatbuf::Table;
 use crate::import::ImportError;
 use crate::model::Program;
@@ -70,7 +70,7 @@ pub(super) fn add(
         activation: (act_min, act_max),
     }) = operands(program, options, inputs, outputs)?
     else {
-        return Ok(None);
+        return integer::binary(integer::Binary::Add, program, options, inputs, outputs);
     };
     // In double, as TFLM: each input over twice the larger scale, and that over the output's
     // scale after the left shift.
@@ -111,7 +111,7 @@ pub(super) fn mul(
         activation: (act_min, act_max),
     }) = operands(program, options, inputs, outputs)?
     else {
-        return Ok(None);
+        return integer::binary(integer::Binary::Mul, program, options, inputs, outputs);
     };
     let Some((multiplier, shift)) =
         multiplier(f64::from(a_scale) * f64::from(b_scale) / f64::from(out_scale))

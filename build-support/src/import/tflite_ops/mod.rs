@@ -14,11 +14,13 @@
 mod conv;
 mod elementwise;
 mod fully_connected;
+mod integer;
 mod lstm;
 mod pool;
 mod quant;
 mod quantize;
 mod shape;
+mod signal;
 mod softmax;
 mod svdf;
 
@@ -41,6 +43,11 @@ const PAD: i32 = 34;
 const PADV2: i32 = 60;
 const FULLY_CONNECTED: i32 = 9;
 const RESHAPE: i32 = 22;
+const DIV: i32 = 42;
+const STRIDED_SLICE: i32 = 45;
+const CAST: i32 = 53;
+const MAXIMUM: i32 = 55;
+const MINIMUM: i32 = 57;
 const SOFTMAX: i32 = 25;
 const SVDF: i32 = 27;
 const UNIDIRECTIONAL_SEQUENCE_LSTM: i32 = 44;
@@ -55,6 +62,8 @@ const CONCATENATION_OPTIONS: u8 = 10;
 const MUL_OPTIONS: u8 = 21;
 const SVDF_OPTIONS: u8 = 6;
 const ADD_OPTIONS: u8 = 11;
+const DIV_OPTIONS: u8 = 29;
+const STRIDED_SLICE_OPTIONS: u8 = 32;
 const UNIDIRECTIONAL_SEQUENCE_LSTM_OPTIONS: u8 = 71;
 
 /// What an operator becomes on the runtime's kernel.
@@ -86,6 +95,20 @@ pub(super) fn kernel_call(
     let lowering: Option<(Lowering, u8)> = match builtin {
         ADD => Some((elementwise::add, ADD_OPTIONS)),
         MUL => Some((elementwise::mul, MUL_OPTIONS)),
+        DIV => Some((
+            |p, o, i, out| integer::binary(integer::Binary::Div, p, o, i, out),
+            DIV_OPTIONS,
+        )),
+        MAXIMUM => Some((
+            |p, o, i, out| integer::binary(integer::Binary::Maximum, p, o, i, out),
+            0,
+        )),
+        MINIMUM => Some((
+            |p, o, i, out| integer::binary(integer::Binary::Minimum, p, o, i, out),
+            0,
+        )),
+        CAST => Some((integer::cast, 0)),
+        STRIDED_SLICE => Some((shape::strided_slice, STRIDED_SLICE_OPTIONS)),
         MAX_POOL_2D => Some((pool::max_pool, POOL_2D_OPTIONS)),
         PAD | PADV2 => Some((shape::pad, 0)),
         CONCATENATION => Some((shape::concatenation, CONCATENATION_OPTIONS)),
@@ -115,8 +138,44 @@ pub(super) fn kernel_call(
             outputs,
         )));
     };
+    Ok(finish(program, lowered, None, inputs, outputs))
+}
+
+/// The call of custom operator `name`, with its options (a FlexBuffers map): a signal-library
+/// kernel's, or `custom:NAME`, which no kernel of the runtime implements.
+pub(super) fn custom_call(
+    program: &mut Program,
+    name: &str,
+    options: Option<&[u8]>,
+    inputs: Vec<usize>,
+    outputs: Vec<usize>,
+) -> Result<Instruction, ImportError> {
+    match signal::lower(program, name, options, &inputs, &outputs)? {
+        Some(s) => Ok(finish(program, s.lowered, s.state, inputs, outputs)),
+        None => Ok(Instruction::Kernel(KernelCall::new(
+            format!("custom:{name}"),
+            inputs,
+            outputs,
+        ))),
+    }
+}
+
+/// The kernel call a lowering makes: the model's inputs, then the state it keeps (a value of
+/// the program's state, named after the output), its constants and its parameters.
+fn finish(
+    program: &mut Program,
+    lowered: Lowered,
+    state: Option<Value>,
+    inputs: Vec<usize>,
+    outputs: Vec<usize>,
+) -> Instruction {
     let mut inputs = inputs;
     let output = program.values[outputs[0]].name.clone();
+    if let Some(value) = state {
+        let id = program.add_value(value);
+        program.state.push(id);
+        inputs.push(id);
+    }
     for (what, words) in &lowered.constants {
         let name = format!("{output}:{}_{what}", lowered.op);
         inputs.push(program.add_value(constant_i32s(name, words)));
@@ -130,7 +189,7 @@ pub(super) fn kernel_call(
     }
     let mut call = KernelCall::new(format!("tflite:{}", lowered.op), inputs, outputs);
     call.scratch_need = lowered.scratch;
-    Ok(Instruction::Kernel(call))
+    Instruction::Kernel(call)
 }
 
 /// An int32 constant holding `words`.

@@ -1,0 +1,187 @@
+//! Unquantized integer arithmetic and CAST, ported from TFLM's reference kernels (no CMSIS-NN
+//! kernel exists for them): ADD, MUL and DIV of int32 tensors, MAXIMUM and MINIMUM of int8,
+//! int16 or int32 ones, each broadcasting its inputs up to five dimensions as TFLM's
+//! `Broadcast*Slow` does (`ap_tflite_int_binary_params_t`), and CAST between integer types and
+//! to float32 (`ap_tflite_cast_params_t`).
+//!
+//! The arithmetic wraps where TFLM's would overflow (two's complement, as its builds behave),
+//! and a division by zero gives 0 and `INT32_MIN / -1` gives `INT32_MIN`, as Cortex-M's `SDIV`
+//! does (TFLM's C++ leaves both undefined).
+
+use super::{Lowered, MAX_DIM};
+use crate::import::flatbuf::Table;
+use crate::import::ImportError;
+use crate::model::{DType, Program};
+
+/// The operations of `ap_tflite_int_binary_params_t`, by code.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Binary {
+    Add = 0,
+    Mul = 1,
+    Div = 2,
+    Maximum = 3,
+    Minimum = 4,
+}
+
+/// Dimensions the broadcast kernel iterates (TFLM's `Broadcast*Slow` take up to five).
+const RANK: usize = 5;
+
+/// `op` of two integer tensors into a third of the same type, broadcast; `None` where TFLM has
+/// no integer kernel for it (or the shapes do not broadcast).
+pub(super) fn binary(
+    op: Binary,
+    program: &Program,
+    options: Option<Table<'_>>,
+    inputs: &[usize],
+    outputs: &[usize],
+) -> Result<Option<Lowered>, ImportError> {
+    let (&[a, b], &[output]) = (inputs, outputs) else {
+        return Ok(None);
+    };
+    let v = |t: usize| &program.values[t];
+    let dtype = v(output).dtype;
+    if v(a).dtype != dtype || v(b).dtype != dtype {
+        return Ok(None);
+    }
+    let width = match (op, dtype) {
+        (_, DType::Int32) => 4,
+        (Binary::Maximum | Binary::Minimum, DType::Int16) => 2,
+        (Binary::Maximum | Binary::Minimum, DType::Int8) => 1,
+        _ => return Ok(None),
+    };
+    // TFLM's int32 ADD and DIV take unquantized tensors only.
+    if matches!(op, Binary::Add | Binary::Div)
+        && [a, b, output].iter().any(|&t| v(t).quant.is_some())
+    {
+        return Ok(None);
+    }
+    // ADD's int32 kernel clamps to int32's range whatever the fused activation; MUL and DIV
+    // clamp to the activation's range (`CalculateActivationRange`); MAXIMUM and MINIMUM have none.
+    let activation = match (op, options) {
+        (Binary::Mul | Binary::Div, Some(t)) => t.i8(0, 0)?,
+        _ => 0,
+    };
+    let (min, max) = match activation {
+        1 => (0, i32::MAX),
+        2 => (-1, 1),
+        3 => (0, 6),
+        _ => (i32::MIN, i32::MAX),
+    };
+    let Some(shape) = broadcast(&v(a).shape, &v(b).shape, &v(output).shape) else {
+        return Ok(None);
+    };
+    let mut words = vec![op as i32, width, min, max];
+    words.extend(shape.iter().flatten());
+    Ok(Some(Lowered {
+        op: "INT_BINARY",
+        constants: Vec::new(),
+        params: Some(words),
+        scratch: None,
+    }))
+}
+
+/// The output's extents and each input's element strides (0 where it broadcasts), over five
+/// dimensions, when both inputs broadcast to the output's shape.
+fn broadcast(a: &[u64], b: &[u64], out: &[u64]) -> Option<[[i32; RANK]; 3]> {
+    if [a, b, out]
+        .iter()
+        .any(|s| s.len() > RANK || s.iter().any(|&d| d > MAX_DIM))
+    {
+        return None;
+    }
+    let extend = |s: &[u64]| {
+        let mut e = [1u64; RANK];
+        e[RANK - s.len()..].copy_from_slice(s);
+        e
+    };
+    let (a, b, out) = (extend(a), extend(b), extend(out));
+    let strides = |s: &[u64; RANK]| -> Option<[i32; RANK]> {
+        let mut st = [0i32; RANK];
+        let mut acc = 1u64;
+        for d in (0..RANK).rev() {
+            if s[d] != out[d] && s[d] != 1 {
+                return None;
+            }
+            st[d] = if s[d] == 1 {
+                0
+            } else {
+                i32::try_from(acc).ok()?
+            };
+            acc = acc.checked_mul(s[d])?;
+        }
+        i32::try_from(acc).ok().map(|_| st)
+    };
+    let elements: u64 = out.iter().product();
+    i32::try_from(elements).ok()?;
+    let mut extents = [0i32; RANK];
+    for (e, &d) in extents.iter_mut().zip(&out) {
+        *e = d as i32;
+    }
+    Some([extents, strides(&a)?, strides(&b)?])
+}
+
+/// The element types of `ap_tflite_cast_params_t`, by code: TFLM's CAST inputs but float32
+/// (whose conversion of an out-of-range value C leaves undefined), and its outputs.
+fn cast_type(dtype: DType, output: bool) -> Option<i32> {
+    Some(match dtype {
+        DType::Int8 => 1,
+        DType::Int16 => 2,
+        DType::Int32 => 3,
+        DType::UInt32 => 4,
+        DType::Bool if !output => 5,
+        DType::Float32 if output => 6,
+        _ => return None,
+    })
+}
+
+/// CAST: each element converted as C's `static_cast` converts it (integers modulo their
+/// width, to float32 rounded to nearest).
+pub(super) fn cast(
+    program: &Program,
+    _options: Option<Table<'_>>,
+    inputs: &[usize],
+    outputs: &[usize],
+) -> Result<Option<Lowered>, ImportError> {
+    let (&[input], &[output]) = (inputs, outputs) else {
+        return Ok(None);
+    };
+    let v = |t: usize| &program.values[t];
+    let elements = |t: usize| v(t).bytes / v(t).dtype.size();
+    let (Some(from), Some(to)) = (
+        cast_type(v(input).dtype, false),
+        cast_type(v(output).dtype, true),
+    ) else {
+        return Ok(None);
+    };
+    let n = elements(input);
+    if n != elements(output) || v(input).shape != v(output).shape {
+        return Ok(None);
+    }
+    let Ok(n) = i32::try_from(n) else {
+        return Ok(None);
+    };
+    Ok(Some(Lowered {
+        op: "CAST",
+        constants: Vec::new(),
+        params: Some(vec![from, to, n]),
+        scratch: None,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scalar_broadcasts_with_stride_zero() {
+        let [ext, a, b] = broadcast(&[40], &[], &[40]).unwrap();
+        assert_eq!(ext, [1, 1, 1, 1, 40]);
+        assert_eq!(a, [0, 0, 0, 0, 1]);
+        assert_eq!(b, [0; 5]);
+        let [ext, a, b] = broadcast(&[2, 1, 3], &[4, 1], &[2, 4, 3]).unwrap();
+        assert_eq!(ext, [1, 1, 2, 4, 3]);
+        assert_eq!(a, [0, 0, 3, 0, 1]);
+        assert_eq!(b, [0, 0, 0, 1, 0]);
+        assert!(broadcast(&[3], &[2], &[3]).is_none());
+    }
+}

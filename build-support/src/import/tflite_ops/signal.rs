@@ -181,6 +181,19 @@ fn cexp(phase: f64) -> i32 {
     i32::from(q15(phase.cos())) | (i32::from(q15(phase.sin())) << 16)
 }
 
+/// kissfft's twiddles of an `ncfft`-point complex FFT and kissfft_r's super twiddles, as its
+/// `kiss_fft_alloc` and `kiss_fftr_alloc` compute them (the same expressions in double).
+fn twiddles(ncfft: i32) -> (Vec<i32>, Vec<i32>) {
+    let pi = std::f64::consts::PI;
+    let twiddles = (0..ncfft)
+        .map(|i| cexp(-2.0 * pi * f64::from(i) / f64::from(ncfft)))
+        .collect();
+    let supers = (0..ncfft / 2)
+        .map(|i| cexp(-pi * (f64::from(i + 1) / f64::from(ncfft) + 0.5)))
+        .collect();
+    (twiddles, supers)
+}
+
 /// SignalRfft (options `T`, int16 only, and `fft_length`): each frame of the int16 input
 /// (its last dimension, at most `fft_length`, zero-padded to it) to `fft_length / 2 + 1`
 /// complex int16 values, as TFLM's kissfft-based `RfftInt16Apply` computes them. Its
@@ -225,13 +238,7 @@ fn rfft(
     if factors.iter().any(|&(p, _)| !(2..=5).contains(&p)) {
         return Ok(None);
     }
-    let pi = std::f64::consts::PI;
-    let twiddles: Vec<i32> = (0..ncfft)
-        .map(|i| cexp(-2.0 * pi * f64::from(i) / f64::from(ncfft)))
-        .collect();
-    let supers: Vec<i32> = (0..ncfft / 2)
-        .map(|i| cexp(-pi * (f64::from(i + 1) / f64::from(ncfft) + 0.5)))
-        .collect();
+    let (twiddles, supers) = twiddles(ncfft);
     let mut params = vec![ncfft, in_last, n / in_last, factors.len() as i32];
     params.extend(factors.iter().flat_map(|&(p, m)| [p as i32, m as i32]));
     Ok(lowered(
@@ -471,6 +478,35 @@ mod tests {
         assert_eq!(kissfft_factors(128), vec![(4, 32), (4, 8), (4, 2), (2, 1)]);
         assert_eq!(kissfft_factors(240), vec![(4, 60), (4, 15), (3, 5), (5, 1)]);
         assert_eq!(kissfft_factors(14), vec![(2, 7), (7, 1)]);
+    }
+
+    /// An FNV-1a-like hash (offset 1469598103934665603) over the twiddles' then the super twiddles' int16 parts, real first.
+    fn fnv(words: &[i32]) -> u64 {
+        words.iter().fold(1_469_598_103_934_665_603, |h, &w| {
+            [w as u16, (w >> 16) as u16].iter().fold(h, |h, &x| {
+                (h ^ u64::from(x)).wrapping_mul(0x0000_0100_0000_01b3)
+            })
+        })
+    }
+
+    #[test]
+    fn twiddles_are_kissfft_v130s() {
+        // Figures printed by kissfft v130 built with FIXED_POINT=16 (kiss_fftr_alloc's state).
+        for (fft_length, hash) in [
+            (480, 15_655_994_430_068_733_114u64),
+            (200, 14_220_950_576_063_320_472),
+            (36, 10_777_626_415_982_694_789),
+        ] {
+            let (tw, supers) = twiddles(fft_length / 2);
+            let all: Vec<i32> = tw.iter().chain(&supers).copied().collect();
+            assert_eq!(fnv(&all), hash, "{fft_length}");
+        }
+        let (tw, supers) = twiddles(240);
+        assert_eq!((tw[7] as i16, (tw[7] >> 16) as i16), (32218, -5971));
+        assert_eq!(
+            (supers[5] as i16, (supers[5] >> 16) as i16),
+            (-2571, -32666)
+        );
     }
 
     #[test]

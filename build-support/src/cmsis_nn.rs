@@ -71,6 +71,7 @@ fn need(function: &'static str, plain: i64, dsp: i64, mve: i64) -> ScratchByIsa 
         dsp: bytes(dsp),
         mve: bytes(mve),
         function,
+        optional: false,
     }
 }
 

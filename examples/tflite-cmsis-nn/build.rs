@@ -5,16 +5,22 @@
 //! The model is `ARENAPLAN_TFLITE_MODEL`, by default the corpus's MLPerf Tiny keyword-spotting
 //! model beside the repository (`../shared/corpus/`, not shipped with arenaplan). Without it,
 //! or without CMSIS-NN (`CMSIS_NN_PATH`), the example builds on the host to a program that says
-//! so, and refuses to build as firmware.
+//! so, and refuses to build as firmware. `ARENAPLAN_FASTEST_KERNELS=1` plans every
+//! convolution's fast variant (see `KernelVariants`).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use arenaplan_build::model::Isa;
+use arenaplan_build::pipeline::KernelVariants;
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(no_model)");
-    for var in ["ARENAPLAN_TFLITE_MODEL", "CMSIS_NN_PATH"] {
+    for var in [
+        "ARENAPLAN_TFLITE_MODEL",
+        "ARENAPLAN_FASTEST_KERNELS",
+        "CMSIS_NN_PATH",
+    ] {
         println!("cargo::rerun-if-env-changed={var}");
     }
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
@@ -55,6 +61,11 @@ fn main() {
     if !on_board {
         // On the host the runtime's CMSIS-NN is plain C: plan its scratch, not Helium's.
         build.kernel_isa(Isa::Plain);
+    }
+    // ARENAPLAN_FASTEST_KERNELS=1: every convolution on its fast variant, its scratch planned
+    // even where the arena grows (by default one runs without where its scratch would).
+    if std::env::var_os("ARENAPLAN_FASTEST_KERNELS").is_some_and(|v| v == "1") {
+        build.kernel_variants(KernelVariants::Fastest);
     }
     let generated = build.compile();
     generated.cc_build().compile("model_tables");

@@ -142,6 +142,53 @@ static int conv_call(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, int dep
     return scratch_of(ctx, args, nargs, &c->nn);
 }
 
+/* Whether the build gave the call no scratch at all: it chose the kernel's variant that needs
+ * none (where the library's scratch would have made the arena larger, or its target's variant
+ * needs none). A scratch that is there but too small is a plan for another instruction set. */
+static int without_scratch(const ap_context_t *ctx, size_t nargs) {
+    return nargs == (size_t)ctx->ninputs + ctx->noutputs;
+}
+
+/* CONV_2D without scratch: TFLM's reference ConvPerChannel, each output the sum over the
+ * filter's taps inside the input of filter x (input + offset), plus bias, requantized by
+ * CMSIS-NN's own rule. Integer sums are exact, so the bytes are those of CMSIS-NN's kernels
+ * (and TFLM's); slower than im2col, it needs no buffer. */
+static void conv_direct(const conv_call_t *c) {
+    const ap_tflite_conv_params_t *p = &c->p;
+    const int32_t ic = p->input_c, oc = p->output_c;
+    for (int32_t b = 0; b < p->batches; b++) {
+        for (int32_t oy = 0; oy < p->output_h; oy++) {
+            for (int32_t ox = 0; ox < p->output_w; ox++) {
+                const int32_t y0 = oy * p->stride_h - p->pad_h, x0 = ox * p->stride_w - p->pad_w;
+                for (int32_t o = 0; o < oc; o++) {
+                    int32_t acc = 0;
+                    for (int32_t fy = 0; fy < p->filter_h; fy++) {
+                        const int32_t y = y0 + fy * p->dilation_h;
+                        if (y < 0 || y >= p->input_h) {
+                            continue;
+                        }
+                        for (int32_t fx = 0; fx < p->filter_w; fx++) {
+                            const int32_t x = x0 + fx * p->dilation_w;
+                            if (x < 0 || x >= p->input_w) {
+                                continue;
+                            }
+                            const int8_t *in = c->input + (((size_t)b * p->input_h + y) * p->input_w + x) * ic;
+                            const int8_t *w = c->filter + (((size_t)o * p->filter_h + fy) * p->filter_w + fx) * ic;
+                            for (int32_t k = 0; k < ic; k++) {
+                                acc += w[k] * (in[k] + p->input_offset);
+                            }
+                        }
+                    }
+                    acc += c->bias[o];
+                    acc = arm_nn_requantize(acc, c->quant.multiplier[o], c->quant.shift[o]) + p->output_offset;
+                    acc = acc < p->activation_min ? p->activation_min : acc > p->activation_max ? p->activation_max : acc;
+                    c->output[(((size_t)b * p->output_h + oy) * p->output_w + ox) * oc + o] = (int8_t)acc;
+                }
+            }
+        }
+    }
+}
+
 static ap_status_t conv_2d(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
     conv_call_t c;
@@ -151,8 +198,13 @@ static ap_status_t conv_2d(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, v
     const cmsis_nn_conv_params conv = {c.p.input_offset, c.p.output_offset, {c.p.stride_w, c.p.stride_h},
                                        {c.p.pad_w, c.p.pad_h}, {c.p.dilation_w, c.p.dilation_h},
                                        {c.p.activation_min, c.p.activation_max}};
-    ap_status_t enough = enough_scratch(
-        arm_convolve_wrapper_s8_get_buffer_size(&conv, &c.input_dims, &c.filter_dims, &c.output_dims), &c.nn);
+    const int32_t needed =
+        arm_convolve_wrapper_s8_get_buffer_size(&conv, &c.input_dims, &c.filter_dims, &c.output_dims);
+    if (needed > 0 && without_scratch(ctx, nargs)) {
+        conv_direct(&c);
+        return AP_OK;
+    }
+    ap_status_t enough = enough_scratch(needed, &c.nn);
     if (enough != AP_OK) {
         return enough;
     }
@@ -172,8 +224,15 @@ static ap_status_t depthwise_conv(ap_context_t *ctx, ap_buffer_t *args, size_t n
     const cmsis_nn_dw_conv_params dw = {c.p.input_offset, c.p.output_offset, c.p.ch_mult,
                                         {c.p.stride_w, c.p.stride_h}, {c.p.pad_w, c.p.pad_h},
                                         {c.p.dilation_w, c.p.dilation_h}, {c.p.activation_min, c.p.activation_max}};
-    ap_status_t enough = enough_scratch(
-        arm_depthwise_conv_wrapper_s8_get_buffer_size(&dw, &c.input_dims, &c.filter_dims, &c.output_dims), &c.nn);
+    const int32_t needed =
+        arm_depthwise_conv_wrapper_s8_get_buffer_size(&dw, &c.input_dims, &c.filter_dims, &c.output_dims);
+    if (needed > 0 && without_scratch(ctx, nargs)) {
+        /* CMSIS-NN's generic depthwise kernel, which needs no buffer. */
+        arm_cmsis_nn_status s = arm_depthwise_conv_s8(&c.nn, &dw, &c.quant, &c.input_dims, c.input, &c.filter_dims,
+                                                      c.filter, &c.bias_dims, c.bias, &c.output_dims, c.output);
+        return s == ARM_CMSIS_NN_SUCCESS ? AP_OK : AP_ERR_BAD_ARGUMENTS;
+    }
+    ap_status_t enough = enough_scratch(needed, &c.nn);
     if (enough != AP_OK) {
         return enough;
     }

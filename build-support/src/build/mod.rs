@@ -242,6 +242,7 @@ pub struct Build {
     planner: Option<Planner>,
     io_apart: bool,
     kernel_isa: Option<crate::model::Isa>,
+    kernel_variants: crate::pipeline::KernelVariants,
     external_kernels: Vec<String>,
     blobs: Option<Blobs>,
     cargo: Option<bool>,
@@ -425,6 +426,24 @@ impl Build {
     /// ```
     pub fn kernel_isa(&mut self, isa: crate::model::Isa) -> &mut Self {
         self.kernel_isa = Some(isa);
+        self
+    }
+
+    /// How CPU kernels with a scratch-free variant are chosen (CMSIS-NN's convolution and
+    /// depthwise kernels, see [`KernelVariants`](crate::pipeline::KernelVariants)). By default
+    /// the fast variant runs wherever its scratch does not make the arena larger;
+    /// `KernelVariants::Fastest` plans its scratch everywhere, trading RAM for speed.
+    ///
+    /// ```no_run
+    /// use arenaplan_build::pipeline::KernelVariants;
+    /// arenaplan_build::Build::new()
+    ///     .model("model/kws.tflite")
+    ///     .target("corstone-300")
+    ///     .kernel_variants(KernelVariants::Fastest) // im2col everywhere, more RAM
+    ///     .compile();
+    /// ```
+    pub fn kernel_variants(&mut self, variants: crate::pipeline::KernelVariants) -> &mut Self {
+        self.kernel_variants = variants;
         self
     }
 
@@ -658,6 +677,7 @@ impl Build {
         if let Some(isa) = self.kernel_isa {
             pipeline.kernel_isa(isa);
         }
+        pipeline.kernel_variants(self.kernel_variants);
         for d in &declared.backends {
             pipeline.declare(d.clone());
         }

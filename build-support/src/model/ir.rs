@@ -633,6 +633,9 @@ pub struct ScratchByIsa {
     pub mve: u64,
     /// The function computing it, without the variant's suffix (for messages and reports).
     pub function: &'static str,
+    /// Whether the runtime's kernel has a variant that needs none (slower): the pipeline runs
+    /// it where this scratch would make the arena larger ([`KernelVariants`](crate::pipeline::KernelVariants)).
+    pub optional: bool,
 }
 
 impl ScratchByIsa {

@@ -42,6 +42,7 @@ mod bind;
 mod constants;
 mod in_scratch;
 mod io_sizes;
+mod kernel_variants;
 mod lifetimes;
 mod npu_check;
 mod pools;
@@ -67,6 +68,7 @@ pub use bind::{
 pub use constants::{ConstantLayout, FlashConstant};
 pub use in_scratch::InScratch;
 pub use io_sizes::{check_io_sizes, IoSizeError};
+pub use kernel_variants::KernelVariants;
 pub use lifetimes::{lifetimes, Lifetime};
 pub use npu_check::{check_npu, NpuMismatchError};
 pub use pools::{npu_visible, PeakBuffer, PoolAssignmentError, PoolOverflow};
@@ -276,6 +278,7 @@ pub struct Pipeline<'t> {
     kernels: Vec<KernelScratch>,
     io_in_scratch: bool,
     isa: Option<crate::model::Isa>,
+    variants: KernelVariants,
 }
 
 impl<'t> Pipeline<'t> {
@@ -288,7 +291,16 @@ impl<'t> Pipeline<'t> {
             kernels: Vec::new(),
             io_in_scratch: true,
             isa: None,
+            variants: KernelVariants::default(),
         }
+    }
+
+    /// How CPU kernels with a scratch-free variant are chosen (default
+    /// [`KernelVariants::FitArena`]: the fast one wherever its scratch does not make the arena
+    /// larger).
+    pub fn kernel_variants(&mut self, variants: KernelVariants) -> &mut Self {
+        self.variants = variants;
+        self
     }
 
     /// Sizes CPU kernels' library scratch for `isa` instead of the target's `cpu` (a host run
@@ -334,6 +346,37 @@ impl<'t> Pipeline<'t> {
         check_npu(&program, self.target)?;
         add_argument_needs(&mut program)?;
         add_target_specs(&mut program, self.target);
+        let optional = kernel_variants::optional_calls(&program);
+        let fast = self.plan_program(program.clone());
+        if self.variants == KernelVariants::Fastest || optional.is_empty() {
+            return fast;
+        }
+        // Every optional scratch dropped: the smallest arena these kernels can run in.
+        let lean = self.plan_program(kernel_variants::without_scratch(&program, &optional));
+        let (mut current, lean) = match (fast, lean) {
+            (Ok(fast), Ok(lean)) => (fast, lean),
+            (Err(_), Ok(only)) | (Ok(only), Err(_)) => return Ok(only),
+            (Err(e), Err(_)) => return Err(e),
+        };
+        let lean_bytes = kernel_variants::total(&lean.1);
+        let mut dropped = std::collections::BTreeSet::new();
+        while kernel_variants::total(&current.1) > lean_bytes {
+            let over = kernel_variants::over_lean(&current.1, &lean.1, &optional, &dropped);
+            if over.is_empty() {
+                return Ok(lean);
+            }
+            dropped.extend(over);
+            match self.plan_program(kernel_variants::without_scratch(&program, &dropped)) {
+                Ok(next) => current = next,
+                Err(_) => return Ok(lean),
+            }
+        }
+        Ok(current)
+    }
+
+    /// Binds, inserts and plans the scratch of `program` (checked, its argument needs and
+    /// target specs added).
+    fn plan_program(&self, mut program: Program) -> Result<(Program, ModelPlan), PipelineError> {
         let bound = bind_scratch(
             &program,
             self.target,

@@ -12,7 +12,8 @@ mod npy;
 
 use std::path::{Path, PathBuf};
 
-use arenaplan_build::model::Isa;
+use arenaplan_build::model::{Instruction, Isa};
+use arenaplan_build::pipeline::KernelVariants;
 use arenaplan_build::{Build, BuildError};
 use arenaplan_host::{Arenas, Runner, Tables};
 
@@ -26,13 +27,14 @@ fn reference(stem: &str) -> PathBuf {
 /// and compares every output with TFLM's (a difference panics); whether the model's state made
 /// a difference to the last invocation (see below), or `Err` with why the host cannot run it
 /// yet (operators without kernels).
-fn matches_tflm(model: &Path) -> Result<bool, String> {
+fn matches_tflm(model: &Path, variants: KernelVariants) -> Result<Ran, String> {
     let stem = model.file_stem().unwrap().to_string_lossy().into_owned();
     let rendered = match Build::new()
         .model(model)
         .target("corstone-300")
         // The host's CMSIS-NN is its plain-C build: plan its scratch, not Helium's.
         .kernel_isa(Isa::Plain)
+        .kernel_variants(variants)
         .sources(Vec::<PathBuf>::new())
         .try_render()
     {
@@ -97,7 +99,21 @@ fn matches_tflm(model: &Path) -> Result<bool, String> {
             .enumerate()
             .any(|(o, got)| npy::read(&folder.join(format!("{k}-out{o}.npy"))).1 != *got)
     };
-    Ok(state_mattered)
+    let with_scratch = program
+        .flat_instructions()
+        .into_iter()
+        .filter(|(_, i)| matches!(i, Instruction::Kernel(k) if !k.scratch.is_empty()))
+        .count();
+    Ok(Ran {
+        state_mattered,
+        with_scratch,
+    })
+}
+
+/// What a run showed: whether the state mattered, and how many kernel calls had scratch.
+struct Ran {
+    state_mattered: bool,
+    with_scratch: usize,
 }
 
 /// Runs TFLM's invocation `k` (its recorded inputs) on `runner`; its outputs.
@@ -144,12 +160,19 @@ fn tflite_models_on_the_cpu_kernels_give_tflms_output_bytes() {
     let mut ran = Vec::new();
     let mut not_yet = Vec::new();
     let mut state_mattered = Vec::new();
+    // The models where the default ran some convolution without its scratch.
+    let mut both_variants = Vec::new();
     for model in models {
         let stem = model.file_stem().unwrap().to_string_lossy().into_owned();
-        match matches_tflm(&model) {
-            Ok(mattered) => {
-                if mattered {
+        match matches_tflm(&model, KernelVariants::FitArena) {
+            Ok(r) => {
+                if r.state_mattered {
                     state_mattered.push(stem.clone());
+                }
+                // And with every kernel's fast variant, its scratch planned: the same bytes.
+                let fastest = matches_tflm(&model, KernelVariants::Fastest).unwrap();
+                if fastest.with_scratch > r.with_scratch {
+                    both_variants.push(stem.clone());
                 }
                 ran.push(stem)
             }
@@ -162,6 +185,7 @@ fn tflite_models_on_the_cpu_kernels_give_tflms_output_bytes() {
     // given others: so for trained_lstm_int8 (micro_speech_lstm's 49 steps wash the first state
     // out; the scrambled keyword models' outputs do not move).
     eprintln!("state carried into the last invocation changed its outputs: {state_mattered:?}");
+    eprintln!("ran both ways, with and without a convolution's scratch: {both_variants:?}");
     // MAX_POOL_2D, PAD, MUL, CONCATENATION, float QUANTIZE and DEQUANTIZE, from TensorFlow.
     assert!(
         ran.iter().any(|m| m == "tf_int8_ops"),
@@ -175,6 +199,13 @@ fn tflite_models_on_the_cpu_kernels_give_tflms_output_bytes() {
             .iter()
             .any(|m| m == "tflm__trained_lstm_int8"),
         "the LSTM's state made no difference: {state_mattered:?}"
+    );
+    // The ResNets' im2col columns would grow the host's arena: their convolutions ran direct.
+    assert!(
+        both_variants
+            .iter()
+            .any(|m| m == "mlperftiny__pretrainedResnet_quant"),
+        "no model ran a convolution without scratch: {both_variants:?}"
     );
     // The models whose operators have kernels: FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D,
     // AVERAGE_POOL_2D, ADD, SOFTMAX, RESHAPE, QUANTIZE, SVDF and UNIDIRECTIONAL_SEQUENCE_LSTM

@@ -9,6 +9,7 @@ use super::{dense_constant, dims4, is_int8, per_tensor, Lowered, MAX_DIM};
 use crate::cmsis_nn::{self, Conv, Dims};
 use crate::import::flatbuf::Table;
 use crate::import::ImportError;
+use crate::model::ScratchByIsa;
 use crate::model::{DType, Program, ValueKind};
 
 /// Which of the two convolutions.
@@ -223,6 +224,11 @@ fn convolution(
         op,
         constants: Vec::new(),
         params: Some(params),
-        scratch: Some(scratch),
+        // Without it the kernel runs a direct convolution (CONV_2D) or CMSIS-NN's generic
+        // depthwise kernel: the same bytes, slower, in no scratch.
+        scratch: Some(ScratchByIsa {
+            optional: true,
+            ..scratch
+        }),
     })
 }

@@ -197,6 +197,7 @@ fn lower(
             dsp: scratch,
             mve: scratch,
             function: "TFLM's LSTM buffers (2 × batches × hidden × 2)",
+            optional: false,
         }),
     })
 }

@@ -148,6 +148,7 @@ pub(super) fn svdf(
             dsp: scratch as u64,
             mve: scratch as u64,
             function: "TFLM's SVDF buffers (batches × (filters + units) × 4)",
+            optional: false,
         }),
     }))
 }

@@ -1,0 +1,82 @@
+//! Which variant a CPU kernel runs, where it has a scratch-free one (`KernelVariants`): the
+//! fast one wherever its scratch fits in memory the plan needs anyway, the scratch-free one
+//! where the scratch would make the arena larger. One test per rule, on a model TensorFlow's
+//! converter exported (`testdata/tflite-ops/`) and, beside the repository, the corpus's.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use arenaplan_build::model::{Instruction, Isa, Program};
+use arenaplan_build::pipeline::{KernelVariants, ModelPlan};
+use arenaplan_build::Build;
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/tflite-ops/tf_int8_ops.tflite")
+}
+
+/// The plan of `model` for corstone-300's cores with `isa`'s kernels and `variants`, and how
+/// many of its calls have kernel scratch.
+fn plan(model: &Path, isa: Isa, variants: KernelVariants) -> (Program, ModelPlan, usize) {
+    let rendered = Build::new()
+        .model(model)
+        .target("corstone-300")
+        .kernel_isa(isa)
+        .kernel_variants(variants)
+        .sources(Vec::<PathBuf>::new())
+        .try_render()
+        .unwrap();
+    let with_scratch = rendered
+        .program
+        .flat_instructions()
+        .into_iter()
+        .filter(|(_, i)| matches!(i, Instruction::Kernel(k) if !k.scratch.is_empty()))
+        .count();
+    (rendered.program, rendered.plan, with_scratch)
+}
+
+fn bytes(plan: &ModelPlan) -> u64 {
+    plan.pools.iter().map(|p| p.size).sum()
+}
+
+#[test]
+fn a_scratch_that_fits_beside_the_tensors_stays() {
+    // The fixture's convolutions' buffers fit where no large tensor is alive.
+    for isa in [Isa::Plain, Isa::Dsp, Isa::Mve] {
+        let (_, fit, fit_calls) = plan(&fixture(), isa, KernelVariants::FitArena);
+        let (_, fast, fast_calls) = plan(&fixture(), isa, KernelVariants::Fastest);
+        assert!(fast_calls > 0, "{isa:?}: no kernel scratch to keep");
+        assert_eq!(
+            (bytes(&fit), fit_calls),
+            (bytes(&fast), fast_calls),
+            "{isa:?}"
+        );
+    }
+}
+
+#[test]
+fn a_scratch_that_would_grow_the_arena_is_dropped_and_fastest_keeps_it() {
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    // The keyword model's depthwise buffers on Helium, the ResNet's im2col columns in plain C:
+    // each alive with the largest tensors.
+    for (stem, isa) in [
+        ("mlperftiny__kws_ref_model", Isa::Mve),
+        ("mlperftiny__pretrainedResnet_quant", Isa::Plain),
+    ] {
+        let model = corpus.join("tflite").join(format!("{stem}.tflite"));
+        let (_, fit, fit_calls) = plan(&model, isa, KernelVariants::FitArena);
+        let (_, fast, fast_calls) = plan(&model, isa, KernelVariants::Fastest);
+        assert!(
+            bytes(&fit) < bytes(&fast),
+            "{stem}: {} B, fastest {} B",
+            bytes(&fit),
+            bytes(&fast)
+        );
+        assert!(
+            fit_calls < fast_calls,
+            "{stem}: {fit_calls} calls with scratch, fastest {fast_calls}"
+        );
+    }
+}

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Makes build-support/testdata/tflite-ops/: small int8 TFLite models, exported by TensorFlow's
-own converter, that use the operators the corpus's models do not (MAX_POOL_2D, MUL, PAD,
-CONCATENATION, float QUANTIZE at the input, DEQUANTIZE at the output), with the TFLite Micro
-interpreter's results on them in build-support/testdata/tflm-reference/ (as
-scripts/make_tflm_reference.py writes them for the corpus).
+own converter, that use the operators the corpus's models do not — tf_int8_ops: MAX_POOL_2D,
+MUL, PAD, CONCATENATION, float QUANTIZE at the input, DEQUANTIZE at the output; tf_int8_ops2:
+TRANSPOSE_CONV, MEAN, STRIDED_SLICE, MAXIMUM and MINIMUM (broadcast), and a convolution whose
+im2col buffer would grow the arena — with the TFLite Micro interpreter's results on them in
+build-support/testdata/tflm-reference/ (as scripts/make_tflm_reference.py writes them for the
+corpus).
 
     python3 -m venv /tmp/tflm
     /tmp/tflm/bin/pip install -r scripts/requirements-tflm.txt -r scripts/requirements-tf.txt
@@ -39,12 +41,29 @@ def ops_model():
     return tf.keras.Model(x, y)
 
 
-def convert(model):
+def ops2_model():
+    """Float in, two float outputs: transposed convolutions, slices, clips and means."""
+    tf.keras.utils.set_random_seed(8)
+    x = tf.keras.Input(shape=(8, 8, 4), batch_size=1)
+    a = tf.keras.layers.Conv2DTranspose(6, 3, strides=2, padding="same")(x)
+    a = tf.keras.layers.Conv2D(6, 3, padding="same")(a)
+    a = tf.keras.layers.Lambda(lambda t: t[:, 1::3, ::2, 1:])(a)
+    a = tf.keras.layers.Lambda(lambda t: tf.clip_by_value(t, -0.5, 0.5))(a)
+    a = tf.keras.layers.Lambda(
+        lambda t: tf.maximum(t, tf.reduce_mean(t, axis=[1, 2], keepdims=True))
+    )(a)
+    b = tf.keras.layers.Conv2DTranspose(3, 2, padding="valid", activation="relu")(x)
+    g = tf.keras.layers.GlobalAveragePooling2D()(b)
+    m = tf.keras.layers.Lambda(lambda t: tf.reduce_mean(t, axis=2))(a)
+    return tf.keras.Model(x, [m, g])
+
+
+def convert(model, shape):
     rng = np.random.default_rng(11)
 
     def calibration():
         for _ in range(32):
-            yield [rng.uniform(-1.0, 1.0, size=(1, 8, 8, 3)).astype(np.float32)]
+            yield [rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)]
 
     converter = tf.lite.TFLiteConverter.from_keras_model(model)
     converter.optimizations = [tf.lite.Optimize.DEFAULT]
@@ -55,10 +74,16 @@ def convert(model):
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    path = os.path.join(OUT, "tf_int8_ops.tflite")
-    with open(path, "wb") as f:
-        f.write(convert(ops_model()))
-    make_tflm_reference.generate_models([path], make_tflm_reference.OUT)
+    paths = []
+    for name, model, shape in [
+        ("tf_int8_ops", ops_model(), (1, 8, 8, 3)),
+        ("tf_int8_ops2", ops2_model(), (1, 8, 8, 4)),
+    ]:
+        path = os.path.join(OUT, f"{name}.tflite")
+        with open(path, "wb") as f:
+            f.write(convert(model, shape))
+        paths.append(path)
+    make_tflm_reference.generate_models(paths, make_tflm_reference.OUT)
 
 
 if __name__ == "__main__":

@@ -11,8 +11,8 @@ use arenaplan_build::model::{Instruction, Isa, Program};
 use arenaplan_build::pipeline::{KernelVariants, ModelPlan};
 use arenaplan_build::Build;
 
-fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/tflite-ops/tf_int8_ops.tflite")
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("testdata/tflite-ops/{name}.tflite"))
 }
 
 /// The plan of `model` for corstone-300's cores with `isa`'s kernels and `variants`, and how
@@ -43,8 +43,8 @@ fn bytes(plan: &ModelPlan) -> u64 {
 fn a_scratch_that_fits_beside_the_tensors_stays() {
     // The fixture's convolutions' buffers fit where no large tensor is alive.
     for isa in [Isa::Plain, Isa::Dsp, Isa::Mve] {
-        let (_, fit, fit_calls) = plan(&fixture(), isa, KernelVariants::FitArena);
-        let (_, fast, fast_calls) = plan(&fixture(), isa, KernelVariants::Fastest);
+        let (_, fit, fit_calls) = plan(&fixture("tf_int8_ops"), isa, KernelVariants::FitArena);
+        let (_, fast, fast_calls) = plan(&fixture("tf_int8_ops"), isa, KernelVariants::Fastest);
         assert!(fast_calls > 0, "{isa:?}: no kernel scratch to keep");
         assert_eq!(
             (bytes(&fit), fit_calls),
@@ -56,6 +56,20 @@ fn a_scratch_that_fits_beside_the_tensors_stays() {
 
 #[test]
 fn a_scratch_that_would_grow_the_arena_is_dropped_and_fastest_keeps_it() {
+    // The second fixture's 3x3 convolution runs between its two largest tensors.
+    let model = fixture("tf_int8_ops2");
+    let (_, fit, fit_calls) = plan(&model, Isa::Plain, KernelVariants::FitArena);
+    let (_, fast, fast_calls) = plan(&model, Isa::Plain, KernelVariants::Fastest);
+    assert!(
+        bytes(&fit) < bytes(&fast),
+        "{} B, fastest {} B",
+        bytes(&fit),
+        bytes(&fast)
+    );
+    assert!(
+        fit_calls < fast_calls,
+        "{fit_calls} calls with scratch, fastest {fast_calls}"
+    );
     let Some(corpus) = common::corpus() else {
         return;
     };

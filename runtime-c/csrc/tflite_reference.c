@@ -1,11 +1,13 @@
 /* TFLite operators without a CMSIS-NN kernel, ported from TFLM's reference kernels: integer
- * arithmetic with broadcasting, CAST and STRIDED_SLICE (see arenaplan/tflite.h). Sums and
+ * arithmetic with broadcasting, CAST, STRIDED_SLICE, TRANSPOSE_CONV, MEAN, RELU and RELU6
+ * (see arenaplan/tflite.h); the quantized ones requantize by CMSIS-NN's rule, which is TFLM's. Sums and
  * products wrap as two's complement; a division by zero gives 0 and INT32_MIN / -1 gives
  * INT32_MIN, as Cortex-M's SDIV does, where TFLM's C++ leaves both undefined. */
 #include "arenaplan/tflite.h"
 
 #include <string.h>
 
+#include "arm_nnsupportfunctions.h"
 #include "tflite_args.h"
 
 /* Element i of a buffer of `width`-byte signed integers, widened. */
@@ -220,3 +222,180 @@ static ap_status_t strided_slice(ap_context_t *ctx, ap_buffer_t *args, size_t na
 }
 
 const ap_kernel_t ap_kernel_tflite_3aSTRIDED__SLICE = {"tflite:STRIDED_SLICE", strided_slice, NULL};
+
+static int32_t clamp32(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* TRANSPOSE_CONV: for each output, the inputs whose filter taps land on it (TFLM's reference
+ * scatters each input instead, into an int32 accumulator per output: the same sums). */
+static ap_status_t transpose_conv(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)user;
+    if (ctx == NULL || args == NULL || ctx->noutputs != 1 || (ctx->ninputs != 4 && ctx->ninputs != 5) ||
+        nargs != (size_t)ctx->ninputs + 1u) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    const uint32_t n = ctx->ninputs;
+    const ap_buffer_t *filter = &args[1], *input = &args[2], *bias = n == 5 ? &args[3] : NULL, *params = &args[n - 1];
+    ap_buffer_t *output = &args[n];
+    ap_tflite_conv_params_t p;
+    if (params->data == NULL || params->size < sizeof p) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    memcpy(&p, params->data, sizeof p);
+    const int32_t dims[] = {p.batches, p.input_h, p.input_w, p.input_c, p.filter_h, p.filter_w,
+                            p.output_h, p.output_w, p.output_c, p.stride_w, p.stride_h};
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
+        if (dims[i] <= 0 || dims[i] > 65535) {
+            return AP_ERR_BAD_ARGUMENTS;
+        }
+    }
+    const size_t oc = (size_t)p.output_c, ic = (size_t)p.input_c;
+    if (p.pad_w < 0 || p.pad_h < 0 || p.pad_w > 65535 || p.pad_h > 65535 ||
+        params->size != sizeof p + 2u * oc * sizeof(int32_t) ||
+        input->size != product4((size_t)p.batches, (size_t)p.input_h, (size_t)p.input_w, ic) ||
+        filter->size != product4(oc, (size_t)p.filter_h, (size_t)p.filter_w, ic) ||
+        (bias != NULL && bias->size != oc * sizeof(int32_t)) ||
+        output->size != product4((size_t)p.batches, (size_t)p.output_h, (size_t)p.output_w, oc)) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    const int8_t *in = (const int8_t *)input->data, *w = (const int8_t *)filter->data;
+    int8_t *out = (int8_t *)output->data;
+    for (int32_t b = 0; b < p.batches; b++) {
+        for (int32_t oy = 0; oy < p.output_h; oy++) {
+            for (int32_t ox = 0; ox < p.output_w; ox++) {
+                for (size_t o = 0; o < oc; o++) {
+                    int32_t acc = 0;
+                    for (int32_t fy = 0; fy < p.filter_h; fy++) {
+                        const int32_t ty = oy + p.pad_h - fy;
+                        if (ty < 0 || ty % p.stride_h != 0 || ty / p.stride_h >= p.input_h) {
+                            continue;
+                        }
+                        for (int32_t fx = 0; fx < p.filter_w; fx++) {
+                            const int32_t tx = ox + p.pad_w - fx;
+                            if (tx < 0 || tx % p.stride_w != 0 || tx / p.stride_w >= p.input_w) {
+                                continue;
+                            }
+                            const int8_t *x =
+                                in + (((size_t)b * p.input_h + ty / p.stride_h) * p.input_w + tx / p.stride_w) * ic;
+                            const int8_t *k = w + ((o * p.filter_h + fy) * p.filter_w + fx) * ic;
+                            for (size_t c = 0; c < ic; c++) {
+                                acc += (x[c] + p.input_offset) * k[c];
+                            }
+                        }
+                    }
+                    if (bias != NULL) {
+                        int32_t bv;
+                        memcpy(&bv, bias->data + 4u * o, sizeof bv);
+                        acc += bv;
+                    }
+                    int32_t mult, shift;
+                    memcpy(&mult, params->data + sizeof p + 4u * o, sizeof mult);
+                    memcpy(&shift, params->data + sizeof p + 4u * (oc + o), sizeof shift);
+                    acc = arm_nn_requantize(acc, mult, shift) + p.output_offset;
+                    out[(((size_t)b * p.output_h + oy) * p.output_w + ox) * oc + o] =
+                        (int8_t)clamp32(acc, p.activation_min, p.activation_max);
+                }
+            }
+        }
+    }
+    return AP_OK;
+}
+
+const ap_kernel_t ap_kernel_tflite_3aTRANSPOSE__CONV = {"tflite:TRANSPOSE_CONV", transpose_conv, NULL};
+
+/* MEAN: each output (the kept dimensions, in order) the sum of its reduced elements, as int32
+ * wrapping as TFLM's, less count x input zero, requantized. */
+static ap_status_t mean(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)user;
+    ap_tflite_mean_params_t p;
+    if (!io_is(ctx, args, nargs, 3, 1) || !read_params(&args[2], &p, sizeof p) || (p.width != 1 && p.width != 2)) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    size_t in_count = 1, out_count = 1, stride[5];
+    int64_t reduced = 1;
+    for (int d = 4; d >= 0; d--) {
+        if (p.extent[d] <= 0 || p.extent[d] > 65535 || (p.reduced[d] != 0 && p.reduced[d] != 1)) {
+            return AP_ERR_BAD_ARGUMENTS;
+        }
+        stride[d] = in_count;
+        in_count = product4(in_count, (size_t)p.extent[d], 1, 1);
+        if (p.reduced[d]) {
+            reduced *= p.extent[d];
+        } else {
+            out_count = product4(out_count, (size_t)p.extent[d], 1, 1);
+        }
+    }
+    const ap_buffer_t *in = &args[0];
+    ap_buffer_t *out = &args[3];
+    const size_t w = (size_t)p.width;
+    if (in_count == 0 || reduced > INT32_MAX || in->size != in_count * w || out->size != out_count * w) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    const int32_t lo = p.width == 1 ? INT8_MIN : INT16_MIN, hi = p.width == 1 ? INT8_MAX : INT16_MAX;
+    /* Walk the kept dimensions as an odometer, and for each the reduced ones. */
+    int32_t kept[5] = {0}, red[5];
+    for (size_t o = 0; o < out_count; o++) {
+        size_t base = 0;
+        for (int d = 0; d < 5; d++) {
+            base += (size_t)kept[d] * stride[d];
+            red[d] = 0;
+        }
+        uint32_t sum = 0;
+        for (;;) {
+            size_t at = base;
+            for (int d = 0; d < 5; d++) {
+                at += (size_t)red[d] * stride[d];
+            }
+            sum += (uint32_t)load(in->data, at, p.width);
+            int d = 4;
+            while (d >= 0 && (!p.reduced[d] || ++red[d] == p.extent[d])) {
+                if (p.reduced[d]) {
+                    red[d] = 0;
+                }
+                d--;
+            }
+            if (d < 0) {
+                break;
+            }
+        }
+        const int32_t shifted = (int32_t)(sum - (uint32_t)((int64_t)p.input_zero_point * reduced));
+        const int32_t v = arm_nn_requantize(shifted, p.multiplier, p.shift) + p.output_zero_point;
+        store(out->data, o, p.width, clamp32(v, lo, hi));
+        for (int d = 4; d >= 0; d--) {
+            if (p.reduced[d]) {
+                continue;
+            }
+            if (++kept[d] < p.extent[d]) {
+                break;
+            }
+            kept[d] = 0;
+        }
+    }
+    return AP_OK;
+}
+
+const ap_kernel_t ap_kernel_tflite_3aMEAN = {"tflite:MEAN", mean, NULL};
+
+static ap_status_t relu(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)user;
+    ap_tflite_relu_params_t p;
+    if (!io_is(ctx, args, nargs, 2, 1) || !read_params(&args[1], &p, sizeof p) || (p.width != 1 && p.width != 2) ||
+        p.count < 0) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    const ap_buffer_t *in = &args[0];
+    ap_buffer_t *out = &args[2];
+    const size_t n = (size_t)p.count, w = (size_t)p.width;
+    if (in->size != n * w || out->size != n * w) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int32_t v = load(in->data, i, p.width);
+        if (p.requantize) {
+            v = p.output_zero_point + arm_nn_requantize(v - p.input_zero_point, p.multiplier, p.shift);
+        }
+        store(out->data, i, p.width, clamp32(v, p.activation_min, p.activation_max));
+    }
+    return AP_OK;
+}
+
+const ap_kernel_t ap_kernel_tflite_3aRELU = {"tflite:RELU", relu, NULL};

@@ -830,6 +830,32 @@ pub struct ap_tflite_strided_slice_params {
 pub type ap_tflite_strided_slice_params_t = ap_tflite_strided_slice_params;
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
+pub struct ap_tflite_mean_params {
+    pub width: i32,
+    pub input_zero_point: i32,
+    pub output_zero_point: i32,
+    pub multiplier: i32,
+    pub shift: i32,
+    pub extent: [i32; 5usize],
+    pub reduced: [i32; 5usize],
+}
+pub type ap_tflite_mean_params_t = ap_tflite_mean_params;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ap_tflite_relu_params {
+    pub width: i32,
+    pub requantize: i32,
+    pub input_zero_point: i32,
+    pub output_zero_point: i32,
+    pub multiplier: i32,
+    pub shift: i32,
+    pub activation_min: i32,
+    pub activation_max: i32,
+    pub count: i32,
+}
+pub type ap_tflite_relu_params_t = ap_tflite_relu_params;
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
 pub struct ap_tflite_window_params {
     pub shift: i32,
     pub frame: i32,
@@ -947,6 +973,15 @@ unsafe extern "C" {
 }
 unsafe extern "C" {
     pub static ap_kernel_tflite_3aCAST: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aTRANSPOSE__CONV: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aMEAN: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aRELU: ap_kernel_t;
 }
 unsafe extern "C" {
     pub static ap_kernel_tflite_3aSTRIDED__SLICE: ap_kernel_t;

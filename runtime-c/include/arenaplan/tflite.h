@@ -181,6 +181,32 @@ typedef struct ap_tflite_strided_slice_params {
     int32_t first[5], count[5], step[5], extent[5];
 } ap_tflite_strided_slice_params_t;
 
+/* TRANSPOSE_CONV, int8: inputs (output shape, filter [output_c, filter_h, filter_w, input_c],
+ * input, [bias int32,] params), output; the params are ap_tflite_conv_params_t (ch_mult and
+ * dilations 1), then output_c multipliers, then output_c shifts. Each output is gathered from
+ * the inputs the filter carries to it: no scratch. */
+
+/* MEAN, int8 or int16: inputs (input, axes, params), output. Five dimensions, outermost first;
+ * the multiplier and shift include 1 / (the reduced elements' count), as TFLM folds it in. */
+typedef struct ap_tflite_mean_params {
+    int32_t width;                /* 1 or 2 */
+    int32_t input_zero_point, output_zero_point;
+    int32_t multiplier, shift;
+    int32_t extent[5];            /* the input's */
+    int32_t reduced[5];           /* 1 where the mean runs along the dimension */
+} ap_tflite_mean_params_t;
+
+/* RELU and RELU6, int8 or int16: inputs (input, params), output. RELU requantizes into the
+ * output's scale, RELU6 keeps the input's; both then clamp. */
+typedef struct ap_tflite_relu_params {
+    int32_t width;                /* 1 or 2 */
+    int32_t requantize;           /* 1: (x - input zero) x multiplier + output zero */
+    int32_t input_zero_point, output_zero_point;
+    int32_t multiplier, shift;
+    int32_t activation_min, activation_max;
+    int32_t count;
+} ap_tflite_relu_params_t;
+
 /* TFLM's signal library (its audio front end's custom operators), ported: */
 
 /* SignalWindow, int16: inputs (input, weights of one frame, params), output. */
@@ -269,6 +295,9 @@ extern const ap_kernel_t ap_kernel_tflite_3aUNIDIRECTIONAL__SEQUENCE__LSTM;
 extern const ap_kernel_t ap_kernel_tflite_3aRESHAPE;
 extern const ap_kernel_t ap_kernel_tflite_3aINT__BINARY;
 extern const ap_kernel_t ap_kernel_tflite_3aCAST;
+extern const ap_kernel_t ap_kernel_tflite_3aTRANSPOSE__CONV;
+extern const ap_kernel_t ap_kernel_tflite_3aMEAN;
+extern const ap_kernel_t ap_kernel_tflite_3aRELU;
 extern const ap_kernel_t ap_kernel_tflite_3aSTRIDED__SLICE;
 extern const ap_kernel_t ap_kernel_tflite_3aSignalWindow;
 extern const ap_kernel_t ap_kernel_tflite_3aSignalFftAutoScale;

@@ -6,11 +6,15 @@
 //! asks for on each instruction set ([`crate::cmsis_nn`]), which the pipeline plans for the
 //! target's core. The layouts are the header's, field by field, int32 little-endian.
 //!
-//! One file per family of operators; the quantization arithmetic they share is `quant`.
+//! One file per family of operators (convolutions, fully connected, pooling, elementwise,
+//! softmax, SVDF, LSTM, quantize, shape and data movement, integer arithmetic and CAST, MEAN,
+//! RELU, and TFLM's signal library's custom operators); the quantization arithmetic they share
+//! is `quant`.
 //!
 //! An operator arenaplan has no kernel for, or a variant its kernel does not run (another
 //! type, per-channel weights), stays the call it was, `builtin:N`, which no kernel implements.
 
+mod activation;
 mod conv;
 mod elementwise;
 mod fully_connected;
@@ -19,6 +23,7 @@ mod lstm;
 mod pool;
 mod quant;
 mod quantize;
+mod reduce;
 mod shape;
 mod signal;
 mod softmax;
@@ -42,7 +47,11 @@ const MUL: i32 = 18;
 const PAD: i32 = 34;
 const PADV2: i32 = 60;
 const FULLY_CONNECTED: i32 = 9;
+const RELU: i32 = 19;
+const RELU6: i32 = 21;
 const RESHAPE: i32 = 22;
+const MEAN: i32 = 40;
+const TRANSPOSE_CONV: i32 = 67;
 const DIV: i32 = 42;
 const STRIDED_SLICE: i32 = 45;
 const CAST: i32 = 53;
@@ -62,6 +71,8 @@ const CONCATENATION_OPTIONS: u8 = 10;
 const MUL_OPTIONS: u8 = 21;
 const SVDF_OPTIONS: u8 = 6;
 const ADD_OPTIONS: u8 = 11;
+const REDUCER_OPTIONS: u8 = 27;
+const TRANSPOSE_CONV_OPTIONS: u8 = 49;
 const DIV_OPTIONS: u8 = 29;
 const STRIDED_SLICE_OPTIONS: u8 = 32;
 const UNIDIRECTIONAL_SEQUENCE_LSTM_OPTIONS: u8 = 71;
@@ -108,6 +119,16 @@ pub(super) fn kernel_call(
             0,
         )),
         CAST => Some((integer::cast, 0)),
+        MEAN => Some((reduce::mean, REDUCER_OPTIONS)),
+        RELU => Some((
+            |p, o, i, out| activation::relu(activation::Relu::Relu, p, o, i, out),
+            0,
+        )),
+        RELU6 => Some((
+            |p, o, i, out| activation::relu(activation::Relu::Relu6, p, o, i, out),
+            0,
+        )),
+        TRANSPOSE_CONV => Some((conv::transpose_conv, TRANSPOSE_CONV_OPTIONS)),
         STRIDED_SLICE => Some((shape::strided_slice, STRIDED_SLICE_OPTIONS)),
         MAX_POOL_2D => Some((pool::max_pool, POOL_2D_OPTIONS)),
         PAD | PADV2 => Some((shape::pad, 0)),

@@ -1,0 +1,98 @@
+//! RELU and RELU6 of int8 or int16 tensors, ported from TFLM's reference kernels: RELU
+//! requantizes into the output's scale and clamps at its zero point (`CalculateReluOpData`,
+//! whose scale ratio is a float division), RELU6 clamps in the input's own quantization
+//! between its zero and six; both into `ap_tflite_relu_params_t`.
+
+use super::quant::multiplier;
+use super::{scale_and_zero, Lowered};
+use crate::import::flatbuf::Table;
+use crate::import::ImportError;
+use crate::model::{DType, Program};
+
+/// Which activation.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Relu {
+    Relu,
+    Relu6,
+}
+
+pub(super) fn relu(
+    kind: Relu,
+    program: &Program,
+    _options: Option<Table<'_>>,
+    inputs: &[usize],
+    outputs: &[usize],
+) -> Result<Option<Lowered>, ImportError> {
+    let (&[input], &[output]) = (inputs, outputs) else {
+        return Ok(None);
+    };
+    let v = |t: usize| &program.values[t];
+    let (width, min, max) = match v(input).dtype {
+        DType::Int8 => (1, i64::from(i8::MIN), i64::from(i8::MAX)),
+        DType::Int16 => (2, i64::from(i16::MIN), i64::from(i16::MAX)),
+        _ => return Ok(None),
+    };
+    let (Some((in_scale, in_zero)), Some((out_scale, out_zero))) = (
+        scale_and_zero(program, input),
+        scale_and_zero(program, output),
+    ) else {
+        return Ok(None);
+    };
+    // TFLM's int16 activations are symmetric.
+    let zeros_ok = width == 1 || (in_zero == 0 && out_zero == 0);
+    if v(output).dtype != v(input).dtype
+        || v(output).shape != v(input).shape
+        || !zeros_ok
+        || !(min..=max).contains(&in_zero)
+        || !(min..=max).contains(&out_zero)
+        || in_scale <= 0.0
+        || out_scale <= 0.0
+        || in_scale.is_nan()
+        || out_scale.is_nan()
+    {
+        return Ok(None);
+    }
+    let Ok(count) = i32::try_from(v(input).bytes / v(input).dtype.size()) else {
+        return Ok(None);
+    };
+    let words = match kind {
+        Relu::Relu => {
+            let Some((mult, shift)) = multiplier(f64::from(in_scale / out_scale)) else {
+                return Ok(None);
+            };
+            vec![
+                width,
+                1,
+                in_zero as i32,
+                out_zero as i32,
+                mult,
+                shift,
+                out_zero.max(min) as i32,
+                max as i32,
+                count,
+            ]
+        }
+        Relu::Relu6 => {
+            // FloatToQuantizedType(6): round(6 / scale) in float, half away from zero, plus the
+            // zero point, clamped to the type.
+            let six = ((6.0f32 / in_scale).round() as i64 + in_zero).clamp(min, max);
+            vec![
+                width,
+                0,
+                in_zero as i32,
+                out_zero as i32,
+                0,
+                0,
+                in_zero as i32,
+                six as i32,
+                count,
+            ]
+        }
+    };
+    Ok(Some(Lowered {
+        op: "RELU",
+        constants: Vec::new(),
+        params: Some(words),
+        scratch: None,
+    }))
+}

@@ -1,0 +1,103 @@
+//! MEAN of int8 or int16 tensors over constant axes, ported from TFLM's reference
+//! `QuantizedMeanOrSum` (CMSIS-NN has no kernel): the input-over-output scale as TFLM's
+//! `QuantizeMultiplier` makes it, with the `1 / count` of the reduced elements folded in as
+//! TFLM folds it, into `ap_tflite_mean_params_t`. The kernel sums each output's elements
+//! directly, so it needs none of TFLM's per-output int32 accumulators.
+
+use super::quant::multiplier;
+use super::{scale_and_zero, Lowered, MAX_DIM};
+use crate::import::flatbuf::Table;
+use crate::import::ImportError;
+use crate::model::{DType, Program, ValueKind};
+
+/// The dimensions the kernel walks (input ranks up to five).
+const RANK: usize = 5;
+
+/// MEAN (`ReducerOptions`: keep_dims, which shapes only the output).
+pub(super) fn mean(
+    program: &Program,
+    _options: Option<Table<'_>>,
+    inputs: &[usize],
+    outputs: &[usize],
+) -> Result<Option<Lowered>, ImportError> {
+    let (&[input, axis], &[output]) = (inputs, outputs) else {
+        return Ok(None);
+    };
+    let v = |t: usize| &program.values[t];
+    let (width, min, max) = match v(input).dtype {
+        DType::Int8 => (1, i64::from(i8::MIN), i64::from(i8::MAX)),
+        DType::Int16 => (2, i64::from(i16::MIN), i64::from(i16::MAX)),
+        _ => return Ok(None),
+    };
+    let shape = &v(input).shape;
+    let rank = shape.len();
+    if v(output).dtype != v(input).dtype
+        || !(1..=RANK).contains(&rank)
+        || shape.iter().any(|&d| !(1..=MAX_DIM).contains(&d))
+        || v(axis).dtype != DType::Int32
+        || v(axis).kind != ValueKind::Constant
+    {
+        return Ok(None);
+    }
+    let Some(axes) = v(axis).data.as_ref().map(|d| {
+        d.bytes()
+            .chunks_exact(4)
+            .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect::<Vec<_>>()
+    }) else {
+        return Ok(None);
+    };
+    // TFLM's ResolveAxis: negative axes from the end, duplicates once; any out of range fails.
+    let mut reduced = [0i32; RANK];
+    let pad = RANK - rank;
+    for a in axes {
+        let a = if a < 0 { a + rank as i32 } else { a };
+        if !(0..rank as i32).contains(&a) {
+            return Ok(None);
+        }
+        reduced[pad + a as usize] = 1;
+    }
+    let mut extent = [1i32; RANK];
+    for (k, &d) in shape.iter().enumerate() {
+        extent[pad + k] = d as i32;
+    }
+    let count: i64 = (0..RANK)
+        .filter(|&d| reduced[d] == 1)
+        .map(|d| i64::from(extent[d]))
+        .product();
+    let kept: i64 = (0..RANK)
+        .filter(|&d| reduced[d] == 0)
+        .map(|d| i64::from(extent[d]))
+        .product();
+    let out_elements = v(output).bytes / v(output).dtype.size();
+    let (Some((in_scale, in_zero)), Some((out_scale, out_zero))) = (
+        scale_and_zero(program, input),
+        scale_and_zero(program, output),
+    ) else {
+        return Ok(None);
+    };
+    if kept != out_elements as i64
+        || !(min..=max).contains(&in_zero)
+        || !(min..=max).contains(&out_zero)
+        || count > i64::from(i32::MAX)
+    {
+        return Ok(None);
+    }
+    let Some((mult, shift)) = multiplier(f64::from(in_scale) / f64::from(out_scale)) else {
+        return Ok(None);
+    };
+    // TFLM folds 1 / count into the multiplier: shifted up by log2(count) (at most 32, and so
+    // that the shift stays at least -31), divided by count.
+    let log2 = 63 - (count as u64).leading_zeros() as i32;
+    let up = log2.min(32).min(31 + shift);
+    let (mult, shift) = (((i64::from(mult) << up) / count) as i32, shift - up);
+    let mut words = vec![width, in_zero as i32, out_zero as i32, mult, shift];
+    words.extend(extent);
+    words.extend(reduced);
+    Ok(Some(Lowered {
+        op: "MEAN",
+        constants: Vec::new(),
+        params: Some(words),
+        scratch: None,
+    }))
+}

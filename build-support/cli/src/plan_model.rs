@@ -69,6 +69,11 @@ pub(crate) struct PlanArgs {
     /// `custom:NAME`) is otherwise refused (repeatable).
     #[arg(long = "kernel", value_name = "OP")]
     kernels: Vec<String>,
+    /// Plan every CPU kernel's fast variant, its scratch included (CMSIS-NN's im2col columns and
+    /// depthwise buffers), even where that makes the arena larger. By default a convolution
+    /// whose scratch would grow the arena runs without it: the same output bytes, slower.
+    #[arg(long)]
+    fastest_kernels: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -140,6 +145,9 @@ pub(crate) fn plan(args: &PlanArgs) -> Result<(), Failure> {
     build.io_in_scratch(!args.io_apart);
     for op in &args.kernels {
         build.external_kernel(op);
+    }
+    if args.fastest_kernels {
+        build.kernel_variants(arenaplan_build::pipeline::KernelVariants::Fastest);
     }
     if let Some(name) = &args.name {
         build.name(name);

@@ -753,3 +753,34 @@ fn a_tflite_operator_without_a_kernel_exits_1_naming_it_unless_kernel_names_it()
     let planned = arenaplan(&args);
     assert!(planned.status.success(), "{}", stderr(&planned));
 }
+
+#[test]
+fn fastest_kernels_plans_the_scratch_the_default_leaves_out() {
+    // The fixture's 3x3 convolution runs between its largest tensors: by default on
+    // corstone-300's Helium it runs without CMSIS-NN's buffer, with --fastest-kernels with it.
+    let model = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../testdata/tflite-ops/tf_int8_ops2.tflite");
+    let sram = |extra: &[&str]| -> u64 {
+        let out = temp_dir(&format!("variants{}", extra.len()));
+        let mut args = vec![
+            "plan",
+            "--model",
+            model.to_str().unwrap(),
+            "--target",
+            "corstone-300",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        let result = arenaplan(&args);
+        assert!(result.status.success(), "{}", stderr(&result));
+        let json = std::fs::read_to_string(out.join("tf_int8_ops2.plan.json")).unwrap();
+        let plan: serde_json::Value = serde_json::from_str(&json).unwrap();
+        plan["pools"][0]["size"].as_u64().unwrap()
+    };
+    let (fit, fastest) = (sram(&[]), sram(&["--fastest-kernels"]));
+    assert!(
+        fit < fastest,
+        "default {fit} B, --fastest-kernels {fastest} B"
+    );
+}

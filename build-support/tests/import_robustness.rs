@@ -69,3 +69,23 @@ fn wrong_identifiers_and_empty_files_say_what_was_expected() {
     let e = read_tflite(&data, "x").unwrap_err().to_string();
     assert!(e.contains("expected \"TFL3\""), "{e}");
 }
+
+#[test]
+fn corrupted_operator_fixtures_are_refused_or_read_without_panicking() {
+    // The TensorFlow-exported fixtures reach every lowering the corpus does not: corrupted
+    // shapes, options and constants must give an error or a call left unlowered, never a
+    // panic or an overflow.
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/tflite-ops");
+    for path in common::files(&fixtures, "tflite") {
+        let data = std::fs::read(&path).unwrap();
+        assert!(read_tflite(&data, "x").is_ok(), "{}", path.display());
+        let stride = (data.len() / 1500).max(1);
+        for at in (0..data.len()).step_by(stride) {
+            for value in [0x00, 0xFF, 0x7F, 0x80, data[at].wrapping_add(1)] {
+                let mut copy = data.clone();
+                copy[at] = value;
+                let _ = read_tflite(&copy, "x");
+            }
+        }
+    }
+}

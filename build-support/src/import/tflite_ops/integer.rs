@@ -111,7 +111,7 @@ fn broadcast(a: &[u64], b: &[u64], out: &[u64]) -> Option<[[i32; RANK]; 3]> {
         }
         i32::try_from(acc).ok().map(|_| st)
     };
-    let elements: u64 = out.iter().product();
+    let elements = out.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d))?;
     i32::try_from(elements).ok()?;
     let mut extents = [0i32; RANK];
     for (e, &d) in extents.iter_mut().zip(&out) {

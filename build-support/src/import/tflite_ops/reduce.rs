@@ -61,14 +61,14 @@ pub(super) fn mean(
     for (k, &d) in shape.iter().enumerate() {
         extent[pad + k] = d as i32;
     }
-    let count: i64 = (0..RANK)
-        .filter(|&d| reduced[d] == 1)
-        .map(|d| i64::from(extent[d]))
-        .product();
-    let kept: i64 = (0..RANK)
-        .filter(|&d| reduced[d] == 0)
-        .map(|d| i64::from(extent[d]))
-        .product();
+    // Five extents of at most 65535 multiply to less than 2^80: in 128 bits.
+    let product = |r: i32| -> i128 {
+        (0..RANK)
+            .filter(|&d| reduced[d] == r)
+            .map(|d| i128::from(extent[d]))
+            .product()
+    };
+    let (count, kept) = (product(1), product(0));
     let out_elements = v(output).bytes / v(output).dtype.size();
     let (Some((in_scale, in_zero)), Some((out_scale, out_zero))) = (
         scale_and_zero(program, input),
@@ -76,13 +76,14 @@ pub(super) fn mean(
     ) else {
         return Ok(None);
     };
-    if kept != out_elements as i64
+    if kept != i128::from(out_elements)
         || !(min..=max).contains(&in_zero)
         || !(min..=max).contains(&out_zero)
-        || count > i64::from(i32::MAX)
+        || count > i128::from(i32::MAX)
     {
         return Ok(None);
     }
+    let count = count as i64;
     let Some((mult, shift)) = multiplier(f64::from(in_scale) / f64::from(out_scale)) else {
         return Ok(None);
     };

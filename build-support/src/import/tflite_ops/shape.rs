@@ -243,7 +243,7 @@ pub(super) fn strided_slice(
     let end_mask = (i64::from(end_mask) << pad) | fill;
     let shrink_mask = i64::from(shrink_mask) << pad;
     let mut words = vec![w];
-    let mut elements = 1i64;
+    let mut elements = 1i128;
     let mut resolved = Vec::with_capacity(PAD_RANK);
     for d in 0..PAD_RANK {
         let (size, step, bit) = (dims[d], stride[d], 1i64 << d);
@@ -286,11 +286,13 @@ pub(super) fn strided_slice(
         } else {
             0
         };
-        elements *= count;
+        // Each count is at most its extent (65535): five multiply to less than 2^80, so in
+        // 128 bits.
+        elements *= i128::from(count);
         resolved.push([first, count, step, size]);
     }
     let out_elements = v(output).bytes / v(output).dtype.size();
-    if elements != out_elements as i64 {
+    if elements != i128::from(out_elements) {
         return Ok(None);
     }
     for field in 0..4 {

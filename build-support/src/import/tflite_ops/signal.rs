@@ -71,16 +71,18 @@ fn option(map: Option<&Map<'_>>, i: usize, name: &str) -> Result<Option<i32>, Im
 }
 
 /// Tensor `t`'s element count when it has `dtype` and, with `rank`, that many dimensions; each
-/// extent the kernels' limit at most.
+/// extent positive and the kernels' limit at most.
 fn count(program: &Program, t: usize, dtype: DType, rank: Option<usize>) -> Option<i32> {
     let v = &program.values[t];
     if v.dtype != dtype || rank.is_some_and(|r| v.shape.len() != r) {
         return None;
     }
-    let n = v
-        .shape
-        .iter()
-        .try_fold(1u64, |acc, &d| (d <= MAX_DIM).then(|| acc * d))?;
+    let n = v.shape.iter().try_fold(1u64, |acc, &d| {
+        (1..=MAX_DIM)
+            .contains(&d)
+            .then(|| acc.checked_mul(d))
+            .flatten()
+    })?;
     i32::try_from(n).ok().filter(|&n| n <= MAX_DIM as i32 * 64)
 }
 
@@ -229,7 +231,7 @@ fn rfft(
         || in_last > fft_length
         || out_last != fft_length + 2
         || n % in_last != 0
-        || out != n / in_last * out_last
+        || i64::from(out) != i64::from(n / in_last) * i64::from(out_last)
     {
         return Ok(None);
     }

@@ -152,16 +152,22 @@ static int without_scratch(const ap_context_t *ctx, size_t nargs) {
 /* CONV_2D without scratch: TFLM's reference ConvPerChannel, each output the sum over the
  * filter's taps inside the input of filter x (input + offset), plus bias, requantized by
  * CMSIS-NN's own rule. Integer sums are exact, so the bytes are those of CMSIS-NN's kernels
- * (and TFLM's); slower than im2col, it needs no buffer. */
+ * (and TFLM's); slower than im2col, it needs no buffer. Four output channels at a time, so
+ * each input element is loaded once for four filters. */
+#define AP_CONV_BLOCK 4
+
 static void conv_direct(const conv_call_t *c) {
     const ap_tflite_conv_params_t *p = &c->p;
     const int32_t ic = p->input_c, oc = p->output_c;
+    const size_t filter_stride = (size_t)p->filter_h * p->filter_w * ic;
     for (int32_t b = 0; b < p->batches; b++) {
         for (int32_t oy = 0; oy < p->output_h; oy++) {
             for (int32_t ox = 0; ox < p->output_w; ox++) {
                 const int32_t y0 = oy * p->stride_h - p->pad_h, x0 = ox * p->stride_w - p->pad_w;
-                for (int32_t o = 0; o < oc; o++) {
-                    int32_t acc = 0;
+                int8_t *out = c->output + (((size_t)b * p->output_h + oy) * p->output_w + ox) * oc;
+                for (int32_t o0 = 0; o0 < oc; o0 += AP_CONV_BLOCK) {
+                    const int32_t nb = oc - o0 < AP_CONV_BLOCK ? oc - o0 : AP_CONV_BLOCK;
+                    int32_t acc[AP_CONV_BLOCK] = {0};
                     for (int32_t fy = 0; fy < p->filter_h; fy++) {
                         const int32_t y = y0 + fy * p->dilation_h;
                         if (y < 0 || y >= p->input_h) {
@@ -173,16 +179,35 @@ static void conv_direct(const conv_call_t *c) {
                                 continue;
                             }
                             const int8_t *in = c->input + (((size_t)b * p->input_h + y) * p->input_w + x) * ic;
-                            const int8_t *w = c->filter + (((size_t)o * p->filter_h + fy) * p->filter_w + fx) * ic;
-                            for (int32_t k = 0; k < ic; k++) {
-                                acc += w[k] * (in[k] + p->input_offset);
+                            const int8_t *w =
+                                c->filter + (size_t)o0 * filter_stride + ((size_t)fy * p->filter_w + fx) * ic;
+                            if (nb == AP_CONV_BLOCK) {
+                                const int8_t *w1 = w + filter_stride, *w2 = w1 + filter_stride,
+                                             *w3 = w2 + filter_stride;
+                                for (int32_t k = 0; k < ic; k++) {
+                                    const int32_t v = in[k] + p->input_offset;
+                                    acc[0] += w[k] * v;
+                                    acc[1] += w1[k] * v;
+                                    acc[2] += w2[k] * v;
+                                    acc[3] += w3[k] * v;
+                                }
+                            } else {
+                                for (int32_t j = 0; j < nb; j++) {
+                                    const int8_t *wj = w + (size_t)j * filter_stride;
+                                    for (int32_t k = 0; k < ic; k++) {
+                                        acc[j] += wj[k] * (in[k] + p->input_offset);
+                                    }
+                                }
                             }
                         }
                     }
-                    acc += c->bias[o];
-                    acc = arm_nn_requantize(acc, c->quant.multiplier[o], c->quant.shift[o]) + p->output_offset;
-                    acc = acc < p->activation_min ? p->activation_min : acc > p->activation_max ? p->activation_max : acc;
-                    c->output[(((size_t)b * p->output_h + oy) * p->output_w + ox) * oc + o] = (int8_t)acc;
+                    for (int32_t j = 0; j < nb; j++) {
+                        const int32_t o = o0 + j;
+                        int32_t v = acc[j] + c->bias[o];
+                        v = arm_nn_requantize(v, c->quant.multiplier[o], c->quant.shift[o]) + p->output_offset;
+                        v = v < p->activation_min ? p->activation_min : v > p->activation_max ? p->activation_max : v;
+                        out[o] = (int8_t)v;
+                    }
                 }
             }
         }

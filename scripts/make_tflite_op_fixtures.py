@@ -2,8 +2,11 @@
 """Makes build-support/testdata/tflite-ops/: small int8 TFLite models, exported by TensorFlow's
 own converter, that use the operators the corpus's models do not — tf_int8_ops: MAX_POOL_2D,
 MUL, PAD, CONCATENATION, float QUANTIZE at the input, DEQUANTIZE at the output; tf_int8_ops2:
-TRANSPOSE_CONV, MEAN, STRIDED_SLICE, MAXIMUM and MINIMUM (broadcast), and a convolution whose
-im2col buffer would grow the arena — with the TFLite Micro interpreter's results on them in
+TRANSPOSE_CONV, MEAN, STRIDED_SLICE, MAXIMUM and MINIMUM (broadcast), FULLY_CONNECTED with
+per-channel weights, and a convolution whose
+im2col buffer would grow the arena; tf_int16_ops: the 16x8 kernels (int16 activations, int8
+weights) of CONV_2D, DEPTHWISE_CONV_2D, ADD, MUL, AVERAGE_POOL_2D, MAX_POOL_2D and
+FULLY_CONNECTED, with QUANTIZE from and DEQUANTIZE to float — with the TFLite Micro interpreter's results on them in
 build-support/testdata/tflm-reference/ (as scripts/make_tflm_reference.py writes them for the
 corpus).
 
@@ -54,11 +57,27 @@ def ops2_model():
     )(a)
     b = tf.keras.layers.Conv2DTranspose(3, 2, padding="valid", activation="relu")(x)
     g = tf.keras.layers.GlobalAveragePooling2D()(b)
+    g = tf.keras.layers.Dense(4, activation="relu")(g)
     m = tf.keras.layers.Lambda(lambda t: tf.reduce_mean(t, axis=2))(a)
     return tf.keras.Model(x, [m, g])
 
 
-def convert(model, shape):
+def int16_model():
+    """Float in, float out, for TensorFlow's 16x8 quantization."""
+    tf.keras.utils.set_random_seed(9)
+    x = tf.keras.Input(shape=(8, 8, 3), batch_size=1)
+    a = tf.keras.layers.Conv2D(4, 3, padding="same", activation="relu")(x)
+    b = tf.keras.layers.DepthwiseConv2D(3, padding="same")(a)
+    c = tf.keras.layers.Add()([a, b])
+    c = tf.keras.layers.Multiply()([c, b])
+    c = tf.keras.layers.AveragePooling2D(2)(c)
+    d = tf.keras.layers.MaxPooling2D(2)(c)
+    f = tf.keras.layers.Flatten()(d)
+    y = tf.keras.layers.Dense(5)(f)
+    return tf.keras.Model(x, y)
+
+
+def convert(model, shape, ops=tf.lite.OpsSet.TFLITE_BUILTINS_INT8):
     rng = np.random.default_rng(11)
 
     def calibration():
@@ -68,20 +87,22 @@ def convert(model, shape):
     converter = tf.lite.TFLiteConverter.from_keras_model(model)
     converter.optimizations = [tf.lite.Optimize.DEFAULT]
     converter.representative_dataset = calibration
-    converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+    converter.target_spec.supported_ops = [ops]
     return converter.convert()
 
 
 def main():
     os.makedirs(OUT, exist_ok=True)
     paths = []
-    for name, model, shape in [
-        ("tf_int8_ops", ops_model(), (1, 8, 8, 3)),
-        ("tf_int8_ops2", ops2_model(), (1, 8, 8, 4)),
+    int16 = tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8
+    for name, model, shape, ops in [
+        ("tf_int8_ops", ops_model(), (1, 8, 8, 3), tf.lite.OpsSet.TFLITE_BUILTINS_INT8),
+        ("tf_int8_ops2", ops2_model(), (1, 8, 8, 4), tf.lite.OpsSet.TFLITE_BUILTINS_INT8),
+        ("tf_int16_ops", int16_model(), (1, 8, 8, 3), int16),
     ]:
         path = os.path.join(OUT, f"{name}.tflite")
         with open(path, "wb") as f:
-            f.write(convert(model, shape))
+            f.write(convert(model, shape, ops))
         paths.append(path)
     make_tflm_reference.generate_models(paths, make_tflm_reference.OUT)
 

@@ -217,3 +217,9 @@ pub fn fully_connected_s8(output_depth: i64) -> ScratchByIsa {
 pub fn avgpool_s8(channels: i64) -> ScratchByIsa {
     need("arm_avgpool_s8_get_buffer_size", 0, channels * 4, 0)
 }
+
+/// `arm_avgpool_s16_get_buffer_size` and its `_dsp` and `_mve` variants (AVERAGE_POOL_2D of
+/// int16): the DSP build sums a row of channels in int32, as for int8.
+pub fn avgpool_s16(channels: i64) -> ScratchByIsa {
+    need("arm_avgpool_s16_get_buffer_size", 0, channels * 4, 0)
+}

@@ -112,6 +112,8 @@ fn tflite_models_through_the_generated_c_give_tflms_output_bytes() {
         "tf_int8_ops",
         // TRANSPOSE_CONV, MEAN, STRIDED_SLICE, MAXIMUM, MINIMUM, RELU; a convolution run direct.
         "tf_int8_ops2",
+        // The 16x8 kernels.
+        "tf_int16_ops",
         // TFLM's signal library, CAST, STRIDED_SLICE and int32 arithmetic; the noise estimate's
         // state.
         "tflm__audio_preprocessor_int8",

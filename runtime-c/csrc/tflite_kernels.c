@@ -86,10 +86,102 @@ static ap_status_t fully_connected(ap_context_t *ctx, ap_buffer_t *args, size_t 
 
 const ap_kernel_t ap_kernel_tflite_3aFULLY__CONNECTED = {"tflite:FULLY_CONNECTED", fully_connected, NULL};
 
+/* FULLY_CONNECTED with per-channel weights: TFLM's reference FullyConnectedPerChannel, each
+ * output the row's sum of weight x (input + offset) plus bias, requantized by its channel's
+ * multiplier by CMSIS-NN's rule (TFLM's): int32 sums for int8 (`wide` 0), int64 for 16x8. */
+static ap_status_t fc_per_channel(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, int wide) {
+    if (ctx == NULL || args == NULL || ctx->noutputs != 1 || (ctx->ninputs != 3 && ctx->ninputs != 4) ||
+        nargs != (size_t)ctx->ninputs + 1u) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    const uint32_t n = ctx->ninputs;
+    const ap_buffer_t *input = &args[0], *filter = &args[1], *bias = n == 4 ? &args[2] : NULL, *params = &args[n - 1];
+    ap_buffer_t *output = &args[n];
+    ap_tflite_fc_params_t p;
+    if (params->data == NULL || params->size < sizeof p) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    memcpy(&p, params->data, sizeof p);
+    const size_t act = wide ? 2u : 1u, bias_width = wide ? 8u : 4u;
+    if (p.output_depth <= 0 || params->size != sizeof p + 2u * (size_t)p.output_depth * sizeof(int32_t)) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    const size_t depth = (size_t)p.output_depth;
+    if (output->size == 0 || output->size % (act * depth) != 0 || filter->size % depth != 0) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    const size_t batches = output->size / (act * depth), accum = filter->size / depth;
+    if (accum == 0 || input->size != act * product4(batches, accum, 1, 1) ||
+        (bias != NULL && bias->size != depth * bias_width)) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    const int8_t *w = (const int8_t *)filter->data;
+    for (size_t b = 0; b < batches; b++) {
+        for (size_t o = 0; o < depth; o++) {
+            int32_t mult, shift, v;
+            memcpy(&mult, params->data + sizeof p + 4u * o, sizeof mult);
+            memcpy(&shift, params->data + sizeof p + 4u * (depth + o), sizeof shift);
+            const int8_t *row = w + o * accum;
+            if (wide) {
+                int64_t acc = 0;
+                for (size_t k = 0; k < accum; k++) {
+                    int16_t x;
+                    memcpy(&x, input->data + 2u * (b * accum + k), sizeof x);
+                    acc += (int64_t)row[k] * x;
+                }
+                if (bias != NULL) {
+                    int64_t bv;
+                    memcpy(&bv, bias->data + 8u * o, sizeof bv);
+                    acc += bv;
+                }
+                v = arm_nn_requantize_s64(acc, REDUCE_MULTIPLIER(mult), shift) + p.output_offset;
+            } else {
+                int32_t acc = 0;
+                for (size_t k = 0; k < accum; k++) {
+                    acc += row[k] * ((int8_t)input->data[b * accum + k] + p.input_offset);
+                }
+                if (bias != NULL) {
+                    int32_t bv;
+                    memcpy(&bv, bias->data + 4u * o, sizeof bv);
+                    acc += bv;
+                }
+                v = arm_nn_requantize(acc, mult, shift) + p.output_offset;
+            }
+            v = v < p.activation_min ? p.activation_min : v > p.activation_max ? p.activation_max : v;
+            if (wide) {
+                const int16_t out = (int16_t)v;
+                memcpy(output->data + 2u * (b * depth + o), &out, sizeof out);
+            } else {
+                output->data[b * depth + o] = (uint8_t)(int8_t)v;
+            }
+        }
+    }
+    return AP_OK;
+}
+
+static ap_status_t fully_connected_per_channel(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)user;
+    return fc_per_channel(ctx, args, nargs, 0);
+}
+
+static ap_status_t fully_connected_per_channel_s16(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)user;
+    return fc_per_channel(ctx, args, nargs, 1);
+}
+
+const ap_kernel_t ap_kernel_tflite_3aFULLY__CONNECTED__PER__CHANNEL = {"tflite:FULLY_CONNECTED_PER_CHANNEL",
+                                                                       fully_connected_per_channel, NULL};
+const ap_kernel_t ap_kernel_tflite_3aFULLY__CONNECTED__PER__CHANNEL__S16 = {
+    "tflite:FULLY_CONNECTED_PER_CHANNEL_S16", fully_connected_per_channel_s16, NULL};
+
 /* A convolution's arguments, checked against its parameters and turned into CMSIS-NN's. */
 typedef struct conv_call {
     const int8_t *input, *filter;
     const int32_t *bias;
+    /* A 16x8 call's: int16 activations, an int64 bias. */
+    const int16_t *input16;
+    int16_t *output16;
+    const int64_t *bias64;
     int8_t *output;
     ap_tflite_conv_params_t p;
     cmsis_nn_per_channel_quant_params quant;
@@ -97,7 +189,8 @@ typedef struct conv_call {
     cmsis_nn_context nn;
 } conv_call_t;
 
-static int conv_call(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, int depthwise, conv_call_t *c) {
+/* `wide`: a 16x8 call (int16 input and output, int64 bias). */
+static int conv_call(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, int depthwise, int wide, conv_call_t *c) {
     if (ctx == NULL || args == NULL || ctx->ninputs != 4 || ctx->noutputs != 1 || nargs < 5u) {
         return 0;
     }
@@ -119,12 +212,13 @@ static int conv_call(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, int dep
     const size_t filter_c = depthwise ? 1u : (size_t)p->input_c;
     const int channels_fit = depthwise ? p->input_c * p->ch_mult == p->output_c : p->ch_mult == 1;
     /* The per-channel multipliers and shifts follow the header; CMSIS-NN reads them as int32. */
+    const size_t act = wide ? 2u : 1u, bias_width = wide ? 8u : 4u;
     if (!channels_fit || params->size != sizeof *p + 2u * oc * sizeof(int32_t) || !int32_aligned(params) ||
-        !int32_aligned(bias) ||
-        input->size != product4((size_t)p->batches, (size_t)p->input_h, (size_t)p->input_w, (size_t)p->input_c) ||
+        !aligned_to(bias, bias_width) || !aligned_to(input, act) || !aligned_to(output, act) ||
+        input->size != act * product4((size_t)p->batches, (size_t)p->input_h, (size_t)p->input_w, (size_t)p->input_c) ||
         filter->size != product4((size_t)p->filter_h, (size_t)p->filter_w, filter_c, oc) ||
-        bias->size != oc * sizeof(int32_t) ||
-        output->size != product4((size_t)p->batches, (size_t)p->output_h, (size_t)p->output_w, oc)) {
+        bias->size != oc * bias_width ||
+        output->size != act * product4((size_t)p->batches, (size_t)p->output_h, (size_t)p->output_w, oc)) {
         return 0;
     }
     const int32_t *per_channel = (const int32_t *)(const void *)(params->data + sizeof *p);
@@ -134,6 +228,9 @@ static int conv_call(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, int dep
     c->filter = (const int8_t *)filter->data;
     c->bias = (const int32_t *)(const void *)bias->data;
     c->output = (int8_t *)output->data;
+    c->input16 = (const int16_t *)(const void *)input->data;
+    c->output16 = (int16_t *)(void *)output->data;
+    c->bias64 = (const int64_t *)(const void *)bias->data;
     c->input_dims = (cmsis_nn_dims){p->batches, p->input_h, p->input_w, p->input_c};
     c->filter_dims = depthwise ? (cmsis_nn_dims){1, p->filter_h, p->filter_w, p->output_c}
                                : (cmsis_nn_dims){p->output_c, p->filter_h, p->filter_w, p->input_c};
@@ -156,6 +253,16 @@ static int without_scratch(const ap_context_t *ctx, size_t nargs) {
  * each input element is loaded once for four filters. */
 #define AP_CONV_BLOCK 4
 
+/* The filter taps [*lo, *hi) that land inside an input dimension of `size` from `origin`,
+ * `dilation` apart (none: *lo >= *hi). */
+static void taps_inside(int32_t origin, int32_t dilation, int32_t size, int32_t taps, int32_t *lo, int32_t *hi) {
+    *lo = origin < 0 ? (-origin + dilation - 1) / dilation : 0;
+    *hi = size > origin ? (size - origin + dilation - 1) / dilation : 0;
+    if (*hi > taps) {
+        *hi = taps;
+    }
+}
+
 static void conv_direct(const conv_call_t *c) {
     const ap_tflite_conv_params_t *p = &c->p;
     const int32_t ic = p->input_c, oc = p->output_c;
@@ -164,20 +271,17 @@ static void conv_direct(const conv_call_t *c) {
         for (int32_t oy = 0; oy < p->output_h; oy++) {
             for (int32_t ox = 0; ox < p->output_w; ox++) {
                 const int32_t y0 = oy * p->stride_h - p->pad_h, x0 = ox * p->stride_w - p->pad_w;
+                int32_t fy0, fy1, fx0, fx1;
+                taps_inside(y0, p->dilation_h, p->input_h, p->filter_h, &fy0, &fy1);
+                taps_inside(x0, p->dilation_w, p->input_w, p->filter_w, &fx0, &fx1);
                 int8_t *out = c->output + (((size_t)b * p->output_h + oy) * p->output_w + ox) * oc;
                 for (int32_t o0 = 0; o0 < oc; o0 += AP_CONV_BLOCK) {
                     const int32_t nb = oc - o0 < AP_CONV_BLOCK ? oc - o0 : AP_CONV_BLOCK;
                     int32_t acc[AP_CONV_BLOCK] = {0};
-                    for (int32_t fy = 0; fy < p->filter_h; fy++) {
+                    for (int32_t fy = fy0; fy < fy1; fy++) {
                         const int32_t y = y0 + fy * p->dilation_h;
-                        if (y < 0 || y >= p->input_h) {
-                            continue;
-                        }
-                        for (int32_t fx = 0; fx < p->filter_w; fx++) {
+                        for (int32_t fx = fx0; fx < fx1; fx++) {
                             const int32_t x = x0 + fx * p->dilation_w;
-                            if (x < 0 || x >= p->input_w) {
-                                continue;
-                            }
                             const int8_t *in = c->input + (((size_t)b * p->input_h + y) * p->input_w + x) * ic;
                             const int8_t *w =
                                 c->filter + (size_t)o0 * filter_stride + ((size_t)fy * p->filter_w + fx) * ic;
@@ -217,7 +321,7 @@ static void conv_direct(const conv_call_t *c) {
 static ap_status_t conv_2d(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
     conv_call_t c;
-    if (!conv_call(ctx, args, nargs, 0, &c)) {
+    if (!conv_call(ctx, args, nargs, 0, 0, &c)) {
         return AP_ERR_BAD_ARGUMENTS;
     }
     const cmsis_nn_conv_params conv = {c.p.input_offset, c.p.output_offset, {c.p.stride_w, c.p.stride_h},
@@ -243,7 +347,7 @@ const ap_kernel_t ap_kernel_tflite_3aCONV__2D = {"tflite:CONV_2D", conv_2d, NULL
 static ap_status_t depthwise_conv(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
     conv_call_t c;
-    if (!conv_call(ctx, args, nargs, 1, &c)) {
+    if (!conv_call(ctx, args, nargs, 1, 0, &c)) {
         return AP_ERR_BAD_ARGUMENTS;
     }
     const cmsis_nn_dw_conv_params dw = {c.p.input_offset, c.p.output_offset, c.p.ch_mult,
@@ -269,7 +373,69 @@ static ap_status_t depthwise_conv(ap_context_t *ctx, ap_buffer_t *args, size_t n
 
 const ap_kernel_t ap_kernel_tflite_3aDEPTHWISE__CONV__2D = {"tflite:DEPTHWISE_CONV_2D", depthwise_conv, NULL};
 
-static ap_status_t pool(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, int average) {
+/* CONV_2D, 16x8: TFLM's reference ConvPerChannel with int64 sums and bias, requantized by
+ * CMSIS-NN's 64-bit rule (TFLM's: the multiplier reduced to 16 bits, rounded); no scratch. */
+static ap_status_t conv_2d_s16(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)user;
+    conv_call_t c;
+    if (!conv_call(ctx, args, nargs, 0, 1, &c) || !without_scratch(ctx, nargs)) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    const ap_tflite_conv_params_t *p = &c.p;
+    const int32_t ic = p->input_c, oc = p->output_c;
+    for (int32_t b = 0; b < p->batches; b++) {
+        for (int32_t oy = 0; oy < p->output_h; oy++) {
+            for (int32_t ox = 0; ox < p->output_w; ox++) {
+                const int32_t y0 = oy * p->stride_h - p->pad_h, x0 = ox * p->stride_w - p->pad_w;
+                int32_t fy0, fy1, fx0, fx1;
+                taps_inside(y0, p->dilation_h, p->input_h, p->filter_h, &fy0, &fy1);
+                taps_inside(x0, p->dilation_w, p->input_w, p->filter_w, &fx0, &fx1);
+                for (int32_t o = 0; o < oc; o++) {
+                    int64_t acc = 0;
+                    for (int32_t fy = fy0; fy < fy1; fy++) {
+                        const int32_t y = y0 + fy * p->dilation_h;
+                        for (int32_t fx = fx0; fx < fx1; fx++) {
+                            const int32_t x = x0 + fx * p->dilation_w;
+                            const int16_t *in = c.input16 + (((size_t)b * p->input_h + y) * p->input_w + x) * ic;
+                            const int8_t *w = c.filter + (((size_t)o * p->filter_h + fy) * p->filter_w + fx) * ic;
+                            for (int32_t k = 0; k < ic; k++) {
+                                acc += (int64_t)w[k] * in[k];
+                            }
+                        }
+                    }
+                    acc += c.bias64[o];
+                    int32_t v = arm_nn_requantize_s64(acc, REDUCE_MULTIPLIER(c.quant.multiplier[o]), c.quant.shift[o]);
+                    v = v < p->activation_min ? p->activation_min : v > p->activation_max ? p->activation_max : v;
+                    c.output16[(((size_t)b * p->output_h + oy) * p->output_w + ox) * oc + o] = (int16_t)v;
+                }
+            }
+        }
+    }
+    return AP_OK;
+}
+
+const ap_kernel_t ap_kernel_tflite_3aCONV__2D__S16 = {"tflite:CONV_2D_S16", conv_2d_s16, NULL};
+
+/* DEPTHWISE_CONV_2D, 16x8: CMSIS-NN's generic kernel, which needs no buffer. */
+static ap_status_t depthwise_conv_s16(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)user;
+    conv_call_t c;
+    if (!conv_call(ctx, args, nargs, 1, 1, &c) || !without_scratch(ctx, nargs)) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    const cmsis_nn_dw_conv_params dw = {c.p.input_offset, c.p.output_offset, c.p.ch_mult,
+                                        {c.p.stride_w, c.p.stride_h}, {c.p.pad_w, c.p.pad_h},
+                                        {c.p.dilation_w, c.p.dilation_h}, {c.p.activation_min, c.p.activation_max}};
+    arm_cmsis_nn_status s = arm_depthwise_conv_s16(&c.nn, &dw, &c.quant, &c.input_dims, c.input16, &c.filter_dims,
+                                                   c.filter, &c.bias_dims, c.bias64, &c.output_dims, c.output16);
+    return s == ARM_CMSIS_NN_SUCCESS ? AP_OK : AP_ERR_BAD_ARGUMENTS;
+}
+
+const ap_kernel_t ap_kernel_tflite_3aDEPTHWISE__CONV__2D__S16 = {"tflite:DEPTHWISE_CONV_2D_S16", depthwise_conv_s16,
+                                                                 NULL};
+
+/* Pooling of int8 (width 1) or int16 (width 2) values. */
+static ap_status_t pool(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, int average, size_t width) {
     if (ctx == NULL || args == NULL || ctx->ninputs != 2 || ctx->noutputs != 1 || nargs < 3u) {
         return AP_ERR_BAD_ARGUMENTS;
     }
@@ -286,15 +452,19 @@ static ap_status_t pool(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, int 
             return AP_ERR_BAD_ARGUMENTS;
         }
     }
-    if (input->size != product4((size_t)p.batches, (size_t)p.channels, (size_t)p.input_h, (size_t)p.input_w) ||
-        output->size != product4((size_t)p.batches, (size_t)p.channels, (size_t)p.output_h, (size_t)p.output_w)) {
+    if (input->size != width * product4((size_t)p.batches, (size_t)p.channels, (size_t)p.input_h, (size_t)p.input_w) ||
+        output->size != width * product4((size_t)p.batches, (size_t)p.channels, (size_t)p.output_h, (size_t)p.output_w) ||
+        !aligned_to(input, width) || !aligned_to(output, width)) {
         return AP_ERR_BAD_ARGUMENTS;
     }
     cmsis_nn_context nn;
     if (!scratch_of(ctx, args, nargs, &nn)) {
         return AP_ERR_BAD_ARGUMENTS;
     }
-    ap_status_t enough = enough_scratch(average ? arm_avgpool_s8_get_buffer_size(p.output_w, p.channels) : 0, &nn);
+    const int32_t needed = !average     ? 0
+                           : width == 1 ? arm_avgpool_s8_get_buffer_size(p.output_w, p.channels)
+                                        : arm_avgpool_s16_get_buffer_size(p.output_w, p.channels);
+    ap_status_t enough = enough_scratch(needed, &nn);
     if (enough != AP_OK) {
         return enough;
     }
@@ -303,22 +473,42 @@ static ap_status_t pool(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, int 
     const cmsis_nn_dims input_dims = {p.batches, p.input_h, p.input_w, p.channels};
     const cmsis_nn_dims filter_dims = {1, p.filter_h, p.filter_w, 1};
     const cmsis_nn_dims output_dims = {p.batches, p.output_h, p.output_w, p.channels};
-    arm_cmsis_nn_status s =
-        average ? arm_avgpool_s8(&nn, &pp, &input_dims, (const int8_t *)input->data, &filter_dims, &output_dims,
-                                 (int8_t *)output->data)
-                : arm_max_pool_s8(&nn, &pp, &input_dims, (const int8_t *)input->data, &filter_dims, &output_dims,
-                                  (int8_t *)output->data);
+    arm_cmsis_nn_status s;
+    if (width == 2) {
+        const int16_t *in = (const int16_t *)(const void *)input->data;
+        int16_t *out = (int16_t *)(void *)output->data;
+        s = average ? arm_avgpool_s16(&nn, &pp, &input_dims, in, &filter_dims, &output_dims, out)
+                    : arm_max_pool_s16(&nn, &pp, &input_dims, in, &filter_dims, &output_dims, out);
+    } else {
+        s = average ? arm_avgpool_s8(&nn, &pp, &input_dims, (const int8_t *)input->data, &filter_dims, &output_dims,
+                                     (int8_t *)output->data)
+                    : arm_max_pool_s8(&nn, &pp, &input_dims, (const int8_t *)input->data, &filter_dims, &output_dims,
+                                      (int8_t *)output->data);
+    }
     return s == ARM_CMSIS_NN_SUCCESS ? AP_OK : AP_ERR_BAD_ARGUMENTS;
 }
 
 static ap_status_t average_pool(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
-    return pool(ctx, args, nargs, 1);
+    return pool(ctx, args, nargs, 1, 1);
 }
+
+static ap_status_t average_pool_s16(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)user;
+    return pool(ctx, args, nargs, 1, 2);
+}
+
+static ap_status_t max_pool_s16(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)user;
+    return pool(ctx, args, nargs, 0, 2);
+}
+
+const ap_kernel_t ap_kernel_tflite_3aAVERAGE__POOL__2D__S16 = {"tflite:AVERAGE_POOL_2D_S16", average_pool_s16, NULL};
+const ap_kernel_t ap_kernel_tflite_3aMAX__POOL__2D__S16 = {"tflite:MAX_POOL_2D_S16", max_pool_s16, NULL};
 
 static ap_status_t max_pool(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
-    return pool(ctx, args, nargs, 0);
+    return pool(ctx, args, nargs, 0, 1);
 }
 
 const ap_kernel_t ap_kernel_tflite_3aMAX__POOL__2D = {"tflite:MAX_POOL_2D", max_pool, NULL};
@@ -367,6 +557,45 @@ static ap_status_t mul(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void 
 }
 
 const ap_kernel_t ap_kernel_tflite_3aMUL = {"tflite:MUL", mul, NULL};
+
+/* ADD and MUL of int16 (16x8 models): the same parameters, CMSIS-NN's _s16 kernels. */
+static int elementwise_s16_args(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *params, size_t size) {
+    return ctx != NULL && args != NULL && ctx->ninputs == 3 && ctx->noutputs == 1 && nargs == 4u &&
+           read_params(&args[2], params, size) && args[0].size == args[3].size && args[1].size == args[3].size &&
+           args[3].size % 2 == 0 && args[3].size / 2 <= INT32_MAX && aligned_to(&args[0], 2) &&
+           aligned_to(&args[1], 2) && aligned_to(&args[3], 2);
+}
+
+static ap_status_t add_s16(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)user;
+    ap_tflite_add_params_t p;
+    if (!elementwise_s16_args(ctx, args, nargs, &p, sizeof p)) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    arm_cmsis_nn_status s = arm_elementwise_add_s16(
+        (const int16_t *)(const void *)args[0].data, (const int16_t *)(const void *)args[1].data, p.input1_offset,
+        p.input1_multiplier, p.input1_shift, p.input2_offset, p.input2_multiplier, p.input2_shift, p.left_shift,
+        (int16_t *)(void *)args[3].data, p.output_offset, p.output_multiplier, p.output_shift, p.activation_min,
+        p.activation_max, (int32_t)(args[3].size / 2));
+    return s == ARM_CMSIS_NN_SUCCESS ? AP_OK : AP_ERR_BAD_ARGUMENTS;
+}
+
+const ap_kernel_t ap_kernel_tflite_3aADD__S16 = {"tflite:ADD_S16", add_s16, NULL};
+
+static ap_status_t mul_s16(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
+    (void)user;
+    ap_tflite_mul_params_t p;
+    if (!elementwise_s16_args(ctx, args, nargs, &p, sizeof p)) {
+        return AP_ERR_BAD_ARGUMENTS;
+    }
+    arm_cmsis_nn_status s = arm_elementwise_mul_s16(
+        (const int16_t *)(const void *)args[0].data, (const int16_t *)(const void *)args[1].data, p.input1_offset,
+        p.input2_offset, (int16_t *)(void *)args[3].data, p.output_offset, p.multiplier, p.shift, p.activation_min,
+        p.activation_max, (int32_t)(args[3].size / 2));
+    return s == ARM_CMSIS_NN_SUCCESS ? AP_OK : AP_ERR_BAD_ARGUMENTS;
+}
+
+const ap_kernel_t ap_kernel_tflite_3aMUL__S16 = {"tflite:MUL_S16", mul_s16, NULL};
 
 static ap_status_t softmax(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;

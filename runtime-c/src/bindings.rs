@@ -969,6 +969,30 @@ unsafe extern "C" {
     pub static ap_kernel_tflite_3aRESHAPE: ap_kernel_t;
 }
 unsafe extern "C" {
+    pub static ap_kernel_tflite_3aCONV__2D__S16: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aDEPTHWISE__CONV__2D__S16: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aFULLY__CONNECTED__PER__CHANNEL: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aFULLY__CONNECTED__PER__CHANNEL__S16: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aADD__S16: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aMUL__S16: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aAVERAGE__POOL__2D__S16: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_kernel_tflite_3aMAX__POOL__2D__S16: ap_kernel_t;
+}
+unsafe extern "C" {
     pub static ap_kernel_tflite_3aINT__BINARY: ap_kernel_t;
 }
 unsafe extern "C" {

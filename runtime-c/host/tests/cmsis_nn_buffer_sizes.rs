@@ -100,6 +100,9 @@ extern "C" {
     fn arm_avgpool_s8_get_buffer_size(output_x: i32, ch: i32) -> i32;
     fn arm_avgpool_s8_get_buffer_size_dsp(output_x: i32, ch: i32) -> i32;
     fn arm_avgpool_s8_get_buffer_size_mve(output_x: i32, ch: i32) -> i32;
+    fn arm_avgpool_s16_get_buffer_size(output_x: i32, ch: i32) -> i32;
+    fn arm_avgpool_s16_get_buffer_size_dsp(output_x: i32, ch: i32) -> i32;
+    fn arm_avgpool_s16_get_buffer_size_mve(output_x: i32, ch: i32) -> i32;
 }
 
 const ISAS: [Isa; 3] = [Isa::Plain, Isa::Dsp, Isa::Mve];
@@ -295,18 +298,32 @@ fn fully_connected_and_pooling_scratch_is_cmsis_nns_on_every_instruction_set() {
         for (isa, theirs) in ISAS.iter().zip(theirs) {
             assert_eq!(ours.bytes(*isa), theirs as u64, "{isa:?}: depth {depth}");
         }
-        for output_x in [1, 7, 48] {
-            let ours = cmsis_nn::avgpool_s8(depth);
-            // SAFETY: plain integer arguments.
-            let theirs = unsafe {
-                [
-                    arm_avgpool_s8_get_buffer_size(output_x, depth as i32),
-                    arm_avgpool_s8_get_buffer_size_dsp(output_x, depth as i32),
-                    arm_avgpool_s8_get_buffer_size_mve(output_x, depth as i32),
-                ]
-            };
-            for (isa, theirs) in ISAS.iter().zip(theirs) {
-                assert_eq!(ours.bytes(*isa), theirs as u64, "{isa:?}: channels {depth}");
+        /// CMSIS-NN's three variants of an average pooling's figure.
+        type Variants = [unsafe extern "C" fn(i32, i32) -> i32; 3];
+        let int8: Variants = [
+            arm_avgpool_s8_get_buffer_size,
+            arm_avgpool_s8_get_buffer_size_dsp,
+            arm_avgpool_s8_get_buffer_size_mve,
+        ];
+        let int16: Variants = [
+            arm_avgpool_s16_get_buffer_size,
+            arm_avgpool_s16_get_buffer_size_dsp,
+            arm_avgpool_s16_get_buffer_size_mve,
+        ];
+        for (ours, theirs, what) in [
+            (cmsis_nn::avgpool_s8(depth), int8, "int8"),
+            (cmsis_nn::avgpool_s16(depth), int16, "int16"),
+        ] {
+            for output_x in [1, 7, 48] {
+                for (isa, f) in ISAS.iter().zip(theirs) {
+                    // SAFETY: plain integer arguments.
+                    let theirs = unsafe { f(output_x, depth as i32) };
+                    assert_eq!(
+                        ours.bytes(*isa),
+                        theirs as u64,
+                        "{isa:?}: {what}, channels {depth}"
+                    );
+                }
             }
         }
     }

@@ -198,6 +198,11 @@ fn tflite_models_on_the_cpu_kernels_give_tflms_output_bytes() {
         ran.iter().any(|m| m == "tf_int8_ops2"),
         "the second operator fixture did not run: {ran:?}"
     );
+    // The 16x8 kernels: CONV_2D, DEPTHWISE_CONV_2D, ADD, MUL, the poolings, FULLY_CONNECTED.
+    assert!(
+        ran.iter().any(|m| m == "tf_int16_ops"),
+        "the 16x8 fixture did not run: {ran:?}"
+    );
     assert!(
         both_variants.iter().any(|m| m == "tf_int8_ops2"),
         "no model ran a convolution without scratch: {both_variants:?}"

@@ -293,6 +293,20 @@ extern const ap_kernel_t ap_kernel_tflite_3aSOFTMAX;
 extern const ap_kernel_t ap_kernel_tflite_3aSVDF;
 extern const ap_kernel_t ap_kernel_tflite_3aUNIDIRECTIONAL__SEQUENCE__LSTM;
 extern const ap_kernel_t ap_kernel_tflite_3aRESHAPE;
+/* The 16x8 variants (int16 activations, zero point 0; int8 weights; int64 biases): the same
+ * parameters and inputs as their int8 operators', no scratch but AVERAGE_POOL_2D_S16's on DSP
+ * builds (a 16x8 FULLY_CONNECTED runs on FULLY_CONNECTED_PER_CHANNEL_S16). */
+extern const ap_kernel_t ap_kernel_tflite_3aCONV__2D__S16;
+extern const ap_kernel_t ap_kernel_tflite_3aDEPTHWISE__CONV__2D__S16;
+/* FULLY_CONNECTED with per-channel weights, int8 and 16x8: inputs (input, filter, [bias,]
+ * params), output; the params are ap_tflite_fc_params_t (multiplier and shift unused), then
+ * output_depth multipliers, then output_depth shifts. */
+extern const ap_kernel_t ap_kernel_tflite_3aFULLY__CONNECTED__PER__CHANNEL;
+extern const ap_kernel_t ap_kernel_tflite_3aFULLY__CONNECTED__PER__CHANNEL__S16;
+extern const ap_kernel_t ap_kernel_tflite_3aADD__S16;
+extern const ap_kernel_t ap_kernel_tflite_3aMUL__S16;
+extern const ap_kernel_t ap_kernel_tflite_3aAVERAGE__POOL__2D__S16;
+extern const ap_kernel_t ap_kernel_tflite_3aMAX__POOL__2D__S16;
 extern const ap_kernel_t ap_kernel_tflite_3aINT__BINARY;
 extern const ap_kernel_t ap_kernel_tflite_3aCAST;
 extern const ap_kernel_t ap_kernel_tflite_3aTRANSPOSE__CONV;

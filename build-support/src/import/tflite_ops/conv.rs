@@ -1,11 +1,14 @@
 //! CONV_2D and DEPTHWISE_CONV_2D on `arm_convolve_wrapper_s8` and
 //! `arm_depthwise_conv_wrapper_s8`: int8 with per-channel (or per-tensor) symmetric weights
-//! and an int32 bias. Both read `ap_tflite_conv_params_t`, then each output channel's
+//! and an int32 bias; 16x8 (int16 activations, zero point 0, an int64 bias) on a direct
+//! convolution and `arm_depthwise_conv_s16`. Both read `ap_tflite_conv_params_t`, then each output channel's
 //! multiplier, then its shift, as TFLM's `PopulateConvolutionQuantizationParams` computes
 //! them.
 
-use super::quant::{activation_range, multiplier};
-use super::{dense_constant, dims4, is_int8, per_tensor, Lowered, MAX_DIM};
+use super::quant::{activation_range, activation_range_in, per_channel};
+use super::{
+    activations, dense_constant, dims4, is_int8, per_tensor, Activations, Lowered, MAX_DIM,
+};
 use crate::cmsis_nn::{self, Conv, Dims};
 use crate::import::flatbuf::Table;
 use crate::import::ImportError;
@@ -99,24 +102,6 @@ pub(super) fn padded(
     };
     let total = ((out - 1) * stride + effective - size).max(0);
     Some((out, total / 2))
-}
-
-/// TFLM's `PopulateConvolutionQuantizationParams`: each output channel's multiplier, then each
-/// one's shift, in double, from one filter scale or one per channel.
-fn per_channel(scales: &[f32], in_scale: f32, out_scale: f32, channels: usize) -> Option<Vec<i32>> {
-    let pairs: Vec<(i32, i32)> = (0..channels)
-        .map(|c| {
-            let filter_scale = scales[if scales.len() == 1 { 0 } else { c }];
-            multiplier(f64::from(in_scale) * f64::from(filter_scale) / f64::from(out_scale))
-        })
-        .collect::<Option<_>>()?;
-    Some(
-        pairs
-            .iter()
-            .map(|&(m, _)| m)
-            .chain(pairs.iter().map(|&(_, s)| s))
-            .collect(),
-    )
 }
 
 /// TRANSPOSE_CONV (`TransposeConvOptions`: padding, stride w and h, activation), int8 with
@@ -256,18 +241,27 @@ fn convolution(
         || o.stride.1 <= 0
         || o.dilation.0 <= 0
         || o.dilation.1 <= 0
-        || !is_int8(program, input)
         || !is_int8(program, filter)
-        || !is_int8(program, output)
         || !dense_constant(program, filter)
         || !dense_constant(program, bias)
         || o.stride.0 > MAX_DIM as i64
         || o.stride.1 > MAX_DIM as i64
         || o.dilation.0 > MAX_DIM as i64
         || o.dilation.1 > MAX_DIM as i64
-        || v(bias).dtype != DType::Int32
         || v(bias).kind != ValueKind::Constant
-        || v(bias).bytes != 4 * out_c as u64
+    {
+        return None;
+    }
+    // int8 activations with an int32 bias; int16 (16x8) with an int64 one.
+    let (in_kind, in_scale, in_zero) = activations(program, input)?;
+    let (out_kind, out_scale, out_zero) = activations(program, output)?;
+    let (bias_type, bias_width) = match in_kind {
+        Activations::S8 => (DType::Int32, 4),
+        Activations::S16 => (DType::Int64, 8),
+    };
+    if out_kind != in_kind
+        || v(bias).dtype != bias_type
+        || v(bias).bytes != bias_width * out_c as u64
     {
         return None;
     }
@@ -276,8 +270,6 @@ fn convolution(
     if (oh, ow) != (out_h, out_w) || pad_h > MAX_DIM as i64 || pad_w > MAX_DIM as i64 {
         return None;
     }
-    let (in_scale, in_zero) = per_tensor(program, input)?;
-    let (out_scale, out_zero) = per_tensor(program, output)?;
     let fq = v(filter).quant.as_ref()?;
     let scales: Vec<f32> = fq.scale_bits.iter().map(|&b| f32::from_bits(b)).collect();
     // CMSIS-NN's int8 convolutions take symmetric weights: every zero point 0.
@@ -286,7 +278,8 @@ fn convolution(
     {
         return None;
     }
-    let (act_min, act_max) = activation_range(o.activation, out_scale, out_zero)?;
+    let (act_min, act_max) =
+        activation_range_in(o.activation, out_scale, out_zero, out_kind.range())?;
     let mut params = vec![
         -in_zero,
         out_zero,
@@ -318,6 +311,19 @@ fn convolution(
     let dims = |n, h, w, c| Dims { n, h, w, c };
     let input_dims = dims(batches, in_h, in_w, in_c);
     let output_dims = dims(batches, out_h, out_w, out_c);
+    // The 16x8 kernels run without scratch: a direct convolution, CMSIS-NN's generic depthwise
+    // kernel.
+    if in_kind == Activations::S16 {
+        return Some(Lowered {
+            op: match kind {
+                Kind::Regular => "CONV_2D_S16",
+                Kind::Depthwise { .. } => "DEPTHWISE_CONV_2D_S16",
+            },
+            constants: Vec::new(),
+            params: Some(params),
+            scratch: None,
+        });
+    }
     let (op, scratch) = match kind {
         Kind::Regular => (
             "CONV_2D",

@@ -1,7 +1,9 @@
-//! FULLY_CONNECTED on `arm_fully_connected_s8`.
+//! FULLY_CONNECTED on `arm_fully_connected_s8` (int8, per-tensor weights), and on the runtime's
+//! port of TFLM's FullyConnectedPerChannel for per-channel weights and for 16x8 (int16
+//! activations, zero point 0, an int64 bias).
 
-use super::quant::{activation_range, multiplier};
-use super::{dense_constant, per_tensor, row_sums, Lowered, MAX_DIM};
+use super::quant::{activation_range_in, multiplier, per_channel};
+use super::{activations, dense_constant, per_tensor, row_sums, Activations, Lowered, MAX_DIM};
 use crate::import::flatbuf::Table;
 use crate::import::ImportError;
 use crate::model::{DType, Program, ValueKind};
@@ -32,21 +34,51 @@ pub(super) fn fully_connected(
     let bias = rest.first().copied();
     let v = |t: usize| &program.values[t];
     let int8 = |t: usize| v(t).dtype == DType::Int8;
+    let s16 = v(*input).dtype == DType::Int16;
+    // 16x8: int16 activations with an int64 bias, on the per-channel kernel.
+    let bias_type = if s16 { DType::Int64 } else { DType::Int32 };
     if weights_format != 0
         || rest.len() > 1
-        || !int8(*input)
         || !int8(*filter)
-        || !int8(output)
         || v(*filter).kind != ValueKind::Constant
-        || bias.is_some_and(|b| v(b).dtype != DType::Int32 || v(b).kind != ValueKind::Constant)
+        || bias.is_some_and(|b| v(b).dtype != bias_type || v(b).kind != ValueKind::Constant)
     {
         return Ok(None);
     }
-    let (Some((in_scale, in_zero)), Some((f_scale, f_zero)), Some((out_scale, out_zero))) = (
-        per_tensor(program, *input),
-        per_tensor(program, *filter),
-        per_tensor(program, output),
-    ) else {
+    let (Some((in_kind, in_scale, in_zero)), Some((out_kind, out_scale, out_zero))) =
+        (activations(program, *input), activations(program, output))
+    else {
+        return Ok(None);
+    };
+    if in_kind != out_kind {
+        return Ok(None);
+    }
+    // Per-channel weights (symmetric, along the output channels), as recent converters write
+    // them: TFLM's FullyConnectedPerChannel.
+    // 16x8 with per-tensor weights too: one scale for every channel is the same arithmetic.
+    if let Some(q) = v(*filter)
+        .quant
+        .as_ref()
+        .filter(|q| q.scale_bits.len() > 1 || s16)
+    {
+        let mut scales: Vec<f32> = q.scale_bits.iter().map(|&b| f32::from_bits(b)).collect();
+        if let (&[one], Some(&depth)) = (&scales[..], v(*filter).shape.first()) {
+            scales = vec![one; usize::try_from(depth).unwrap_or(0).min(MAX_DIM as usize)];
+        }
+        return Ok(per_channel_fc(
+            program,
+            *input,
+            *filter,
+            bias,
+            output,
+            activation,
+            &scales,
+            q.axis,
+            (in_kind, in_scale, in_zero),
+            (out_scale, out_zero),
+        ));
+    }
+    let Some((f_scale, f_zero)) = per_tensor(program, *filter) else {
         return Ok(None);
     };
     let depth = match v(*filter).shape.first() {
@@ -58,7 +90,9 @@ pub(super) fn fully_connected(
     let accum = v(*filter).bytes / depth as u64;
     let rows = v(output).bytes / depth as u64;
     if !dense_constant(program, *filter)
-        || bias.is_some_and(|b| !dense_constant(program, b))
+        || bias.is_some_and(|b| {
+            !dense_constant(program, b) || v(b).bytes != bias_type.size() * depth as u64
+        })
         || accum == 0
         || accum * depth as u64 != v(*filter).bytes
         || rows * depth as u64 != v(output).bytes
@@ -73,18 +107,72 @@ pub(super) fn fully_connected(
     let Some((multiplier, shift)) = multiplier(real) else {
         return Ok(None);
     };
-    let Some((act_min, act_max)) = activation_range(activation, out_scale, out_zero) else {
+    let Some((act_min, act_max)) =
+        activation_range_in(activation, out_scale, out_zero, out_kind.range())
+    else {
         return Ok(None);
     };
+    let params = vec![
+        -in_zero, -f_zero, out_zero, multiplier, shift, act_min, act_max, depth,
+    ];
     let Some(sums) = row_sums(program, *filter, bias, depth as usize, -in_zero, -f_zero) else {
         return Ok(None);
     };
     Ok(Some(Lowered {
         op: "FULLY_CONNECTED",
         constants: vec![("row_sums", sums)],
-        params: Some(vec![
-            -in_zero, -f_zero, out_zero, multiplier, shift, act_min, act_max, depth,
-        ]),
+        params: Some(params),
         scratch: None,
     }))
+}
+
+/// FULLY_CONNECTED with per-channel weights: `ap_tflite_fc_params_t` (its multiplier and shift
+/// unused) then each output channel's multiplier, then its shift; the runtime's direct kernel,
+/// int8 or 16x8.
+#[allow(clippy::too_many_arguments)]
+fn per_channel_fc(
+    program: &Program,
+    input: usize,
+    filter: usize,
+    bias: Option<usize>,
+    output: usize,
+    activation: i8,
+    scales: &[f32],
+    axis: i32,
+    (kind, in_scale, in_zero): (Activations, f32, i32),
+    (out_scale, out_zero): (f32, i32),
+) -> Option<Lowered> {
+    let v = |t: usize| &program.values[t];
+    let depth = *v(filter).shape.first()?;
+    let zeros = v(filter).quant.as_ref()?.zero_point.iter().all(|&z| z == 0);
+    if !(1..=MAX_DIM).contains(&depth) || scales.len() as u64 != depth || axis != 0 || !zeros {
+        return None;
+    }
+    let accum = v(filter).bytes / depth;
+    let rows = v(output).bytes / (depth * v(output).dtype.size());
+    let in_elements = v(input).bytes / v(input).dtype.size();
+    if accum == 0
+        || accum * depth != v(filter).bytes
+        || rows * depth * v(output).dtype.size() != v(output).bytes
+        || rows.checked_mul(accum) != Some(in_elements)
+        || accum > i32::MAX as u64
+        || rows > i32::MAX as u64
+        || !dense_constant(program, filter)
+        || bias
+            .is_some_and(|b| !dense_constant(program, b) || v(b).bytes != v(b).dtype.size() * depth)
+    {
+        return None;
+    }
+    let (act_min, act_max) = activation_range_in(activation, out_scale, out_zero, kind.range())?;
+    let mut params = vec![-in_zero, 0, out_zero, 0, 0, act_min, act_max, depth as i32];
+    params.extend(per_channel(scales, in_scale, out_scale, depth as usize)?);
+    Some(Lowered {
+        op: match kind {
+            Activations::S8 => "FULLY_CONNECTED_PER_CHANNEL",
+            Activations::S16 => "FULLY_CONNECTED_PER_CHANNEL_S16",
+        },
+        constants: Vec::new(),
+        params: Some(params),
+        scratch: None,
+    })
 }

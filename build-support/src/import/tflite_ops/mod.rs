@@ -262,6 +262,37 @@ fn dense_constant(program: &Program, t: usize) -> bool {
             .is_some_and(|d| d.bytes().len() as u64 == v.bytes)
 }
 
+/// The integer type of a quantized activation tensor: int8, or int16 as TFLM's 16x8 kernels
+/// take it (zero point 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Activations {
+    S8,
+    S16,
+}
+
+impl Activations {
+    /// The type's range, which a fused activation clamps within.
+    fn range(self) -> (i32, i32) {
+        match self {
+            Activations::S8 => (i32::from(i8::MIN), i32::from(i8::MAX)),
+            Activations::S16 => (i32::from(i16::MIN), i32::from(i16::MAX)),
+        }
+    }
+}
+
+/// Tensor `t`'s activation type, scale and zero point, when it is int8 quantized as a whole
+/// with a zero point int8 holds, or int16 with zero point 0.
+fn activations(program: &Program, t: usize) -> Option<(Activations, f32, i32)> {
+    match program.values[t].dtype {
+        DType::Int8 => per_tensor(program, t).map(|(s, z)| (Activations::S8, s, z)),
+        DType::Int16 => match scale_and_zero(program, t)? {
+            (s, 0) => Some((Activations::S16, s, 0)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// Whether tensor `t` is int8.
 fn is_int8(program: &Program, t: usize) -> bool {
     program.values[t].dtype == DType::Int8

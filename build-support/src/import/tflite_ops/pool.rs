@@ -1,9 +1,10 @@
-//! AVERAGE_POOL_2D and MAX_POOL_2D on `arm_avgpool_s8` and `arm_max_pool_s8`: int8, the output
-//! quantized as the input (TFLM's pooling works on the stored values), `ap_tflite_pool_params_t`.
+//! AVERAGE_POOL_2D and MAX_POOL_2D on `arm_avgpool_s8` and `arm_max_pool_s8` (int8), and their
+//! `_s16` counterparts (int16, zero point 0): the output quantized as the input (TFLM's pooling
+//! works on the stored values), `ap_tflite_pool_params_t`.
 
 use super::conv::padded;
-use super::quant::activation_range;
-use super::{dims4, is_int8, per_tensor, Lowered, MAX_DIM};
+use super::quant::activation_range_in;
+use super::{activations, dims4, Activations, Lowered, MAX_DIM};
 use crate::cmsis_nn;
 use crate::import::flatbuf::Table;
 use crate::import::ImportError;
@@ -51,9 +52,9 @@ fn pool(
     else {
         return Ok(None);
     };
-    let (Some((scale, zero)), true) = (
-        per_tensor(program, input),
-        per_tensor(program, input) == per_tensor(program, output),
+    let (Some((kind, scale, zero)), true) = (
+        activations(program, input),
+        activations(program, input) == activations(program, output),
     ) else {
         return Ok(None);
     };
@@ -65,8 +66,6 @@ fn pool(
         || !(1..=MAX_DIM as i64).contains(&filter_h)
         || stride_w > MAX_DIM as i64
         || stride_h > MAX_DIM as i64
-        || !is_int8(program, input)
-        || !is_int8(program, output)
     {
         return Ok(None);
     }
@@ -79,7 +78,8 @@ fn pool(
     if (oh, ow) != (out_h, out_w) || pad_h > MAX_DIM as i64 || pad_w > MAX_DIM as i64 {
         return Ok(None);
     }
-    let Some((act_min, act_max)) = activation_range(activation, scale, zero) else {
+    let Some((act_min, act_max)) = activation_range_in(activation, scale, zero, kind.range())
+    else {
         return Ok(None);
     };
     let words = vec![
@@ -100,13 +100,17 @@ fn pool(
     ];
     Ok(Some(Lowered {
         constants: Vec::new(),
-        op: if average {
-            "AVERAGE_POOL_2D"
-        } else {
-            "MAX_POOL_2D"
+        op: match (average, kind) {
+            (true, Activations::S8) => "AVERAGE_POOL_2D",
+            (true, Activations::S16) => "AVERAGE_POOL_2D_S16",
+            (false, Activations::S8) => "MAX_POOL_2D",
+            (false, Activations::S16) => "MAX_POOL_2D_S16",
         },
         params: Some(words),
-        // arm_max_pool_s8 needs none.
-        scratch: average.then(|| cmsis_nn::avgpool_s8(c)),
+        // arm_max_pool_s8 and _s16 need none.
+        scratch: average.then(|| match kind {
+            Activations::S8 => cmsis_nn::avgpool_s8(c),
+            Activations::S16 => cmsis_nn::avgpool_s16(c),
+        }),
     }))
 }

@@ -47,11 +47,48 @@ pub(super) fn multiplier(real: f64) -> Option<(i32, i32)> {
     (-31..=30).contains(&shift).then_some((m, shift))
 }
 
+/// TFLM's `PopulateConvolutionQuantizationParams`: each output channel's multiplier, then each
+/// one's shift, in double, from one filter scale or one per channel.
+pub(super) fn per_channel(
+    scales: &[f32],
+    in_scale: f32,
+    out_scale: f32,
+    channels: usize,
+) -> Option<Vec<i32>> {
+    let pairs: Vec<(i32, i32)> = (0..channels)
+        .map(|c| {
+            let filter_scale = scales[if scales.len() == 1 { 0 } else { c }];
+            multiplier(f64::from(in_scale) * f64::from(filter_scale) / f64::from(out_scale))
+        })
+        .collect::<Option<_>>()?;
+    Some(
+        pairs
+            .iter()
+            .map(|&(m, _)| m)
+            .chain(pairs.iter().map(|&(_, s)| s))
+            .collect(),
+    )
+}
+
 /// TFLite's fused activation on an int8 output of scale `scale` and zero point `zero`
 /// (`CalculateActivationRangeQuantized`): NONE, RELU, RELU_N1_TO_1, RELU6; `None` for the
 /// others.
 pub(super) fn activation_range(activation: i8, scale: f32, zero: i32) -> Option<(i32, i32)> {
-    let (qmin, qmax) = (i32::from(i8::MIN), i32::from(i8::MAX));
+    activation_range_in(
+        activation,
+        scale,
+        zero,
+        (i32::from(i8::MIN), i32::from(i8::MAX)),
+    )
+}
+
+/// [`activation_range`] on an output of type range `(qmin, qmax)` (int16's for 16x8 kernels).
+pub(super) fn activation_range_in(
+    activation: i8,
+    scale: f32,
+    zero: i32,
+    (qmin, qmax): (i32, i32),
+) -> Option<(i32, i32)> {
     // In float, as TFLM divides, rounded half away from zero.
     let quantize = |f: f32| zero.saturating_add((f / scale).round() as i32);
     match activation {

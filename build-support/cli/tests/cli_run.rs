@@ -125,10 +125,7 @@ fn corpus_tflite(stem: &str) -> Option<PathBuf> {
 }
 
 #[test]
-fn a_tflite_model_runs_on_cmsis_nn_with_tflms_output_files() {
-    let Some(model) = corpus_tflite("mlperftiny__kws_ref_model") else {
-        return;
-    };
+fn tflite_models_run_on_cmsis_nn_with_tflms_output_files() {
     if std::env::var_os("CMSIS_NN_PATH").is_none() {
         assert!(
             std::env::var("CI").map_or(true, |v| v != "true"),
@@ -136,21 +133,34 @@ fn a_tflite_model_runs_on_cmsis_nn_with_tflms_output_files() {
         );
         return;
     }
-    let reference = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../testdata/tflm-reference/mlperftiny__kws_ref_model");
-    let out = temp_dir("tflite");
-    let calls: Vec<String> = (0..2)
-        .map(|k| call("", &[&reference.join(format!("{k}-in0.npy"))]))
-        .collect();
-    let result = run(&model, "corstone-300", &calls, &out);
-    assert!(result.status.success(), "{}", stderr(&result));
-    for k in 0..2 {
-        // The whole file: TFLM's dtype and shape, and its bytes.
-        let got = std::fs::read(out.join(format!("{k}-mlperftiny__kws_ref_model-0.npy"))).unwrap();
-        let want = std::fs::read(reference.join(format!("{k}-out0.npy"))).unwrap();
-        let (got, want) = (npy::parse(&got).unwrap(), npy::parse(&want).unwrap());
-        assert_eq!(got.data, want.data, "call {k}");
-        assert_eq!(got.shape, want.shape, "call {k}");
+    let testdata = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata");
+    // A corpus model on CMSIS-NN; the audio preprocessor's four calls, its noise estimate kept
+    // from one to the next; the 16x8 fixture, which needs no corpus.
+    let models = [
+        (corpus_tflite("mlperftiny__kws_ref_model"), 2),
+        (corpus_tflite("tflm__audio_preprocessor_int8"), 4),
+        (Some(testdata.join("tflite-ops/tf_int16_ops.tflite")), 4),
+    ];
+    for (model, calls) in models {
+        let Some(model) = model else {
+            continue;
+        };
+        let stem = model.file_stem().unwrap().to_string_lossy().into_owned();
+        let reference = testdata.join("tflm-reference").join(&stem);
+        let out = temp_dir(&format!("tflite-{stem}"));
+        let args: Vec<String> = (0..calls)
+            .map(|k| call("", &[&reference.join(format!("{k}-in0.npy"))]))
+            .collect();
+        let result = run(&model, "corstone-300", &args, &out);
+        assert!(result.status.success(), "{stem}: {}", stderr(&result));
+        for k in 0..calls {
+            // The whole file: TFLM's dtype and shape, and its bytes.
+            let got = std::fs::read(out.join(format!("{k}-{stem}-0.npy"))).unwrap();
+            let want = std::fs::read(reference.join(format!("{k}-out0.npy"))).unwrap();
+            let (got, want) = (npy::parse(&got).unwrap(), npy::parse(&want).unwrap());
+            assert_eq!(got.data, want.data, "{stem}: call {k}");
+            assert_eq!(got.shape, want.shape, "{stem}: call {k}");
+        }
     }
 }
 

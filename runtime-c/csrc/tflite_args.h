@@ -17,18 +17,39 @@ static inline int read_params(const ap_buffer_t *b, void *out, size_t size) {
     return 1;
 }
 
-/* a x b x c x d, or 0 when it overflows size_t (no buffer is that size, so a check against it
- * fails) — on a 32-bit target four extents of 65535 would. */
+/* a x b x c x d, or SIZE_MAX when it overflows size_t (no buffer is that size, so a check
+ * against it fails; 0 would match an empty buffer) — on a 32-bit target four extents of 65535
+ * would. A factor of SIZE_MAX keeps the product there. */
 static inline size_t product4(size_t a, size_t b, size_t c, size_t d) {
     const size_t xs[3] = {b, c, d};
     size_t acc = a;
     for (size_t i = 0; i < 3; i++) {
-        if (xs[i] != 0 && acc > SIZE_MAX / xs[i]) {
-            return 0;
+        if (acc == SIZE_MAX || (xs[i] != 0 && acc > SIZE_MAX / xs[i])) {
+            return acc == 0 || xs[i] == 0 ? 0 : SIZE_MAX;
         }
         acc *= xs[i];
     }
     return acc;
+}
+
+/* The most elements one kernel argument may have (16 Mi): any count at most this, times an
+ * element's bytes (at most 8), stays far inside a 32-bit size_t. */
+#define AP_TFLITE_MAX_ELEMENTS (1L << 24)
+
+/* Whether a count read from the parameters is one a kernel takes: 0 to AP_TFLITE_MAX_ELEMENTS. */
+static inline int count_ok(int32_t n) {
+    return n >= 0 && (long)n <= AP_TFLITE_MAX_ELEMENTS;
+}
+
+/* Whether a requantization shift is one CMSIS-NN's 32-bit rule defines (TFLM's QuantizeMultiplier
+ * range). */
+static inline int shift_ok(int32_t shift) {
+    return shift >= -31 && shift <= 30;
+}
+
+/* The same for CMSIS-NN's 64-bit rule (the 16x8 kernels), which TFLM bounds at 7. */
+static inline int shift_s64_ok(int32_t shift) {
+    return shift >= -31 && shift <= 7;
 }
 
 /* Whether a buffer may be read as int32 in place. */

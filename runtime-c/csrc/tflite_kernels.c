@@ -103,15 +103,23 @@ static ap_status_t fc_per_channel(ap_context_t *ctx, ap_buffer_t *args, size_t n
     }
     memcpy(&p, params->data, sizeof p);
     const size_t act = wide ? 2u : 1u, bias_width = wide ? 8u : 4u;
-    if (p.output_depth <= 0 || params->size != sizeof p + 2u * (size_t)p.output_depth * sizeof(int32_t)) {
+    if (p.output_depth <= 0 || p.output_depth > 65535 ||
+        params->size != sizeof p + 2u * (size_t)p.output_depth * sizeof(int32_t)) {
         return AP_ERR_BAD_ARGUMENTS;
     }
     const size_t depth = (size_t)p.output_depth;
+    for (size_t o = 0; o < depth; o++) {
+        int32_t shift;
+        memcpy(&shift, params->data + sizeof p + 4u * (depth + o), sizeof shift);
+        if (!(wide ? shift_s64_ok(shift) : shift_ok(shift))) {
+            return AP_ERR_BAD_ARGUMENTS;
+        }
+    }
     if (output->size == 0 || output->size % (act * depth) != 0 || filter->size % depth != 0) {
         return AP_ERR_BAD_ARGUMENTS;
     }
     const size_t batches = output->size / (act * depth), accum = filter->size / depth;
-    if (accum == 0 || input->size != act * product4(batches, accum, 1, 1) ||
+    if (accum == 0 || input->size != product4(act, batches, accum, 1) ||
         (bias != NULL && bias->size != depth * bias_width)) {
         return AP_ERR_BAD_ARGUMENTS;
     }
@@ -210,18 +218,36 @@ static int conv_call(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, int dep
     }
     const size_t oc = (size_t)p->output_c;
     const size_t filter_c = depthwise ? 1u : (size_t)p->input_c;
-    const int channels_fit = depthwise ? p->input_c * p->ch_mult == p->output_c : p->ch_mult == 1;
+    const int channels_fit =
+        depthwise ? (int64_t)p->input_c * p->ch_mult == p->output_c : p->ch_mult == 1;
+    /* Strides and dilations positive, paddings not negative, all within CMSIS-NN's 16 bits: the
+     * kernels' index arithmetic then stays inside int32. */
+    const int32_t geometry[] = {p->stride_w, p->stride_h, p->dilation_w, p->dilation_h};
+    for (size_t i = 0; i < sizeof geometry / sizeof geometry[0]; i++) {
+        if (geometry[i] <= 0 || geometry[i] > 65535) {
+            return 0;
+        }
+    }
+    if (p->pad_w < 0 || p->pad_h < 0 || p->pad_w > 65535 || p->pad_h > 65535) {
+        return 0;
+    }
     /* The per-channel multipliers and shifts follow the header; CMSIS-NN reads them as int32. */
     const size_t act = wide ? 2u : 1u, bias_width = wide ? 8u : 4u;
     if (!channels_fit || params->size != sizeof *p + 2u * oc * sizeof(int32_t) || !int32_aligned(params) ||
         !aligned_to(bias, bias_width) || !aligned_to(input, act) || !aligned_to(output, act) ||
-        input->size != act * product4((size_t)p->batches, (size_t)p->input_h, (size_t)p->input_w, (size_t)p->input_c) ||
+        input->size !=
+            product4(product4((size_t)p->batches, (size_t)p->input_h, (size_t)p->input_w, (size_t)p->input_c), act, 1, 1) ||
         filter->size != product4((size_t)p->filter_h, (size_t)p->filter_w, filter_c, oc) ||
         bias->size != oc * bias_width ||
-        output->size != act * product4((size_t)p->batches, (size_t)p->output_h, (size_t)p->output_w, oc)) {
+        output->size != product4(product4((size_t)p->batches, (size_t)p->output_h, (size_t)p->output_w, oc), act, 1, 1)) {
         return 0;
     }
     const int32_t *per_channel = (const int32_t *)(const void *)(params->data + sizeof *p);
+    for (size_t o = 0; o < oc; o++) {
+        if (!(wide ? shift_s64_ok(per_channel[oc + o]) : shift_ok(per_channel[oc + o]))) {
+            return 0;
+        }
+    }
     c->quant.multiplier = (int32_t *)per_channel;
     c->quant.shift = (int32_t *)per_channel + oc;
     c->input = (const int8_t *)input->data;
@@ -255,12 +281,11 @@ static int without_scratch(const ap_context_t *ctx, size_t nargs) {
 
 /* The filter taps [*lo, *hi) that land inside an input dimension of `size` from `origin`,
  * `dilation` apart (none: *lo >= *hi). */
-static void taps_inside(int32_t origin, int32_t dilation, int32_t size, int32_t taps, int32_t *lo, int32_t *hi) {
-    *lo = origin < 0 ? (-origin + dilation - 1) / dilation : 0;
-    *hi = size > origin ? (size - origin + dilation - 1) / dilation : 0;
-    if (*hi > taps) {
-        *hi = taps;
-    }
+static void taps_inside(int64_t origin, int32_t dilation, int32_t size, int32_t taps, int32_t *lo, int32_t *hi) {
+    const int64_t first = origin < 0 ? (-origin + dilation - 1) / dilation : 0;
+    const int64_t end = size > origin ? (size - origin + dilation - 1) / dilation : 0;
+    *lo = first < taps ? (int32_t)first : taps;
+    *hi = end < taps ? (int32_t)end : taps;
 }
 
 static void conv_direct(const conv_call_t *c) {
@@ -270,7 +295,7 @@ static void conv_direct(const conv_call_t *c) {
     for (int32_t b = 0; b < p->batches; b++) {
         for (int32_t oy = 0; oy < p->output_h; oy++) {
             for (int32_t ox = 0; ox < p->output_w; ox++) {
-                const int32_t y0 = oy * p->stride_h - p->pad_h, x0 = ox * p->stride_w - p->pad_w;
+                const int64_t y0 = (int64_t)oy * p->stride_h - p->pad_h, x0 = (int64_t)ox * p->stride_w - p->pad_w;
                 int32_t fy0, fy1, fx0, fx1;
                 taps_inside(y0, p->dilation_h, p->input_h, p->filter_h, &fy0, &fy1);
                 taps_inside(x0, p->dilation_w, p->input_w, p->filter_w, &fx0, &fx1);
@@ -279,9 +304,9 @@ static void conv_direct(const conv_call_t *c) {
                     const int32_t nb = oc - o0 < AP_CONV_BLOCK ? oc - o0 : AP_CONV_BLOCK;
                     int32_t acc[AP_CONV_BLOCK] = {0};
                     for (int32_t fy = fy0; fy < fy1; fy++) {
-                        const int32_t y = y0 + fy * p->dilation_h;
+                        const int32_t y = (int32_t)(y0 + (int64_t)fy * p->dilation_h);
                         for (int32_t fx = fx0; fx < fx1; fx++) {
-                            const int32_t x = x0 + fx * p->dilation_w;
+                            const int32_t x = (int32_t)(x0 + (int64_t)fx * p->dilation_w);
                             const int8_t *in = c->input + (((size_t)b * p->input_h + y) * p->input_w + x) * ic;
                             const int8_t *w =
                                 c->filter + (size_t)o0 * filter_stride + ((size_t)fy * p->filter_w + fx) * ic;
@@ -386,16 +411,16 @@ static ap_status_t conv_2d_s16(ap_context_t *ctx, ap_buffer_t *args, size_t narg
     for (int32_t b = 0; b < p->batches; b++) {
         for (int32_t oy = 0; oy < p->output_h; oy++) {
             for (int32_t ox = 0; ox < p->output_w; ox++) {
-                const int32_t y0 = oy * p->stride_h - p->pad_h, x0 = ox * p->stride_w - p->pad_w;
+                const int64_t y0 = (int64_t)oy * p->stride_h - p->pad_h, x0 = (int64_t)ox * p->stride_w - p->pad_w;
                 int32_t fy0, fy1, fx0, fx1;
                 taps_inside(y0, p->dilation_h, p->input_h, p->filter_h, &fy0, &fy1);
                 taps_inside(x0, p->dilation_w, p->input_w, p->filter_w, &fx0, &fx1);
                 for (int32_t o = 0; o < oc; o++) {
                     int64_t acc = 0;
                     for (int32_t fy = fy0; fy < fy1; fy++) {
-                        const int32_t y = y0 + fy * p->dilation_h;
+                        const int32_t y = (int32_t)(y0 + (int64_t)fy * p->dilation_h);
                         for (int32_t fx = fx0; fx < fx1; fx++) {
-                            const int32_t x = x0 + fx * p->dilation_w;
+                            const int32_t x = (int32_t)(x0 + (int64_t)fx * p->dilation_w);
                             const int16_t *in = c.input16 + (((size_t)b * p->input_h + y) * p->input_w + x) * ic;
                             const int8_t *w = c.filter + (((size_t)o * p->filter_h + fy) * p->filter_w + fx) * ic;
                             for (int32_t k = 0; k < ic; k++) {
@@ -452,8 +477,11 @@ static ap_status_t pool(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, int 
             return AP_ERR_BAD_ARGUMENTS;
         }
     }
-    if (input->size != width * product4((size_t)p.batches, (size_t)p.channels, (size_t)p.input_h, (size_t)p.input_w) ||
-        output->size != width * product4((size_t)p.batches, (size_t)p.channels, (size_t)p.output_h, (size_t)p.output_w) ||
+    if (p.pad_w < 0 || p.pad_h < 0 || p.pad_w > 65535 || p.pad_h > 65535 ||
+        input->size !=
+            product4(product4((size_t)p.batches, (size_t)p.channels, (size_t)p.input_h, (size_t)p.input_w), width, 1, 1) ||
+        output->size !=
+            product4(product4((size_t)p.batches, (size_t)p.channels, (size_t)p.output_h, (size_t)p.output_w), width, 1, 1) ||
         !aligned_to(input, width) || !aligned_to(output, width)) {
         return AP_ERR_BAD_ARGUMENTS;
     }
@@ -569,7 +597,8 @@ static int elementwise_s16_args(ap_context_t *ctx, ap_buffer_t *args, size_t nar
 static ap_status_t add_s16(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
     ap_tflite_add_params_t p;
-    if (!elementwise_s16_args(ctx, args, nargs, &p, sizeof p)) {
+    if (!elementwise_s16_args(ctx, args, nargs, &p, sizeof p) || !shift_ok(p.input1_shift) || !shift_ok(p.input2_shift) ||
+        !shift_ok(p.output_shift) || p.left_shift < 0 || p.left_shift > 20) {
         return AP_ERR_BAD_ARGUMENTS;
     }
     arm_cmsis_nn_status s = arm_elementwise_add_s16(
@@ -585,7 +614,7 @@ const ap_kernel_t ap_kernel_tflite_3aADD__S16 = {"tflite:ADD_S16", add_s16, NULL
 static ap_status_t mul_s16(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
     ap_tflite_mul_params_t p;
-    if (!elementwise_s16_args(ctx, args, nargs, &p, sizeof p)) {
+    if (!elementwise_s16_args(ctx, args, nargs, &p, sizeof p) || !shift_ok(p.shift)) {
         return AP_ERR_BAD_ARGUMENTS;
     }
     arm_cmsis_nn_status s = arm_elementwise_mul_s16(

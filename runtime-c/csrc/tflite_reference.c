@@ -65,14 +65,19 @@ static int32_t apply(int32_t op, int32_t a, int32_t b) {
     }
 }
 
-/* The largest index a (count, stride) walk over five dimensions reaches, or -1 past size_t. */
+/* The largest index a (count, stride) walk over five dimensions reaches, or SIZE_MAX past
+ * size_t (extents are positive). */
 static size_t reach(const int32_t *extent, const int32_t *stride) {
     size_t r = 0;
     for (int d = 0; d < 5; d++) {
         if (stride[d] < 0) {
-            return (size_t)-1;
+            return SIZE_MAX;
         }
-        r += (size_t)(extent[d] - 1) * (size_t)stride[d];
+        const size_t step = product4((size_t)(extent[d] - 1), (size_t)stride[d], 1, 1);
+        if (step == SIZE_MAX || r > SIZE_MAX - 1u - step) {
+            return SIZE_MAX;
+        }
+        r += step;
     }
     return r;
 }
@@ -94,7 +99,7 @@ static ap_status_t int_binary(ap_context_t *ctx, ap_buffer_t *args, size_t nargs
     const ap_buffer_t *a = &args[0], *b = &args[1];
     ap_buffer_t *out = &args[3];
     const size_t w = (size_t)p.width;
-    if (count == 0 || out->size != count * w || reach(p.extent, p.a_stride) >= a->size / w ||
+    if (count == 0 || out->size != product4(count, w, 1, 1) || reach(p.extent, p.a_stride) >= a->size / w ||
         reach(p.extent, p.b_stride) >= b->size / w) {
         return AP_ERR_BAD_ARGUMENTS;
     }
@@ -140,7 +145,7 @@ static ap_status_t cast(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void
     const size_t wi = cast_width(p.from), wo = cast_width(p.to), n = (size_t)p.count;
     const ap_buffer_t *in = &args[0];
     ap_buffer_t *out = &args[2];
-    if (wi == 0 || wo == 0 || in->size != wi * n || out->size != wo * n) {
+    if (wi == 0 || wo == 0 || !count_ok(p.count) || in->size != wi * n || out->size != wo * n) {
         return AP_ERR_BAD_ARGUMENTS;
     }
     for (size_t i = 0; i < n; i++) {
@@ -180,7 +185,7 @@ static ap_status_t strided_slice(ap_context_t *ctx, ap_buffer_t *args, size_t na
     size_t in_count = 1, out_count = 1, inner[5];
     for (int d = 4; d >= 0; d--) {
         const int32_t n = p.count[d], e = p.extent[d];
-        if (e <= 0 || e > 65535 || n < 0 || n > 65535) {
+        if (e <= 0 || e > 65535 || n < 0 || n > 65535 || p.step[d] == 0 || p.step[d] < -65535 || p.step[d] > 65535) {
             return AP_ERR_BAD_ARGUMENTS;
         }
         /* The first and last index taken stay inside the dimension. */
@@ -197,7 +202,7 @@ static ap_status_t strided_slice(ap_context_t *ctx, ap_buffer_t *args, size_t na
     const size_t w = (size_t)p.width;
     const ap_buffer_t *in = &args[0];
     ap_buffer_t *out = &args[5];
-    if (in_count == 0 || in->size != in_count * w || out->size != out_count * w) {
+    if (in_count == 0 || in->size != product4(in_count, w, 1, 1) || out->size != product4(out_count, w, 1, 1)) {
         return AP_ERR_BAD_ARGUMENTS;
     }
     uint8_t *o = out->data;
@@ -257,6 +262,13 @@ static ap_status_t transpose_conv(ap_context_t *ctx, ap_buffer_t *args, size_t n
         output->size != product4((size_t)p.batches, (size_t)p.output_h, (size_t)p.output_w, oc)) {
         return AP_ERR_BAD_ARGUMENTS;
     }
+    for (size_t o = 0; o < oc; o++) {
+        int32_t shift;
+        memcpy(&shift, params->data + sizeof p + 4u * (oc + o), sizeof shift);
+        if (!shift_ok(shift)) {
+            return AP_ERR_BAD_ARGUMENTS;
+        }
+    }
     const int8_t *in = (const int8_t *)input->data, *w = (const int8_t *)filter->data;
     int8_t *out = (int8_t *)output->data;
     for (int32_t b = 0; b < p.batches; b++) {
@@ -307,7 +319,8 @@ const ap_kernel_t ap_kernel_tflite_3aTRANSPOSE__CONV = {"tflite:TRANSPOSE_CONV",
 static ap_status_t mean(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
     ap_tflite_mean_params_t p;
-    if (!io_is(ctx, args, nargs, 3, 1) || !read_params(&args[2], &p, sizeof p) || (p.width != 1 && p.width != 2)) {
+    if (!io_is(ctx, args, nargs, 3, 1) || !read_params(&args[2], &p, sizeof p) || (p.width != 1 && p.width != 2) ||
+        !shift_ok(p.shift)) {
         return AP_ERR_BAD_ARGUMENTS;
     }
     size_t in_count = 1, out_count = 1, stride[5];
@@ -327,7 +340,8 @@ static ap_status_t mean(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void
     const ap_buffer_t *in = &args[0];
     ap_buffer_t *out = &args[3];
     const size_t w = (size_t)p.width;
-    if (in_count == 0 || reduced > INT32_MAX || in->size != in_count * w || out->size != out_count * w) {
+    if (in_count == 0 || reduced > INT32_MAX || in->size != product4(in_count, w, 1, 1) ||
+        out->size != product4(out_count, w, 1, 1)) {
         return AP_ERR_BAD_ARGUMENTS;
     }
     const int32_t lo = p.width == 1 ? INT8_MIN : INT16_MIN, hi = p.width == 1 ? INT8_MAX : INT16_MAX;
@@ -379,7 +393,7 @@ static ap_status_t relu(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void
     (void)user;
     ap_tflite_relu_params_t p;
     if (!io_is(ctx, args, nargs, 2, 1) || !read_params(&args[1], &p, sizeof p) || (p.width != 1 && p.width != 2) ||
-        p.count < 0) {
+        !count_ok(p.count) || (p.requantize && !shift_ok(p.shift))) {
         return AP_ERR_BAD_ARGUMENTS;
     }
     const ap_buffer_t *in = &args[0];

@@ -61,7 +61,7 @@ static ap_status_t window(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, vo
     (void)user;
     ap_tflite_window_params_t p;
     if (!io_is(ctx, args, nargs, 3, 1) || !read_params(&args[2], &p, sizeof p) || p.frame <= 0 || p.count < 0 ||
-        p.count % p.frame != 0 || p.shift < 0 || p.shift > 31) {
+        p.count % p.frame != 0 || p.shift < 0 || p.shift > 31 || !count_ok(p.count) || !count_ok(p.frame)) {
         return AP_ERR_BAD_ARGUMENTS;
     }
     const ap_buffer_t *in = &args[0], *w = &args[1];
@@ -84,7 +84,7 @@ const ap_kernel_t ap_kernel_tflite_3aSignalWindow = {"tflite:SignalWindow", wind
 static ap_status_t fft_auto_scale(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
     ap_tflite_count_params_t p;
-    if (!io_is(ctx, args, nargs, 2, 2) || !read_params(&args[1], &p, sizeof p) || p.count < 0) {
+    if (!io_is(ctx, args, nargs, 2, 2) || !read_params(&args[1], &p, sizeof p) || !count_ok(p.count)) {
         return AP_ERR_BAD_ARGUMENTS;
     }
     const ap_buffer_t *in = &args[0];
@@ -325,7 +325,8 @@ static ap_status_t rfft(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void
     const ap_buffer_t *in = &args[0], *tw = &args[1], *super = &args[2];
     ap_buffer_t *out = &args[4];
     if (length != 1 || tw->size != 4u * half || super->size != 4u * (half / 2u) ||
-        in->size != 2u * frame_in * (size_t)p.frames || out->size != 4u * frame_out * (size_t)p.frames ||
+        in->size != product4(2u, frame_in, (size_t)p.frames, 1) ||
+        out->size != product4(4u, frame_out, (size_t)p.frames, 1) ||
         !aligned_to(out, 2)) {
         return AP_ERR_BAD_ARGUMENTS;
     }
@@ -365,7 +366,7 @@ static ap_status_t energy(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, vo
     (void)user;
     ap_tflite_energy_params_t p;
     if (!io_is(ctx, args, nargs, 2, 1) || !read_params(&args[1], &p, sizeof p) || p.start < 0 || p.end < p.start ||
-        p.count < p.end) {
+        p.count < p.end || !count_ok(p.count)) {
         return AP_ERR_BAD_ARGUMENTS;
     }
     const ap_buffer_t *in = &args[0];
@@ -389,7 +390,7 @@ static ap_status_t filter_bank(ap_context_t *ctx, ap_buffer_t *args, size_t narg
     (void)user;
     ap_tflite_filter_bank_params_t p;
     if (!io_is(ctx, args, nargs, 7, 1) || !read_params(&args[6], &p, sizeof p) || p.channels <= 0 ||
-        p.input_count < 0 || p.weight_count < 0) {
+        !count_ok(p.channels) || !count_ok(p.input_count) || !count_ok(p.weight_count)) {
         return AP_ERR_BAD_ARGUMENTS;
     }
     const ap_buffer_t *in = &args[0], *w = &args[1], *u = &args[2], *freq = &args[3], *wstart = &args[4],
@@ -476,7 +477,7 @@ static uint32_t sqrt64(uint64_t num) {
 static ap_status_t filter_bank_square_root(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
     ap_tflite_count_params_t p;
-    if (!io_is(ctx, args, nargs, 3, 1) || !read_params(&args[2], &p, sizeof p) || p.count < 0) {
+    if (!io_is(ctx, args, nargs, 3, 1) || !read_params(&args[2], &p, sizeof p) || !count_ok(p.count)) {
         return AP_ERR_BAD_ARGUMENTS;
     }
     const ap_buffer_t *in = &args[0], *bits = &args[1];
@@ -504,7 +505,7 @@ const ap_kernel_t ap_kernel_tflite_3aSignalFilterBankSquareRoot = {"tflite:Signa
 static ap_status_t spectral_subtraction(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
     ap_tflite_spectral_subtraction_params_t p;
-    if (!io_is(ctx, args, nargs, 3, 2) || !read_params(&args[2], &p, sizeof p) || p.channels < 0 ||
+    if (!io_is(ctx, args, nargs, 3, 2) || !read_params(&args[2], &p, sizeof p) || !count_ok(p.channels) ||
         p.smoothing_bits < 0 || p.smoothing_bits > 31 || p.spectral_subtraction_bits < 0 ||
         p.spectral_subtraction_bits > 63) {
         return AP_ERR_BAD_ARGUMENTS;
@@ -575,8 +576,8 @@ static uint32_t pcan_shrink(uint32_t x) {
 static ap_status_t pcan(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
     ap_tflite_pcan_params_t p;
-    if (!io_is(ctx, args, nargs, 4, 1) || !read_params(&args[3], &p, sizeof p) || p.count < 0 || p.snr_shift < 0 ||
-        p.snr_shift > 63 || p.lut_count < 125) {
+    if (!io_is(ctx, args, nargs, 4, 1) || !read_params(&args[3], &p, sizeof p) || !count_ok(p.count) ||
+        p.snr_shift < 0 || p.snr_shift > 63 || p.lut_count < 125 || !count_ok(p.lut_count)) {
         return AP_ERR_BAD_ARGUMENTS;
     }
     const ap_buffer_t *in = &args[0], *noise = &args[1], *lut = &args[2];
@@ -630,7 +631,7 @@ static uint32_t log32(uint32_t x, uint32_t out_scale) {
 static ap_status_t filter_bank_log(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
     ap_tflite_filter_bank_log_params_t p;
-    if (!io_is(ctx, args, nargs, 2, 1) || !read_params(&args[1], &p, sizeof p) || p.count < 0 ||
+    if (!io_is(ctx, args, nargs, 2, 1) || !read_params(&args[1], &p, sizeof p) || !count_ok(p.count) ||
         p.correction_bits < 0 || p.correction_bits > 31) {
         return AP_ERR_BAD_ARGUMENTS;
     }

@@ -314,6 +314,13 @@ fn convolution(
     // The 16x8 kernels run without scratch: a direct convolution, CMSIS-NN's generic depthwise
     // kernel.
     if in_kind == Activations::S16 {
+        // TFLM's 64-bit requantization takes shifts up to 7 (it asserts), CMSIS-NN's too.
+        if params[params.len() - out_c as usize..]
+            .iter()
+            .any(|&s| s > 7)
+        {
+            return None;
+        }
         return Some(Lowered {
             op: match kind {
                 Kind::Regular => "CONV_2D_S16",

@@ -166,6 +166,14 @@ fn per_channel_fc(
     let (act_min, act_max) = activation_range_in(activation, out_scale, out_zero, kind.range())?;
     let mut params = vec![-in_zero, 0, out_zero, 0, 0, act_min, act_max, depth as i32];
     params.extend(per_channel(scales, in_scale, out_scale, depth as usize)?);
+    // TFLM's 64-bit requantization (16x8) takes shifts up to 7.
+    if kind == Activations::S16
+        && params[params.len() - depth as usize..]
+            .iter()
+            .any(|&s| s > 7)
+    {
+        return None;
+    }
     Some(Lowered {
         op: match kind {
             Activations::S8 => "FULLY_CONNECTED_PER_CHANNEL",

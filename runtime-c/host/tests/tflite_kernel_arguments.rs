@@ -1,0 +1,133 @@
+//! The runtime's TFLite kernels treat their parameters and buffer sizes as untrusted, as the
+//! runtime treats its tables: a call whose parameters would take a kernel outside its buffers,
+//! or into arithmetic C leaves undefined, is refused with `AP_ERR_BAD_ARGUMENTS` before a byte
+//! is read. One test per rule, each beside a call that passes (so the refusal is the rule's).
+
+use arenaplan::sys::{self, ap_buffer, ap_context, ap_kernel, ap_status};
+
+/// Runs `kernel` on `ninputs` inputs and the rest as outputs, each buffer as given.
+fn call(kernel: ap_kernel, ninputs: u32, buffers: &mut [Vec<u8>]) -> ap_status {
+    let mut args: Vec<ap_buffer> = buffers
+        .iter_mut()
+        .map(|b| ap_buffer {
+            data: b.as_mut_ptr(),
+            size: b.len(),
+        })
+        .collect();
+    let mut ctx = ap_context {
+        temp: std::ptr::null_mut(),
+        ninputs,
+        noutputs: args.len() as u32 - ninputs,
+        meta: std::ptr::null(),
+        arg_ids: std::ptr::null(),
+    };
+    let f = kernel.fn_.expect("a kernel function");
+    // SAFETY: every argument points at a live buffer of its size.
+    unsafe { f(&mut ctx, args.as_mut_ptr(), args.len(), kernel.user) }
+}
+
+fn words(w: &[i32]) -> Vec<u8> {
+    w.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn kernels_built() -> bool {
+    arenaplan::tflite_kernels().next().is_some()
+}
+
+/// STRIDED_SLICE's parameters: width 1, then first, count, step and extent over five dimensions.
+fn slice_params(count: i32, step: i32) -> Vec<u8> {
+    let mut w = vec![1];
+    w.extend([0, 0, 0, 0, 0]);
+    w.extend([1, 1, 1, 1, count]);
+    w.extend([1, 1, 1, 1, step]);
+    w.extend([1, 1, 1, 1, 4]);
+    words(&w)
+}
+
+#[test]
+fn a_slice_step_of_zero_is_refused() {
+    if !kernels_built() {
+        return;
+    }
+    // SAFETY: a const C static.
+    let kernel = unsafe { sys::ap_kernel_tflite_3aSTRIDED__SLICE };
+    let run = |count: i32, step: i32, out: usize| {
+        let mut b = vec![
+            vec![1, 2, 3, 4],
+            vec![0; 4],
+            vec![0; 4],
+            vec![0; 4],
+            slice_params(count, step),
+            vec![0; out],
+        ];
+        (call(kernel, 5, &mut b), b.pop().unwrap())
+    };
+    assert_eq!(run(2, 2, 2), (ap_status::AP_OK, vec![1, 3]));
+    // Step 0 would read index 0 count times: any count, any output size.
+    assert_eq!(run(3, 0, 3).0, ap_status::AP_ERR_BAD_ARGUMENTS);
+}
+
+#[test]
+fn a_product_that_overflows_matches_no_buffer_not_an_empty_one() {
+    if !kernels_built() {
+        return;
+    }
+    // SAFETY: a const C static.
+    let kernel = unsafe { sys::ap_kernel_tflite_3aINT__BINARY };
+    // ADD of int32, extents multiplying past any size_t: the empty output must not pass.
+    let params = |extent: [i32; 5]| {
+        let mut w = vec![0, 4, i32::MIN, i32::MAX];
+        w.extend(extent);
+        w.extend([0, 0, 0, 0, 1]); // a walks its elements
+        w.extend([0; 5]); // b broadcasts
+        words(&w)
+    };
+    let mut ok = vec![
+        words(&[1, 2]),
+        words(&[10]),
+        params([1, 1, 1, 1, 2]),
+        vec![0; 8],
+    ];
+    assert_eq!(call(kernel, 3, &mut ok), ap_status::AP_OK);
+    assert_eq!(ok[3], words(&[11, 12]));
+    let mut huge = vec![words(&[1]), words(&[1]), params([65535; 5]), Vec::new()];
+    assert_eq!(call(kernel, 3, &mut huge), ap_status::AP_ERR_BAD_ARGUMENTS);
+}
+
+#[test]
+fn a_requantization_shift_out_of_range_is_refused() {
+    if !kernels_built() {
+        return;
+    }
+    // SAFETY: a const C static.
+    let kernel = unsafe { sys::ap_kernel_tflite_3aRELU };
+    // int8 RELU requantizing by 1/2 (multiplier 2^30, shift 0), then by a shift past 30.
+    let params = |shift: i32| words(&[1, 1, 0, 0, 1 << 30, shift, -128, 127, 2]);
+    let mut ok = vec![vec![8, 0xF8], params(0), vec![0; 2]];
+    assert_eq!(call(kernel, 2, &mut ok), ap_status::AP_OK);
+    assert_eq!(ok[2], vec![4, 0xFC]);
+    let mut bad = vec![vec![8, 0xF8], params(31), vec![0; 2]];
+    assert_eq!(call(kernel, 2, &mut bad), ap_status::AP_ERR_BAD_ARGUMENTS);
+}
+
+#[test]
+fn a_convolution_dilation_of_zero_is_refused() {
+    if !kernels_built() {
+        return;
+    }
+    // SAFETY: a const C static.
+    let kernel = unsafe { sys::ap_kernel_tflite_3aCONV__2D__S16 };
+    // A 1x1 input and filter, one channel: the output is the input times the weight.
+    let params = |dilation: i32| {
+        let mut w = vec![0, 0, 1, 1, 1, 0, 0, dilation, dilation, -32768, 32767];
+        w.extend([1, 1, 1, 1, 1, 1, 1, 1, 1]);
+        w.extend([1 << 30, 1]); // x 1, then the shift
+        words(&w)
+    };
+    let input = 100i16.to_le_bytes().to_vec();
+    let mut ok = vec![input.clone(), vec![3], vec![0; 8], params(1), vec![0; 2]];
+    assert_eq!(call(kernel, 4, &mut ok), ap_status::AP_OK);
+    assert_eq!(i16::from_le_bytes([ok[4][0], ok[4][1]]), 300);
+    let mut bad = vec![input, vec![3], vec![0; 8], params(0), vec![0; 2]];
+    assert_eq!(call(kernel, 4, &mut bad), ap_status::AP_ERR_BAD_ARGUMENTS);
+}

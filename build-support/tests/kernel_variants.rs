@@ -7,7 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use arenaplan_build::model::{Instruction, Isa, Program};
+use arenaplan_build::model::{Instruction, Isa};
 use arenaplan_build::pipeline::{KernelVariants, ModelPlan};
 use arenaplan_build::Build;
 
@@ -15,9 +15,9 @@ fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("testdata/tflite-ops/{name}.tflite"))
 }
 
-/// The plan of `model` for corstone-300's cores with `isa`'s kernels and `variants`, and how
-/// many of its calls have kernel scratch.
-fn plan(model: &Path, isa: Isa, variants: KernelVariants) -> (Program, ModelPlan, usize) {
+/// The plan of `model` for corstone-300 with `isa`'s kernels and `variants`, and how many of
+/// its calls have kernel scratch.
+fn plan(model: &Path, isa: Isa, variants: KernelVariants) -> (ModelPlan, usize) {
     let rendered = Build::new()
         .model(model)
         .target("corstone-300")
@@ -32,7 +32,7 @@ fn plan(model: &Path, isa: Isa, variants: KernelVariants) -> (Program, ModelPlan
         .into_iter()
         .filter(|(_, i)| matches!(i, Instruction::Kernel(k) if !k.scratch.is_empty()))
         .count();
-    (rendered.program, rendered.plan, with_scratch)
+    (rendered.plan, with_scratch)
 }
 
 fn bytes(plan: &ModelPlan) -> u64 {
@@ -43,8 +43,8 @@ fn bytes(plan: &ModelPlan) -> u64 {
 fn a_scratch_that_fits_beside_the_tensors_stays() {
     // The fixture's convolutions' buffers fit where no large tensor is alive.
     for isa in [Isa::Plain, Isa::Dsp, Isa::Mve] {
-        let (_, fit, fit_calls) = plan(&fixture("tf_int8_ops"), isa, KernelVariants::FitArena);
-        let (_, fast, fast_calls) = plan(&fixture("tf_int8_ops"), isa, KernelVariants::Fastest);
+        let (fit, fit_calls) = plan(&fixture("tf_int8_ops"), isa, KernelVariants::FitArena);
+        let (fast, fast_calls) = plan(&fixture("tf_int8_ops"), isa, KernelVariants::Fastest);
         assert!(fast_calls > 0, "{isa:?}: no kernel scratch to keep");
         assert_eq!(
             (bytes(&fit), fit_calls),
@@ -58,8 +58,8 @@ fn a_scratch_that_fits_beside_the_tensors_stays() {
 fn a_scratch_that_would_grow_the_arena_is_dropped_and_fastest_keeps_it() {
     // The second fixture's 3x3 convolution runs between its two largest tensors.
     let model = fixture("tf_int8_ops2");
-    let (_, fit, fit_calls) = plan(&model, Isa::Plain, KernelVariants::FitArena);
-    let (_, fast, fast_calls) = plan(&model, Isa::Plain, KernelVariants::Fastest);
+    let (fit, fit_calls) = plan(&model, Isa::Plain, KernelVariants::FitArena);
+    let (fast, fast_calls) = plan(&model, Isa::Plain, KernelVariants::Fastest);
     assert!(
         bytes(&fit) < bytes(&fast),
         "{} B, fastest {} B",
@@ -80,8 +80,8 @@ fn a_scratch_that_would_grow_the_arena_is_dropped_and_fastest_keeps_it() {
         ("mlperftiny__pretrainedResnet_quant", Isa::Plain),
     ] {
         let model = corpus.join("tflite").join(format!("{stem}.tflite"));
-        let (_, fit, fit_calls) = plan(&model, isa, KernelVariants::FitArena);
-        let (_, fast, fast_calls) = plan(&model, isa, KernelVariants::Fastest);
+        let (fit, fit_calls) = plan(&model, isa, KernelVariants::FitArena);
+        let (fast, fast_calls) = plan(&model, isa, KernelVariants::Fastest);
         assert!(
             bytes(&fit) < bytes(&fast),
             "{stem}: {} B, fastest {} B",

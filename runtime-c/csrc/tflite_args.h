@@ -67,4 +67,33 @@ static inline int io_is(const ap_context_t *ctx, const ap_buffer_t *args, size_t
     return ctx != NULL && args != NULL && ctx->ninputs == in && ctx->noutputs == out && nargs == (size_t)in + out;
 }
 
+/* An element of a signed integer tensor of `width` bytes, little-endian as the targets are. */
+static inline int32_t load_int(const uint8_t *data, size_t i, int32_t width) {
+    switch (width) {
+    case 1:
+        return (int8_t)data[i];
+    case 2: {
+        int16_t v;
+        memcpy(&v, data + 2u * i, sizeof v);
+        return v;
+    }
+    default: {
+        int32_t v;
+        memcpy(&v, data + 4u * i, sizeof v);
+        return v;
+    }
+    }
+}
+
+static inline void store_int(uint8_t *data, size_t i, int32_t width, int32_t value) {
+    if (width == 1) {
+        data[i] = (uint8_t)(int8_t)value;
+    } else if (width == 2) {
+        const int16_t v = (int16_t)value;
+        memcpy(data + 2u * i, &v, sizeof v);
+    } else {
+        memcpy(data + 4u * i, &value, sizeof value);
+    }
+}
+
 #endif /* ARENAPLAN_TFLITE_ARGS_H */

@@ -653,34 +653,6 @@ static ap_status_t softmax(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, v
 
 const ap_kernel_t ap_kernel_tflite_3aSOFTMAX = {"tflite:SOFTMAX", softmax, NULL};
 
-/* An element of a signed integer tensor of `width` bytes, little-endian as the targets are. */
-static int32_t load_int(const uint8_t *data, size_t i, int32_t width) {
-    switch (width) {
-    case 1:
-        return (int8_t)data[i];
-    case 2: {
-        int16_t v;
-        memcpy(&v, data + 2u * i, sizeof v);
-        return v;
-    }
-    default: {
-        int32_t v;
-        memcpy(&v, data + 4u * i, sizeof v);
-        return v;
-    }
-    }
-}
-
-static void store_int(uint8_t *data, size_t i, int32_t width, int32_t value) {
-    if (width == 1) {
-        data[i] = (uint8_t)(int8_t)value;
-    } else if (width == 2) {
-        const int16_t v = (int16_t)value;
-        memcpy(data + 2u * i, &v, sizeof v);
-    } else {
-        memcpy(data + 4u * i, &value, sizeof value);
-    }
-}
 
 /* C's roundf (half away from zero) without libm, for a firmware that links none; clamped to
  * int32 first (the conversion is undefined beyond), NaN as 0. */

@@ -10,40 +10,6 @@
 #include "arm_nnsupportfunctions.h"
 #include "tflite_args.h"
 
-/* Element i of a buffer of `width`-byte signed integers, widened. */
-static int32_t load(const uint8_t *p, size_t i, int32_t width) {
-    switch (width) {
-    case 1:
-        return (int8_t)p[i];
-    case 2: {
-        int16_t v;
-        memcpy(&v, p + 2u * i, sizeof v);
-        return v;
-    }
-    default: {
-        int32_t v;
-        memcpy(&v, p + 4u * i, sizeof v);
-        return v;
-    }
-    }
-}
-
-static void store(uint8_t *p, size_t i, int32_t width, int32_t v) {
-    switch (width) {
-    case 1:
-        p[i] = (uint8_t)(int8_t)v;
-        break;
-    case 2: {
-        const int16_t x = (int16_t)v;
-        memcpy(p + 2u * i, &x, sizeof x);
-        break;
-    }
-    default:
-        memcpy(p + 4u * i, &v, sizeof v);
-        break;
-    }
-}
-
 static int32_t apply(int32_t op, int32_t a, int32_t b) {
     switch (op) {
     case 0:
@@ -115,9 +81,9 @@ static ap_status_t int_binary(ap_context_t *ctx, ap_buffer_t *args, size_t nargs
                             ia += (size_t)i[d] * (size_t)p.a_stride[d];
                             ib += (size_t)i[d] * (size_t)p.b_stride[d];
                         }
-                        int32_t v = apply(p.op, load(a->data, ia, p.width), load(b->data, ib, p.width));
+                        int32_t v = apply(p.op, load_int(a->data, ia, p.width), load_int(b->data, ib, p.width));
                         v = v < p.activation_min ? p.activation_min : v > p.activation_max ? p.activation_max : v;
-                        store(out->data, o++, p.width, v);
+                        store_int(out->data, o++, p.width, v);
                     }
                 }
             }
@@ -158,7 +124,7 @@ static ap_status_t cast(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void
         } else if (p.from == 5) {
             v = in->data[i] != 0;
         } else {
-            v = load(in->data, i, (int32_t)wi);
+            v = load_int(in->data, i, (int32_t)wi);
         }
         if (p.to == 6) {
             const float f = (float)v;
@@ -167,7 +133,7 @@ static ap_status_t cast(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void
             const uint32_t u = (uint32_t)v;
             memcpy(out->data + 4u * i, &u, sizeof u);
         } else {
-            store(out->data, i, (int32_t)wo, (int32_t)(uint32_t)(uint64_t)v);
+            store_int(out->data, i, (int32_t)wo, (int32_t)(uint32_t)(uint64_t)v);
         }
     }
     return AP_OK;
@@ -359,7 +325,7 @@ static ap_status_t mean(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void
             for (int d = 0; d < 5; d++) {
                 at += (size_t)red[d] * stride[d];
             }
-            sum += (uint32_t)load(in->data, at, p.width);
+            sum += (uint32_t)load_int(in->data, at, p.width);
             int d = 4;
             while (d >= 0 && (!p.reduced[d] || ++red[d] == p.extent[d])) {
                 if (p.reduced[d]) {
@@ -373,7 +339,7 @@ static ap_status_t mean(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void
         }
         const int32_t shifted = (int32_t)(sum - (uint32_t)((int64_t)p.input_zero_point * reduced));
         const int32_t v = arm_nn_requantize(shifted, p.multiplier, p.shift) + p.output_zero_point;
-        store(out->data, o, p.width, clamp32(v, lo, hi));
+        store_int(out->data, o, p.width, clamp32(v, lo, hi));
         for (int d = 4; d >= 0; d--) {
             if (p.reduced[d]) {
                 continue;
@@ -403,11 +369,11 @@ static ap_status_t relu(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void
         return AP_ERR_BAD_ARGUMENTS;
     }
     for (size_t i = 0; i < n; i++) {
-        int32_t v = load(in->data, i, p.width);
+        int32_t v = load_int(in->data, i, p.width);
         if (p.requantize) {
             v = p.output_zero_point + arm_nn_requantize(v - p.input_zero_point, p.multiplier, p.shift);
         }
-        store(out->data, i, p.width, clamp32(v, p.activation_min, p.activation_max));
+        store_int(out->data, i, p.width, clamp32(v, p.activation_min, p.activation_max));
     }
     return AP_OK;
 }

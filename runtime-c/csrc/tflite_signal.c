@@ -30,11 +30,12 @@ static uint64_t ld_u64(const uint8_t *p, size_t i) {
 }
 static void st_u64(uint8_t *p, size_t i, uint64_t v) { memcpy(p + 8u * i, &v, sizeof v); }
 
-/* The bits needed to hold x: 32 for 0, as TFLM's __builtin_clz path returns. */
-static uint32_t msb32(uint32_t x) {
+/* The bits needed to hold x; for 0, the type's width (32 or 64), as TFLM's __builtin_clz
+ * path returns. */
+static uint32_t msb(uint64_t x, uint32_t type_bits) {
     uint32_t n = 0;
     if (x == 0) {
-        return 32;
+        return type_bits;
     }
     while (x != 0) {
         x >>= 1;
@@ -43,17 +44,7 @@ static uint32_t msb32(uint32_t x) {
     return n;
 }
 
-static uint32_t msb64(uint64_t x) {
-    uint32_t n = 0;
-    if (x == 0) {
-        return 64;
-    }
-    while (x != 0) {
-        x >>= 1;
-        n++;
-    }
-    return n;
-}
+static uint32_t msb32(uint32_t x) { return msb(x, 32); }
 
 /* ---- SignalWindow ---- */
 
@@ -428,15 +419,17 @@ const ap_kernel_t ap_kernel_tflite_3aSignalFilterBank = {"tflite:SignalFilterBan
 
 /* ---- SignalFilterBankSquareRoot ---- */
 
-/* TFLM's Sqrt32: bit by bit, rounded to nearest below 0xFFFF. */
-static uint32_t sqrt32(uint32_t num) {
+/* TFLM's Sqrt32 and Sqrt64 (`bits` 32 or 64): bit by bit, rounded to nearest unless the
+ * root is already the largest of half the width. */
+static uint64_t isqrt(uint64_t num, int32_t bits) {
     if (num == 0) {
         return 0;
     }
-    uint32_t res = 0;
-    int32_t max_bit = (int32_t)(32u - msb32(num)) | 1;
-    uint32_t bit = 1u << (31 - max_bit);
-    for (int32_t it = (31 - max_bit) / 2 + 1; it > 0; it--) {
+    const uint64_t largest = ((uint64_t)1 << (bits / 2)) - 1u;
+    uint64_t res = 0;
+    const int32_t max_bit = (int32_t)(bits - msb(num, (uint32_t)bits)) | 1;
+    uint64_t bit = (uint64_t)1 << (bits - 1 - max_bit);
+    for (int32_t it = (bits - 1 - max_bit) / 2 + 1; it > 0; it--) {
         if (num >= res + bit) {
             num -= res + bit;
             res = (res >> 1) + bit;
@@ -445,33 +438,15 @@ static uint32_t sqrt32(uint32_t num) {
         }
         bit >>= 2;
     }
-    if (num > res && res != 0xFFFFu) {
+    if (num > res && res != largest) {
         ++res;
     }
-    return res & 0xFFFFu;
+    return res & largest;
 }
 
 /* TFLM's Sqrt64, which takes Sqrt32's shortcut below 2^32. */
 static uint32_t sqrt64(uint64_t num) {
-    if ((num >> 32) == 0) {
-        return sqrt32((uint32_t)num);
-    }
-    uint64_t res = 0;
-    int32_t max_bit = (int32_t)(64u - msb64(num)) | 1;
-    uint64_t bit = (uint64_t)1 << (63 - max_bit);
-    for (int32_t it = (63 - max_bit) / 2 + 1; it > 0; it--) {
-        if (num >= res + bit) {
-            num -= res + bit;
-            res = (res >> 1) + bit;
-        } else {
-            res >>= 1;
-        }
-        bit >>= 2;
-    }
-    if (num > res && res != 0xFFFFFFFFu) {
-        ++res;
-    }
-    return (uint32_t)res;
+    return (uint32_t)((num >> 32) == 0 ? isqrt(num, 32) : isqrt(num, 64));
 }
 
 static ap_status_t filter_bank_square_root(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {

@@ -4,10 +4,10 @@
 //! between its zero and six; both into `ap_tflite_relu_params_t`.
 
 use super::quant::multiplier;
-use super::{scale_and_zero, Lowered};
+use super::{activations, Activations, Lowered};
 use crate::import::flatbuf::Table;
 use crate::import::ImportError;
-use crate::model::{DType, Program};
+use crate::model::Program;
 
 /// Which activation.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -27,24 +27,18 @@ pub(super) fn relu(
         return Ok(None);
     };
     let v = |t: usize| &program.values[t];
-    let (width, min, max) = match v(input).dtype {
-        DType::Int8 => (1, i64::from(i8::MIN), i64::from(i8::MAX)),
-        DType::Int16 => (2, i64::from(i16::MIN), i64::from(i16::MAX)),
-        _ => return Ok(None),
-    };
-    let (Some((in_scale, in_zero)), Some((out_scale, out_zero))) = (
-        scale_and_zero(program, input),
-        scale_and_zero(program, output),
-    ) else {
+    // int8, or int16 with zero point 0 (TFLM's int16 activations are symmetric).
+    let (Some((act, in_scale, in_zero)), Some((out_kind, out_scale, out_zero))) =
+        (activations(program, input), activations(program, output))
+    else {
         return Ok(None);
     };
-    // TFLM's int16 activations are symmetric.
-    let zeros_ok = width == 1 || (in_zero == 0 && out_zero == 0);
-    if v(output).dtype != v(input).dtype
+    let width = if act == Activations::S16 { 2 } else { 1 };
+    let (min, max) = act.range();
+    let (min, max) = (i64::from(min), i64::from(max));
+    let (in_zero, out_zero) = (i64::from(in_zero), i64::from(out_zero));
+    if out_kind != act
         || v(output).shape != v(input).shape
-        || !zeros_ok
-        || !(min..=max).contains(&in_zero)
-        || !(min..=max).contains(&out_zero)
         || in_scale <= 0.0
         || out_scale <= 0.0
         || in_scale.is_nan()

@@ -5,6 +5,7 @@
 //! directly, so it needs none of TFLM's per-output int32 accumulators.
 
 use super::quant::multiplier;
+use super::shape::ints;
 use super::{scale_and_zero, Lowered, MAX_DIM};
 use crate::import::flatbuf::Table;
 use crate::import::ImportError;
@@ -39,20 +40,15 @@ pub(super) fn mean(
     {
         return Ok(None);
     }
-    let Some(axes) = v(axis).data.as_ref().map(|d| {
-        d.bytes()
-            .chunks_exact(4)
-            .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect::<Vec<_>>()
-    }) else {
+    let Some(axes) = ints(program, axis) else {
         return Ok(None);
     };
     // TFLM's ResolveAxis: negative axes from the end, duplicates once; any out of range fails.
     let mut reduced = [0i32; RANK];
     let pad = RANK - rank;
     for a in axes {
-        let a = if a < 0 { a + rank as i32 } else { a };
-        if !(0..rank as i32).contains(&a) {
+        let a = if a < 0 { a + rank as i64 } else { a };
+        if !(0..rank as i64).contains(&a) {
             return Ok(None);
         }
         reduced[pad + a as usize] = 1;

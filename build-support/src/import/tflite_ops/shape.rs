@@ -20,7 +20,7 @@ fn width(dtype: DType) -> Option<i32> {
 }
 
 /// A constant's int32 (or int64) elements.
-fn ints(program: &Program, t: usize) -> Option<Vec<i64>> {
+pub(super) fn ints(program: &Program, t: usize) -> Option<Vec<i64>> {
     let v = &program.values[t];
     let bytes = v.data.as_ref()?.bytes();
     match v.dtype {

@@ -3,7 +3,7 @@
 //! - `ETHOS_U_CORE_DRIVER_PATH`: a checkout of Arm's `ethos-u-core-driver`. Its
 //!   `ethosu_driver.c` is compiled unchanged and the Ethos-U backend is compiled against its
 //!   `ethosu_driver.h`. With the simulators (a hosted target, or firmware with the `simulator`
-//!   feature) the register layer is arenaplan's recording device layer (`csrc/ethosu_device_host.c`); without it, Arm's own
+//!   feature) the register layer is arenaplan's recording device layer (`emulation/ethosu_device_host.c`); without it, Arm's own
 //!   (`ethosu_device_u55_u65.c` or `ethosu_device_u85.c`, after `ETHOSU_TARGET_NPU_CONFIG`,
 //!   default `ethos-u55-128`). Without the variable, the simulator stands in for the driver.
 //! - `NXP_NEUTRON_DRIVER_PATH`: the folder holding NXP's `NeutronDriver.h` and
@@ -11,7 +11,7 @@
 //!   board; the simulator implements the same functions on the host).
 //!
 //! - `CMSIS_NN_PATH`: a checkout of Arm's CMSIS-NN. The kernels of TFLite's builtin operators
-//!   (`csrc/tflite_kernels.c`) are built on it, with the CMSIS-NN functions they call; without
+//!   (`kernels/tflite/`) are built on it, with the CMSIS-NN functions they call; without
 //!   it the runtime has none (`arenaplan::tflite_kernels()` is empty).
 //!
 //! On Cortex-M the C follows rustc's `-C target-cpu` (a `.cargo/config.toml`'s `rustflags`):
@@ -58,10 +58,10 @@ fn main() {
         .warnings(true)
         .extra_warnings(true)
         .warnings_into_errors(true)
-        .file("csrc/runtime.c")
-        .file("csrc/ethosu_backend.c")
-        .file("csrc/neutron_backend.c")
-        .file("csrc/dcache.c");
+        .file("core/runtime.c")
+        .file("backends/ethos-u/ethosu_backend.c")
+        .file("backends/neutron/neutron_backend.c")
+        .file("core/dcache.c");
     // The SCB's cache operations are Armv7-M/Armv8-M instructions: on any other target (the
     // host) the feature does nothing, so one dependency line serves firmware and host builds.
     if std::env::var_os("CARGO_FEATURE_DCACHE_SCB").is_some() && thumb {
@@ -77,27 +77,26 @@ fn main() {
         build.define("AP_NEUTRON_NXP_API", None).include(api);
     }
     if let Some(nn) = &cmsis_nn {
-        build
-            .include(nn.join("Include"))
-            .file("csrc/tflite_kernels.c")
-            .file("csrc/tflite_reference.c")
-            .file("csrc/tflite_signal.c");
+        build.include(nn.join("Include"));
+        for file in c_files("kernels/tflite") {
+            build.file(file);
+        }
         println!("cargo::rustc-cfg=arenaplan_cmsis_nn");
     }
     if !simulator {
         build
-            .file("csrc/board_ethosu.c")
-            .file("csrc/board_neutron.c");
+            .file("backends/ethos-u/board_ethosu.c")
+            .file("backends/neutron/board_neutron.c");
     }
     if simulator {
         build
             .define("AP_DCACHE_RECORD", None)
-            .file("csrc/ethosu_npu_model.c")
-            .file("csrc/neutron_sim.c")
+            .file("emulation/ethosu_npu_model.c")
+            .file("emulation/neutron_sim.c")
             .file(if arm_driver.is_some() {
-                "csrc/ethosu_device_host.c"
+                "emulation/ethosu_device_host.c"
             } else {
-                "csrc/ethosu_sim.c"
+                "emulation/ethosu_sim.c"
             });
     }
     if thumb {
@@ -125,11 +124,29 @@ fn main() {
     let include =
         Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default()).join("include");
     println!("cargo::metadata=include={}", include.display());
-    for dir in ["csrc", "include", "port"] {
+    for dir in [
+        "core",
+        "backends",
+        "kernels/tflite",
+        "emulation",
+        "include",
+        "port",
+    ] {
         println!("cargo::rerun-if-changed={dir}");
     }
     #[cfg(feature = "regenerate-bindings")]
     regenerate();
+}
+
+/// The `.c` files of a folder, sorted (one file per operator: adding one needs no list).
+fn c_files(dir: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
+        .filter_map(|entry| Some(entry.ok()?.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "c"))
+        .collect();
+    files.sort();
+    files
 }
 
 /// GCC's flags for the core rustc compiles for (`-C target-cpu` in `CARGO_ENCODED_RUSTFLAGS`),
@@ -194,7 +211,8 @@ fn compile_cmsis_nn(nn: &Path, thumb: bool, core: &[String]) {
         .std("c11")
         .warnings(false)
         .extra_warnings(false);
-    let list = std::fs::read_to_string("cmsis-nn-sources.txt").expect("cmsis-nn-sources.txt");
+    let list = std::fs::read_to_string("kernels/tflite/cmsis-nn-sources.txt")
+        .expect("kernels/tflite/cmsis-nn-sources.txt");
     for source in list
         .lines()
         .map(str::trim)
@@ -202,7 +220,7 @@ fn compile_cmsis_nn(nn: &Path, thumb: bool, core: &[String]) {
     {
         build.file(nn.join(source));
     }
-    println!("cargo::rerun-if-changed=cmsis-nn-sources.txt");
+    println!("cargo::rerun-if-changed=kernels/tflite/cmsis-nn-sources.txt");
     if thumb {
         // Helium's inline assembly takes every register it can: a debug build's frame pointer
         // (r7) would leave its constraints impossible.

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../runtime-c"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-cc -O2 -Iinclude csrc/runtime.c cbench/dispatch.c -o "$out/dispatch"
+cc -O2 -Iinclude core/runtime.c cbench/dispatch.c -o "$out/dispatch"
 valgrind --tool=callgrind --callgrind-out-file="$out/cg.out" "$out/dispatch" >/dev/null 2>&1
 report="$(callgrind_annotate --inclusive=yes --threshold=100 "$out/cg.out")"
 count() { echo "$report" | grep -E "[^_a-z]$1( |$)" | head -n 1 | awk '{gsub(",", "", $1); print $1}'; }

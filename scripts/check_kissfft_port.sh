@@ -11,7 +11,7 @@ echo "438ba1fef5783cc5f5f201395cc477ca  $work/kissfft.zip" | md5sum -c --quiet
 unzip -q "$work/kissfft.zip" -d "$work"
 k="$work/kissfft-130"
 runtime="$here/../runtime-c"
-cc -O1 -std=c11 -DFIXED_POINT=16 -I"$k" -I"$runtime/include" -I"$runtime/csrc" \
-  "$here/kissfft_port_check.c" "$k/kiss_fft.c" "$k/tools/kiss_fftr.c" "$runtime/csrc/tflite_signal.c" \
+cc -O1 -std=c11 -DFIXED_POINT=16 -I"$k" -I"$runtime/include" -I"$runtime/kernels/tflite" \
+  "$here/kissfft_port_check.c" "$k/kiss_fft.c" "$k/tools/kiss_fftr.c" "$runtime/kernels/tflite/tflite_signal.c" \
   -lm -o "$work/check"
 "$work/check"

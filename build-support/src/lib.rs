@@ -60,7 +60,7 @@
 //! ```
 //!
 //! The [model IR](model) is public: [`Build::program`] plans a program made elsewhere. The
-//! stages behind it (import, the backends' blob readers in `blobs`, pipeline, verify, emit,
+//! stages behind it (import, the backends' blob readers in `backends`, the kernels' preparation in `kernels`, pipeline, verify, emit,
 //! output) are documented only with the feature `internals`, for arenaplan's own tools and
 //! tests: they change without notice.
 #![deny(missing_docs)]
@@ -79,7 +79,7 @@ pub use verify::PlanCheckError;
 
 pub mod model;
 
-pub mod cmsis_nn;
+pub use kernels::tflite::cmsis_nn;
 
 mod c_writer;
 
@@ -87,13 +87,15 @@ mod c_writer;
 // feature `internals` (they change without notice). Plain declarations, so rustfmt and the
 // dead-code lint see every module.
 #[cfg_attr(not(feature = "internals"), doc(hidden))]
-pub mod blobs;
+pub mod backends;
 #[cfg_attr(not(feature = "internals"), doc(hidden))]
 pub mod build;
 #[cfg_attr(not(feature = "internals"), doc(hidden))]
 pub mod emit;
 #[cfg_attr(not(feature = "internals"), doc(hidden))]
 pub mod import;
+#[cfg_attr(not(feature = "internals"), doc(hidden))]
+pub mod kernels;
 #[cfg_attr(not(feature = "internals"), doc(hidden))]
 pub mod names;
 #[cfg_attr(not(feature = "internals"), doc(hidden))]

@@ -305,7 +305,7 @@ int main(void) {
     .unwrap();
     let exe = dir.join("integrator");
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let c = |f: &str| runtime.join("csrc").join(f);
+    let c = |f: &str| runtime.join(f);
     let status = Command::new(&cc)
         .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-o"])
         .arg(&exe)
@@ -316,11 +316,11 @@ int main(void) {
         ])
         .arg("-DAP_DCACHE_RECORD")
         .args([
-            c("runtime.c"),
-            c("ethosu_backend.c"),
-            c("dcache.c"),
-            c("ethosu_npu_model.c"),
-            c("ethosu_sim.c"),
+            c("core/runtime.c"),
+            c("backends/ethos-u/ethosu_backend.c"),
+            c("core/dcache.c"),
+            c("emulation/ethosu_npu_model.c"),
+            c("emulation/ethosu_sim.c"),
         ])
         .arg("-I")
         .arg(&dir)

@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use arenaplan_build::blobs::{NeutronHeader, VelaBinStream};
+use arenaplan_build::backends::{NeutronHeader, VelaBinStream};
 use arenaplan_build::import::{load_pte, load_tflite};
 use arenaplan_build::model::{Instruction, Origin, PoolChoice, Program, ScratchSpec, ValueKind};
 use arenaplan_build::pipeline::{BufferKind, CallKind, ModelPlan};

@@ -4,7 +4,7 @@
 
 mod common;
 
-use arenaplan_build::blobs::{write_bin_stream, BinStreamParts, IoRecord};
+use arenaplan_build::backends::{write_bin_stream, BinStreamParts, IoRecord};
 use arenaplan_build::model::{DType, Instruction, KernelCall, PoolChoice, Program, Value};
 use arenaplan_build::pipeline::{ModelPlan, Pipeline};
 use arenaplan_build::targets::Catalogue;

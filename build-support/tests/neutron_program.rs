@@ -87,6 +87,9 @@ int main(void) {
         &dir,
         &["m.c", "m_program.c"],
         main_c,
-        &["neutron_backend.c", "neutron_sim.c"],
+        &[
+            "backends/neutron/neutron_backend.c",
+            "emulation/neutron_sim.c",
+        ],
     ))
 }

@@ -572,7 +572,7 @@ fn scratch_can_come_from_a_backend_declaration() {
 // Scratch roles keep their slots: blobs built here, byte by byte, to the documented layouts.
 
 mod slots {
-    use arenaplan_build::blobs::ScratchRole;
+    use arenaplan_build::backends::ScratchRole;
     use arenaplan_build::emit::{Emit, Symbols};
     use arenaplan_build::model::{Program, ValueKind};
     use arenaplan_build::pipeline::{CallPlan, ModelPlan, Pipeline};

@@ -90,7 +90,8 @@ fn tflite_models_through_the_generated_c_give_tflms_output_bytes() {
         return;
     };
     let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime-c");
-    let list = std::fs::read_to_string(runtime.join("cmsis-nn-sources.txt")).unwrap();
+    let list =
+        std::fs::read_to_string(runtime.join("kernels/tflite/cmsis-nn-sources.txt")).unwrap();
     let cmsis: Vec<PathBuf> = list
         .lines()
         .map(str::trim)
@@ -145,7 +146,10 @@ fn tflite_models_through_the_generated_c_give_tflms_output_bytes() {
             &generated.dir,
             &["m.c", "m_program.c"],
             &main,
-            &["tflite_kernels.c", "tflite_reference.c", "tflite_signal.c"],
+            &common::tflite_kernel_sources()
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>(),
             &cmsis,
             &[nn.join("Include")],
         );

@@ -71,12 +71,12 @@ fn sources(root: &Path, files: &[&str]) -> Vec<PathBuf> {
 }
 
 const COMMON: [&str; 7] = [
-    "csrc/runtime.c",
-    "csrc/ethosu_backend.c",
-    "csrc/neutron_backend.c",
-    "csrc/dcache.c",
-    "csrc/ethosu_npu_model.c",
-    "csrc/neutron_sim.c",
+    "core/runtime.c",
+    "backends/ethos-u/ethosu_backend.c",
+    "backends/neutron/neutron_backend.c",
+    "core/dcache.c",
+    "emulation/ethosu_npu_model.c",
+    "emulation/neutron_sim.c",
     "ctests/test_runtime.c",
 ];
 
@@ -84,7 +84,7 @@ const COMMON: [&str; 7] = [
 fn c_runtime_tests_on_the_simulators() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = sources(root, &COMMON);
-    files.push(root.join("csrc/ethosu_sim.c"));
+    files.push(root.join("emulation/ethosu_sim.c"));
     let exe = compile(root, "ctests-sim", &["-DAP_DCACHE_RECORD".into()], &files);
     run(&exe);
 }
@@ -140,7 +140,7 @@ fn c_runtime_tests_through_arms_driver() {
         args.push(inc(PathBuf::from(nxp)));
     }
     let mut files = sources(root, &COMMON);
-    files.push(root.join("csrc/ethosu_device_host.c"));
+    files.push(root.join("emulation/ethosu_device_host.c"));
     files.push(driver_obj.clone());
     let exe = compile(root, "ctests-arm", &args, &files);
     let _ = std::fs::remove_file(&driver_obj);

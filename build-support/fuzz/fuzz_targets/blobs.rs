@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use arenaplan_build::blobs::plugin_for;
+use arenaplan_build::backends::plugin_for;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -2,7 +2,7 @@
 //! delegates with their blobs, kernel names — an `ap_program_t` from `arenaplan/runtime.h`.
 
 use super::{banner, upper_ident, Blobs, Input, MethodTables};
-use crate::blobs::{backend_symbol, kernel_symbol, HandleStorage};
+use crate::backends::{backend_symbol, kernel_symbol, HandleStorage};
 use crate::c_writer::CWriter;
 use crate::model::{Instruction, Value, ValueKind};
 use crate::pipeline::{ConstantLayout, Step, ValueMetas};
@@ -590,7 +590,7 @@ fn bound(
     for (d, h) in storage.iter().enumerate() {
         if h.bytes_32 > 0 {
             // 16-byte aligned: a backend may keep a driver's context at a 16-byte offset.
-            let (size, _) = crate::blobs::delegate_handle(h, &input.program.delegates[d]);
+            let (size, _) = crate::backends::delegate_handle(h, &input.program.delegates[d]);
             w.line(format!(
                 "static uint8_t {name}_handle{d}[{size}] __attribute__((aligned(16)));"
             ));

@@ -4,15 +4,13 @@
 //! checked before use.
 
 pub(crate) mod flatbuf;
-mod flexbuf;
+pub(crate) mod flexbuf;
 mod in_place;
 mod model_folder;
 mod pte;
 mod tflite;
 mod tflite_names;
-mod tflite_ops;
 mod toml;
-mod vela_op;
 mod views;
 
 use std::path::Path;
@@ -23,7 +21,7 @@ pub use toml::{load_toml_model, parse_toml_model};
 
 use thiserror::Error;
 
-use crate::blobs::BlobError;
+use crate::backends::BlobError;
 pub use flatbuf::FbError;
 pub use in_place::is_in_place_operator;
 pub use model_folder::{ModelFolder, ModelPathError};

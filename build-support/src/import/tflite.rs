@@ -5,7 +5,7 @@
 //! state, planned for the whole program and starting as TFLite Micro resets it; otherwise
 //! planned, as TFLite Micro does),
 //! operators become kernel calls, and Vela's `ethos-u` custom operator becomes a delegate call
-//! with a bin stream built from its constants ([`super::vela_op`]). The
+//! with a bin stream built from its constants ([`crate::backends::ethos_u::vela_op`]). The
 //! `OfflineMemoryAllocation` metadata, when present, is kept as the file's own plan.
 
 use std::path::Path;
@@ -109,25 +109,35 @@ fn read_unchecked(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportErro
             None
         };
         let instruction = match custom {
-            Some("ethos-u") => {
-                super::vela_op::ethos_u_call(&mut program, o, &inputs, outputs, plan.as_ref())?
-            }
+            Some("ethos-u") => crate::backends::ethos_u::vela_op::ethos_u_call(
+                &mut program,
+                o,
+                &inputs,
+                outputs,
+                plan.as_ref(),
+            )?,
             Some(other) => {
                 let options = op.vector(5)?.map(|v| v.bytes()).transpose()?;
-                super::tflite_ops::custom_call(&mut program, other, options, inputs, outputs)
+                crate::kernels::tflite::custom_call(&mut program, other, options, inputs, outputs)
                     .map_err(|e| match e {
-                        ImportError::Flatbuffer(e) => ImportError::Invalid(format!(
-                            "operator {o} ({other})'s custom options: {e}; re-export the model"
-                        )),
-                        e => e,
-                    })?
+                    ImportError::Flatbuffer(e) => ImportError::Invalid(format!(
+                        "operator {o} ({other})'s custom options: {e}; re-export the model"
+                    )),
+                    e => e,
+                })?
             }
             None => {
                 let options = match op.table(4)? {
                     Some(t) => Some((op.u8(3, 0)?, t)),
                     None => None,
                 };
-                super::tflite_ops::kernel_call(&mut program, builtin, options, inputs, outputs)?
+                crate::kernels::tflite::kernel_call(
+                    &mut program,
+                    builtin,
+                    options,
+                    inputs,
+                    outputs,
+                )?
             }
         };
         program.body.push(instruction);

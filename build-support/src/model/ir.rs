@@ -940,7 +940,7 @@ impl Instruction {
 }
 
 /// One scratch buffer a backend's blob can ask for, by what it is for. Which argument slot,
-/// compile spec and label each role has is the backends' knowledge (`blobs::slots`).
+/// compile spec and label each role has is the backends' knowledge (`backends::slots`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum ScratchRole {

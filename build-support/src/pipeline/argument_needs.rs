@@ -7,11 +7,11 @@
 //! The compile specs under `arenaplan.` are the build's own: a model that sets one is refused,
 //! so nothing in a model file can pose as a descriptor the build made.
 //!
-//! [`BackendPlugin::argument_needs`]: crate::blobs::BackendPlugin::argument_needs
+//! [`BackendPlugin::argument_needs`]: crate::backends::BackendPlugin::argument_needs
 
 use thiserror::Error;
 
-use crate::blobs::{plugin_for, ArgumentNeeds};
+use crate::backends::{plugin_for, ArgumentNeeds};
 use crate::model::{Instruction, Program, Value};
 
 /// The prefix of the compile specs the build adds.
@@ -34,7 +34,7 @@ pub struct ArgumentNeedsError {
 /// Adds to every delegate the compile specs its backend reads from the target
 /// ([`BackendPlugin::target_specs`]: Neutron's model context in static storage).
 ///
-/// [`BackendPlugin::target_specs`]: crate::blobs::BackendPlugin::target_specs
+/// [`BackendPlugin::target_specs`]: crate::backends::BackendPlugin::target_specs
 pub fn add_target_specs(program: &mut Program, target: &crate::targets::Target) {
     for delegate in &mut program.delegates {
         if let Some(plugin) = plugin_for(&delegate.backend) {

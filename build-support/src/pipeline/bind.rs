@@ -6,7 +6,7 @@ use std::fmt;
 
 use thiserror::Error;
 
-use crate::blobs::{slots::slots_of, ScratchRole};
+use crate::backends::{slots::slots_of, ScratchRole};
 use crate::model::{Instruction, Isa, Origin, PoolChoice, Program, ScratchSpec};
 use crate::targets::{SpecError, Target};
 
@@ -97,9 +97,9 @@ pub struct Declarations {
 impl Declarations {
     /// The handle a delegate of `backend` gets: none when the firmware implements that
     /// backend in Rust (`#[delegate] fn`), else its C backend's.
-    pub fn handle_storage(&self, backend: &str) -> crate::blobs::HandleStorage {
+    pub fn handle_storage(&self, backend: &str) -> crate::backends::HandleStorage {
         let rust = self.backends.iter().any(|b| b.backend == backend && b.rust);
-        crate::blobs::handle_storage(backend, rust)
+        crate::backends::handle_storage(backend, rust)
     }
 }
 
@@ -311,7 +311,7 @@ pub fn bind_scratch(
             Some(DeclaredScratch::Sizes(declared)) => specs = declared.clone(),
             Some(DeclaredScratch::Blob { pools, origin }) => {
                 blob_pools = pools;
-                if specs.is_empty() && crate::blobs::plugin_for(&delegate.backend).is_none() {
+                if specs.is_empty() && crate::backends::plugin_for(&delegate.backend).is_none() {
                     errors.push(ScratchError {
                         site: site.clone(),
                         index: 0,
@@ -324,7 +324,7 @@ pub fn bind_scratch(
         }
         // What the blob leaves out and the target supplies (Ethos-U's Dedicated_Sram fast
         // scratch): the backend's plugin knows.
-        if let Some(extra) = crate::blobs::plugin_for(&delegate.backend)
+        if let Some(extra) = crate::backends::plugin_for(&delegate.backend)
             .and_then(|plugin| plugin.scratch_from_target(delegate, &specs, target))
         {
             specs.push(extra);

@@ -21,9 +21,9 @@
 //! ([`arenaplan_planner::Inside`]); the verify stage and the C backend each tell a tensor at its
 //! slot by its address, so a plan and a blob that disagree are an error, never a silent copy.
 //!
-//! [`BackendPlugin::io_slots`]: crate::blobs::BackendPlugin::io_slots
+//! [`BackendPlugin::io_slots`]: crate::backends::BackendPlugin::io_slots
 
-use crate::blobs::{call_slots, CallSlot};
+use crate::backends::{call_slots, CallSlot};
 use crate::model::{Instruction, Program, ValueKind};
 use crate::targets::Target;
 

@@ -3,11 +3,11 @@
 //! (Ethos-U copies each through the scratch at the size its record gives) is refused here, at
 //! build time.
 //!
-//! [`BackendPlugin::check_io`]: crate::blobs::BackendPlugin::check_io
+//! [`BackendPlugin::check_io`]: crate::backends::BackendPlugin::check_io
 
 use thiserror::Error;
 
-use crate::blobs::plugin_for;
+use crate::backends::plugin_for;
 use crate::model::{Instruction, Program};
 
 /// A call whose inputs or outputs are not the sizes its blob copies.

@@ -4,11 +4,11 @@
 //! driver compares with the NPU's). Without this, a program for another NPU plans and fails on
 //! the board (`AP_ERR_DRIVER` at the first job).
 //!
-//! [`BackendPlugin::check_target`]: crate::blobs::BackendPlugin::check_target
+//! [`BackendPlugin::check_target`]: crate::backends::BackendPlugin::check_target
 
 use thiserror::Error;
 
-use crate::blobs::plugin_for;
+use crate::backends::plugin_for;
 use crate::model::Program;
 use crate::targets::Target;
 

@@ -13,7 +13,7 @@ use std::fmt;
 
 use thiserror::Error;
 
-use crate::blobs::plugin_for;
+use crate::backends::plugin_for;
 use crate::model::{Instruction, PoolChoice, Program, ValueKind};
 use crate::targets::{Pool, SpecError, Target};
 use arenaplan_planner::{Buffer, PlanError, Planner, Problem};
@@ -221,7 +221,7 @@ fn methods_using(program: &Program, v: usize) -> Vec<&str> {
 /// arenaplan has a blob plugin for (an NPU backend), and the inputs and outputs of those calls
 /// whose backend lets the NPU access them in place ([`BackendPlugin::npu_reads_io`]).
 ///
-/// [`BackendPlugin::npu_reads_io`]: crate::blobs::BackendPlugin::npu_reads_io
+/// [`BackendPlugin::npu_reads_io`]: crate::backends::BackendPlugin::npu_reads_io
 pub fn npu_visible(program: &Program) -> Vec<bool> {
     let mut visible = vec![false; program.values.len()];
     for (_, instruction) in program.flat_instructions() {

@@ -69,7 +69,7 @@ pub fn describe(program: &Program) -> String {
         for (k, v) in &d.compile_specs {
             let _ = writeln!(out, "         spec {k} = {v}");
         }
-        if let (Some(blob), Some(plugin)) = (&d.blob, crate::blobs::plugin_for(&d.backend)) {
+        if let (Some(blob), Some(plugin)) = (&d.blob, crate::backends::plugin_for(&d.backend)) {
             match plugin.inspect(blob, &d.compile_specs) {
                 Ok(info) => {
                     let _ = writeln!(

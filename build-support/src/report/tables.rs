@@ -113,7 +113,7 @@ pub fn table_sizes(program: &Program, plan: &ModelPlan, declared: &Declarations)
     let handles = program
         .delegates
         .iter()
-        .map(|d| crate::blobs::delegate_handle(&declared.handle_storage(&d.backend), d).1)
+        .map(|d| crate::backends::delegate_handle(&declared.handle_storage(&d.backend), d).1)
         .sum();
     TableSizes {
         flash,

@@ -99,7 +99,7 @@ pub(super) fn npu_touches(program: &Program) -> Vec<bool> {
             Some(d) => d.backend.as_str(),
             None => continue,
         };
-        let Some(npu) = crate::blobs::plugin_for(backend) else {
+        let Some(npu) = crate::backends::plugin_for(backend) else {
             continue;
         };
         // Its scratch always; its inputs and outputs when the NPU reads them where they are.
@@ -119,7 +119,7 @@ pub(super) fn npu_touches(program: &Program) -> Vec<bool> {
 
 /// For each value, the scratch values it sits inside at its slot, found by address as the C
 /// backend finds it: an input or output of a delegate call whose backend gives slots
-/// ([`crate::blobs::BackendPlugin::io_slots`]), in the pool of that call's scratch of the
+/// ([`crate::backends::BackendPlugin::io_slots`]), in the pool of that call's scratch of the
 /// slot's role, at the scratch's offset plus the slot's, of the slot's bytes. Such a tensor
 /// must also be one the NPU may own there: not state, an input needed by nothing after the
 /// call, an output by nothing before it; `Err` names a tensor at its slot that is not.
@@ -130,12 +130,12 @@ pub(super) fn at_slots(
 ) -> Result<Vec<Vec<usize>>, String> {
     let mut at = vec![Vec::new(); program.values.len()];
     // The blob's slots, as the pipeline reads them too: a format, not a decision.
-    for crate::blobs::CallSlot {
+    for crate::backends::CallSlot {
         call: c,
         slot,
         tensor: t,
         scratch: s,
-    } in crate::blobs::call_slots(program)
+    } in crate::backends::call_slots(program)
     {
         let Some(tb) = plan.buffer(t) else {
             continue;

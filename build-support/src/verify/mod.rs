@@ -144,7 +144,7 @@ pub fn check_declarations(
             },
             Instruction::Delegate(d) => {
                 let backend = &program.delegates[d.delegate].backend;
-                if crate::blobs::plugin_for(backend).is_some() {
+                if crate::backends::plugin_for(backend).is_some() {
                     continue; // slots by role: the binding's business, checked by the tables
                 }
                 match declared.backends.iter().find(|b| &b.backend == backend) {

@@ -76,7 +76,7 @@ pub fn blob_call(backend: &str, blob: Vec<u8>, flags: &str, out_bytes: u64) -> P
     use arenaplan_build::model::{DType, Delegate, DelegateCall, Instruction, Value};
     let mut compile_specs = std::collections::BTreeMap::new();
     compile_specs.insert("compile_flags".to_owned(), flags.to_owned());
-    let info = arenaplan_build::blobs::plugin_for(backend)
+    let info = arenaplan_build::backends::plugin_for(backend)
         .unwrap()
         .inspect(&blob, &compile_specs)
         .unwrap_or_else(|e| panic!("{e}"));
@@ -137,7 +137,8 @@ pub fn run_generated_c(dir: &std::path::Path, sources: &[&str], main_c: &str) ->
     run_generated_c_with(dir, sources, main_c, &[])
 }
 
-/// [`run_generated_c`] with more of the runtime's `csrc/` files (a backend, a simulator).
+/// [`run_generated_c`] with more of the runtime's files, relative to `runtime-c/` (a backend, a
+/// simulator).
 pub fn run_generated_c_with(
     dir: &std::path::Path,
     sources: &[&str],
@@ -145,6 +146,20 @@ pub fn run_generated_c_with(
     runtime_sources: &[&str],
 ) -> String {
     run_generated_c_on(dir, sources, main_c, runtime_sources, &[], &[])
+}
+
+/// The runtime's TFLite kernels, one C file per operator, relative to `runtime-c/`.
+#[allow(dead_code)]
+pub fn tflite_kernel_sources() -> Vec<String> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime-c/kernels/tflite");
+    let mut files: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|name| name.ends_with(".c"))
+        .map(|name| format!("kernels/tflite/{name}"))
+        .collect();
+    files.sort();
+    files
 }
 
 /// [`run_generated_c_with`] with sources from elsewhere (a vendor library's) and their
@@ -167,8 +182,8 @@ pub fn run_generated_c_on(
         .arg(&exe)
         .arg(dir.join("main.c"))
         .args(sources.iter().map(|s| dir.join(s)))
-        .arg(runtime.join("csrc/runtime.c"))
-        .args(runtime_sources.iter().map(|s| runtime.join("csrc").join(s)))
+        .arg(runtime.join("core/runtime.c"))
+        .args(runtime_sources.iter().map(|s| runtime.join(s)))
         .args(others)
         .args(
             includes

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::constants::{segment_range, Constants};
 use super::ExtendedHeader;
-use crate::blobs::plugin_for;
+use crate::backends::plugin_for;
 use crate::import::flatbuf::Table;
 use crate::import::ImportError;
 use crate::model::{ConstantData, DType, Delegate, EValue, PoolChoice, Program, Value, ValueKind};

@@ -1,0 +1,71 @@
+//! Every Vela-compiled TFLite model of `../shared/corpus/vela` on the C runtime: imported (the
+//! `ethos-u` operator becomes a bin stream built from its constants and Vela's offsets), planned
+//! for its Corstone target and run end to end: the NPU's calls through the Ethos-U backend and
+//! the driver (Arm's, when `ETHOS_U_CORE_DRIVER_PATH` is set) on the emulated NPU, the operators
+//! Vela left on the CPU on the CMSIS-NN kernels, state kept. The emulated NPU reads the inputs
+//! where the blob says Vela put them and writes each output byte `j` of output `k` as
+//! `(sum of the input bytes + 31·j + 7·k) mod 256`, so an output that is right means the inputs
+//! were copied to, and the outputs read from, the places the NPU used. (That those places are
+//! where Vela's command stream reads and writes is checked in arenaplan-build's corpus tests.)
+
+#[path = "../../tests/common/corpus.rs"]
+mod corpus;
+mod support;
+
+use support::vela_run::run;
+
+/// Whether a model has operators Vela left on the CPU.
+fn needs_cpu(model: &std::path::Path) -> bool {
+    let program = arenaplan_build::import::load_tflite(model).unwrap();
+    program
+        .body
+        .iter()
+        .any(|i| matches!(i, arenaplan_build::model::Instruction::Kernel(_)))
+}
+
+#[test]
+fn every_vela_model_runs_or_is_refused_for_a_listed_reason() {
+    let Some(corpus) = corpus::corpus() else {
+        return;
+    };
+    // The emulated NPU and its driver are one per process: one test runs them all in turn.
+    for (config, target) in [
+        ("u55-128-shared-sram", "corstone-300"),
+        ("u85-256-dedicated-sram", "corstone-320"),
+    ] {
+        let mut ran = Vec::new();
+        let mut refused = Vec::new();
+        for model in corpus::files(&corpus.join("vela").join(config), "tflite") {
+            let name = model.file_stem().unwrap().to_string_lossy().into_owned();
+            match run(&model, target, 3, true) {
+                Ok(first) => {
+                    // Deterministic: the same inputs give the same outputs; where the NPU's
+                    // rule makes them, other inputs give others (a CPU operator's quantization
+                    // may not tell a small change apart).
+                    assert_eq!(run(&model, target, 3, true).unwrap(), first, "{name}");
+                    if !needs_cpu(&model) {
+                        assert_ne!(run(&model, target, 5, true).unwrap(), first, "{name}");
+                    }
+                    // The same as with every tensor apart, copied in and out.
+                    assert_eq!(run(&model, target, 3, false).unwrap(), first, "{name}");
+                    ran.push(name);
+                }
+                Err(why) => refused.push(format!("{name}: {why}")),
+            }
+        }
+        eprintln!("{config}: ran {}, refused {refused:?}", ran.len());
+        // The corpus's 13 models per configuration all run — the NPU's call alone, with the
+        // LSTMs' state, or with CPU operators on the runtime's kernels (the keyword models'
+        // SVDFs, the audio preprocessor's signal library) — which need CMSIS-NN.
+        let cpu_kernels = arenaplan::tflite_kernels().next().is_some();
+        assert!(
+            ran.len() >= if cpu_kernels { 13 } else { 10 },
+            "{config}: only {ran:?} ran; refused {refused:?}"
+        );
+        assert!(
+            refused.iter().all(|r| !cpu_kernels
+                && (r.contains("audio_preprocessor") || r.contains("keyword_scrambled"))),
+            "{config}: unexpected refusals {refused:?}"
+        );
+    }
+}

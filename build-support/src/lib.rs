@@ -71,7 +71,7 @@ pub use build::{Build, BuildError, Generated, Rendered};
 pub use emit::{Blobs, Emit, EmitError, Symbols};
 pub use output::WriteError;
 pub use pipeline::{
-    BufferKind, BufferPlan, CallKind, CallPlan, MissingScratch, ModelPlan, PeakBuffer,
+    BufferKind, BufferPlan, CallKind, CallPlan, KernelVariants, MissingScratch, ModelPlan, PeakBuffer,
     PipelineError, PoolAssignmentError, PoolOverflow, PoolPlan, ScratchError, ScratchProblem,
     ScratchSite,
 };

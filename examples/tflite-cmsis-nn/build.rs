@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use arenaplan_build::model::Isa;
-use arenaplan_build::pipeline::KernelVariants;
+use arenaplan_build::KernelVariants;
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(no_model)");

@@ -147,7 +147,7 @@ pub(crate) fn plan(args: &PlanArgs) -> Result<(), Failure> {
         build.external_kernel(op);
     }
     if args.fastest_kernels {
-        build.kernel_variants(arenaplan_build::pipeline::KernelVariants::Fastest);
+        build.kernel_variants(arenaplan_build::KernelVariants::Fastest);
     }
     if let Some(name) = &args.name {
         build.name(name);

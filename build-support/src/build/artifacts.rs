@@ -1,0 +1,43 @@
+//! The stages after planning, as every build runs them: verify, then emit.
+
+use super::BuildError;
+use crate::emit::{emit, Blobs, Emit, Input, Symbols};
+use crate::model::Program;
+use crate::pipeline::{Declarations, ModelPlan};
+use crate::verify::verify;
+
+/// What to generate from a plan, and how to name it.
+#[derive(Clone, Copy, Debug)]
+pub struct Artifacts<'a> {
+    /// Base name of the files and prefix of C symbols (a C identifier).
+    pub name: &'a str,
+    /// The firmware's `#[delegate]` declarations.
+    pub declared: &'a Declarations,
+    /// Which side defines the arenas and tables.
+    pub symbols: Symbols,
+    /// How delegate blobs are linked.
+    pub blobs: Blobs,
+    /// Which artifacts.
+    pub what: Emit,
+}
+
+/// The stages after planning, as every build runs them: the verify stage on the plan and on
+/// every call against the firmware's declarations, then the emitters on what it accepted. A
+/// plan that does not hold fails here, before any byte of generated code exists.
+pub fn verify_and_emit(
+    program: &Program,
+    plan: &ModelPlan,
+    target: &crate::targets::Target,
+    artifacts: &Artifacts<'_>,
+) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
+    let verified = verify(program, plan, target)?;
+    crate::verify::check_declarations(program, artifacts.declared, target)?;
+    let input = Input::new(
+        verified,
+        artifacts.name,
+        artifacts.declared,
+        artifacts.symbols,
+    )
+    .blobs(artifacts.blobs);
+    Ok(emit(&input, artifacts.what)?)
+}

@@ -1,0 +1,142 @@
+//! What a build produced, and how a firmware build script links it: the arenas' linker
+//! sections (`link_args`, cortex-m-rt's `memory.x`) and a `cc::Build` for the generated C.
+
+use std::path::{Path, PathBuf};
+
+use crate::model::Program;
+use crate::pipeline::ModelPlan;
+
+/// What a build produced.
+#[derive(Clone, Debug)]
+pub struct Generated {
+    /// The directory of the artifacts.
+    pub dir: PathBuf,
+    /// Base name of the files (a C identifier).
+    pub name: String,
+    /// The Rust module.
+    pub rust: PathBuf,
+    /// The C header.
+    pub header: PathBuf,
+    /// The C source.
+    pub source: PathBuf,
+    /// One linker-script fragment per pool.
+    pub linker: Vec<PathBuf>,
+    /// The model's linker script, `NAME.x`, which includes every fragment.
+    pub linker_script: PathBuf,
+    /// Every artifact of the build, in a fixed order (unchanged ones were not rewritten).
+    pub files: Vec<PathBuf>,
+    /// The plan.
+    pub plan: ModelPlan,
+    /// The program as planned (scratch inserted; constants with the bytes the model carries),
+    /// e.g. for a build script that computes reference outputs.
+    pub program: Program,
+    /// The `cargo::` instructions the build gave (printed when running under Cargo).
+    pub cargo_instructions: Vec<String>,
+}
+
+impl Generated {
+    /// Links every pool's arena section into firmware: prints (under Cargo) the instructions
+    /// that put the output folder on the linker's search path and pass `NAME.x` after the main
+    /// script, and returns the linker arguments. One line in a build script, after the main
+    /// script's own `-T` (cortex-m-rt's `link.x`). With GNU ld, `INCLUDE NAME.x` from
+    /// `memory.x` instead (GNU ld does not apply `INSERT` from a later `-T`).
+    ///
+    /// ```no_run
+    /// let generated = arenaplan_build::Build::new().model("model.pte").target("corstone-300").compile();
+    /// println!("cargo::rustc-link-arg=-Tlink.x");
+    /// generated.link_args();
+    /// ```
+    pub fn link_args(&self) -> Vec<String> {
+        let args = vec![
+            format!("-L{}", self.dir.display()),
+            format!("-T{}", self.linker_script.display()),
+        ];
+        if std::env::var_os("OUT_DIR").is_some() {
+            for a in &args {
+                println!("cargo::rustc-link-arg={a}");
+            }
+        }
+        args
+    }
+
+    /// Links a cortex-m-rt firmware in one call from its build script: on a bare-metal target
+    /// (`CARGO_CFG_TARGET_OS` is `none`) it copies the crate's `memory_x` into `OUT_DIR` (where
+    /// cortex-m-rt's `link.x` includes it), links with `-Tlink.x` and then the model's `NAME.x`
+    /// ([`Generated::link_args`]), and reruns when `memory_x` changes. Where the crate's
+    /// rustflags already pass `-Tlink.x` (cortex-m-rt's usual `.cargo/config.toml`), it does not
+    /// pass it again (twice, the linker stops at `region 'FLASH' already defined`). On the host
+    /// it does nothing. Returns whether it linked.
+    ///
+    /// ```no_run
+    /// let generated = arenaplan_build::Build::new().model("model.pte").target("corstone-300").compile();
+    /// generated.link_cortex_m_rt("memory.x").expect("memory.x is readable");
+    /// ```
+    pub fn link_cortex_m_rt(&self, memory_x: impl AsRef<Path>) -> std::io::Result<bool> {
+        if std::env::var("CARGO_CFG_TARGET_OS").as_deref() != Ok("none") {
+            return Ok(false);
+        }
+        let memory_x = memory_x.as_ref();
+        let out = std::env::var_os("OUT_DIR")
+            .map(PathBuf::from)
+            .ok_or_else(|| {
+                std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "OUT_DIR is not set: call this from build.rs",
+                )
+            })?;
+        std::fs::copy(memory_x, out.join("memory.x"))?;
+        println!("cargo::rustc-link-search={}", out.display());
+        println!("cargo::rerun-if-changed={}", memory_x.display());
+        let rustflags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+        if !passes_link_x(&rustflags) {
+            println!("cargo::rustc-link-arg=-Tlink.x");
+        }
+        self.link_args();
+        Ok(true)
+    }
+
+    /// A `cc::Build` set up to compile the generated C source (which defines the arenas and
+    /// tables when the C side owns the symbols), with the header's directory on the include
+    /// path. Add the integrator's own C files and call `compile`. The generated header uses the
+    /// runtime's types (`arenaplan/runtime.h`): depend on the `arenaplan` crate, or add its
+    /// `include/` folder yourself.
+    ///
+    /// In a build script of a crate that depends on the `arenaplan` crate, the runtime's headers
+    /// are known (`DEP_ARENAPLAN_RUNTIME_INCLUDE`): then they are on the include path too, and
+    /// the runtime's program tables (`NAME_program.c`) are compiled as well.
+    pub fn cc_build(&self) -> cc::Build {
+        let mut build = cc::Build::new();
+        build.include(&self.dir).file(&self.source);
+        if let Some(runtime) = std::env::var_os("DEP_ARENAPLAN_RUNTIME_INCLUDE") {
+            build
+                .include(runtime)
+                .file(self.dir.join(format!("{}_program.c", self.name)));
+        }
+        build
+    }
+}
+
+/// Whether rustflags (Cargo's `CARGO_ENCODED_RUSTFLAGS`: arguments joined by 0x1f) pass
+/// cortex-m-rt's `-Tlink.x`, in any of the forms a `.cargo/config.toml` writes it.
+fn passes_link_x(encoded: &str) -> bool {
+    encoded
+        .split('\x1f')
+        .any(|arg| arg == "-Tlink.x" || arg.ends_with("link-arg=-Tlink.x"))
+}
+
+#[cfg(test)]
+mod link_x_tests {
+    #[test]
+    fn rustflags_that_pass_link_x_are_seen() {
+        for flags in ["-C\x1flink-arg=-Tlink.x", "-Clink-arg=-Tlink.x", "-Tlink.x"] {
+            assert!(super::passes_link_x(flags), "{flags:?}");
+        }
+        for flags in [
+            "",
+            "-C\x1flink-arg=-Tdefmt.x",
+            "-C\x1flink-arg=-Tmy_link.x.in",
+        ] {
+            assert!(!super::passes_link_x(flags), "{flags:?}");
+        }
+    }
+}

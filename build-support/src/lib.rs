@@ -59,21 +59,26 @@
 //! # }
 //! ```
 //!
-//! The [model IR](model) is public: [`Build::program`] plans a program made elsewhere. The
-//! stages behind it (import, the backends' blob readers in `backends`, the kernels' preparation in `kernels`, pipeline, verify, emit,
-//! output) are documented only with the feature `internals`, for arenaplan's own tools and
-//! tests: they change without notice.
+//! Public besides [`Build`] and what it returns: the [model IR](model), so [`Build::program`]
+//! plans a program made elsewhere; the importers that make it from a file ([`import`]); the
+//! writers that publish output files whole or not at all ([`output`]); the plan's description
+//! ([`report`]); the rule that displays untrusted text safely ([`names`]); the CMSIS-NN scratch
+//! sizes ([`cmsis_nn`]). The stages behind the build (the backends' blob readers, the kernels'
+//! preparation, pipeline, verify, emit) are private; the feature `internals` makes them public
+//! for arenaplan's own tests and benches, with no stability promise. No published crate
+//! enables it.
 #![deny(missing_docs)]
 
 pub use arenaplan_planner::{PlanError, Planner};
 pub use arenaplan_syntax::{diagnostic, targets};
-pub use build::{Build, BuildError, Generated, Rendered};
+pub use backends::BlobError;
+pub use build::{Build, BuildError, Generated, MissingKernel, Rendered};
 pub use emit::{Blobs, Emit, EmitError, Symbols};
 pub use output::WriteError;
 pub use pipeline::{
-    BufferKind, BufferPlan, CallKind, CallPlan, KernelVariants, MissingScratch, ModelPlan, PeakBuffer,
-    PipelineError, PoolAssignmentError, PoolOverflow, PoolPlan, ScratchError, ScratchProblem,
-    ScratchSite,
+    ArgumentNeedsError, BranchError, BufferKind, BufferPlan, CallKind, CallPlan, IoSizeError,
+    KernelVariants, MissingScratch, ModelPlan, NpuMismatchError, PeakBuffer, PipelineError,
+    PoolAssignmentError, PoolOverflow, PoolPlan, ScratchError, ScratchProblem, ScratchSite,
 };
 pub use verify::PlanCheckError;
 
@@ -83,26 +88,41 @@ pub use kernels::tflite::cmsis_nn;
 
 mod c_writer;
 
-// The pipeline's stages: public for arenaplan's own tools and tests, documented only with the
-// feature `internals` (they change without notice). Plain declarations, so rustfmt and the
-// dead-code lint see every module.
-#[cfg_attr(not(feature = "internals"), doc(hidden))]
-pub mod backends;
-#[cfg_attr(not(feature = "internals"), doc(hidden))]
-pub mod build;
-#[cfg_attr(not(feature = "internals"), doc(hidden))]
-pub mod emit;
-#[cfg_attr(not(feature = "internals"), doc(hidden))]
 pub mod import;
-#[cfg_attr(not(feature = "internals"), doc(hidden))]
-pub mod kernels;
-#[cfg_attr(not(feature = "internals"), doc(hidden))]
 pub mod names;
-#[cfg_attr(not(feature = "internals"), doc(hidden))]
 pub mod output;
-#[cfg_attr(not(feature = "internals"), doc(hidden))]
-pub mod pipeline;
-#[cfg_attr(not(feature = "internals"), doc(hidden))]
 pub mod report;
-#[cfg_attr(not(feature = "internals"), doc(hidden))]
+
+// The pipeline's stages: private, or public with the feature `internals` (arenaplan's own tests
+// and benches; they change without notice). Plain declarations, one per configuration, so
+// rustfmt sees every module.
+#[cfg(feature = "internals")]
+pub mod backends;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+mod backends;
+#[cfg(feature = "internals")]
+pub mod build;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+mod build;
+#[cfg(feature = "internals")]
+pub mod emit;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+mod emit;
+#[cfg(feature = "internals")]
+pub mod kernels;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+mod kernels;
+#[cfg(feature = "internals")]
+pub mod pipeline;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+mod pipeline;
+#[cfg(feature = "internals")]
 pub mod verify;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+mod verify;

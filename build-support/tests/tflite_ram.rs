@@ -22,8 +22,8 @@ use std::path::Path;
 
 use arenaplan_build::diagnostic::SourceText;
 use arenaplan_build::model::{Instruction, Isa};
-use arenaplan_build::KernelVariants;
 use arenaplan_build::targets::Catalogue;
+use arenaplan_build::KernelVariants;
 use arenaplan_build::{Build, BuildError};
 use arenaplan_planner::{baseline, Buffer, Problem};
 

@@ -133,7 +133,7 @@ impl BlobScratch {
     /// let s = BlobScratch { role: ScratchRole::NeutronProfile, size: 64 }.to_spec("NeutronBackend");
     /// assert_eq!((s.size, s.label.as_deref()), (64, Some("profile")));
     /// ```
-    pub fn to_spec(&self, backend: &str) -> ScratchSpec {
+    pub fn to_spec(self, backend: &str) -> ScratchSpec {
         ScratchSpec {
             size: i64::try_from(self.size).unwrap_or(i64::MAX),
             pool: PoolChoice::Spec(self.spec().into()),

@@ -74,7 +74,7 @@ impl ScratchRole {
     ];
 
     /// The slots of the backend the role belongs to.
-    pub fn backend_slots(self) -> &'static BackendSlots {
+    pub(crate) fn backend_slots(self) -> &'static BackendSlots {
         match self {
             ScratchRole::EthosUScratch | ScratchRole::EthosUFastScratch => &BACKEND_SLOTS[0],
             _ => &BACKEND_SLOTS[1],

@@ -37,7 +37,7 @@ pub enum BuildError {
     #[error(transparent)]
     Emit(#[from] EmitError),
     /// Operators of the model that no kernel implements (TFLite operators arenaplan has no
-    /// kernel for, which no `#[kernel]` or [`Build::external_kernel`] provides): the tables
+    /// kernel for, which no `#[kernel]` or [`Build::external_kernel`](crate::Build::external_kernel) provides): the tables
     /// would not link.
     #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
     NoKernel(Vec<MissingKernel>),

@@ -20,9 +20,9 @@ use serde::{Deserialize, Serialize};
 use super::{BufferKind, ModelPlan};
 use crate::model::{Instruction, Program};
 
-/// How CPU kernels with a scratch-free variant are chosen ([`Pipeline::kernel_variants`]).
+/// How CPU kernels with a scratch-free variant are chosen ([`Build::kernel_variants`]).
 ///
-/// [`Pipeline::kernel_variants`]: super::Pipeline::kernel_variants
+/// [`Build::kernel_variants`]: crate::Build::kernel_variants
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub enum KernelVariants {

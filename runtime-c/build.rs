@@ -33,15 +33,20 @@ fn main() {
     let bare_metal = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "none");
     let simulator = !bare_metal || std::env::var_os("CARGO_FEATURE_SIMULATOR").is_some();
     println!("cargo::rustc-check-cfg=cfg(arenaplan_simulator)");
+    println!("cargo::rustc-check-cfg=cfg(arenaplan_board)");
     println!("cargo::rustc-check-cfg=cfg(arenaplan_board_ethos_u)");
     println!("cargo::rustc-check-cfg=cfg(arenaplan_cmsis_nn)");
     if simulator {
         println!("cargo::rustc-cfg=arenaplan_simulator");
     }
     let arm_driver = env_dir("ETHOS_U_CORE_DRIVER_PATH", "include/ethosu_driver.h");
-    // Board bring-up (`arenaplan::board`) where no simulator takes the NPUs' place; its Ethos-U
-    // part with Arm's driver, whose instance it holds.
-    if !simulator && arm_driver.is_some() {
+    // Board bring-up (`arenaplan::board`) in all firmware: the feature `simulator` only adds the
+    // emulated NPUs (over which the bring-up then runs), it never takes the bring-up away. Its
+    // Ethos-U part with Arm's driver, whose instance it holds.
+    if bare_metal {
+        println!("cargo::rustc-cfg=arenaplan_board");
+    }
+    if bare_metal && arm_driver.is_some() {
         println!("cargo::rustc-cfg=arenaplan_board_ethos_u");
     }
     let nxp_api = env_dir("NXP_NEUTRON_DRIVER_PATH", "NeutronDriver.h");
@@ -83,14 +88,17 @@ fn main() {
         }
         println!("cargo::rustc-cfg=arenaplan_cmsis_nn");
     }
-    if !simulator {
+    if bare_metal {
         build
             .file("backends/ethos-u/board_ethosu.c")
             .file("backends/neutron/board_neutron.c");
     }
     if simulator {
+        // AP_ETHOSU_EMULATED: the emulation's device layer defines the driver's semaphores, so
+        // the board's bring-up, when it is there too, does not.
         build
             .define("AP_DCACHE_RECORD", None)
+            .define("AP_ETHOSU_EMULATED", None)
             .file("emulation/ethosu_npu_model.c")
             .file("emulation/neutron_sim.c")
             .file(if arm_driver.is_some() {

@@ -1,5 +1,5 @@
-//! Bringing up the NPU on a board, without `unsafe` in the firmware: firmware built without the
-//! simulators (`target_os = "none"` and no feature `simulator`). Call the NPU's `init` once,
+//! Bringing up the NPU on a board, without `unsafe` in the firmware: all firmware
+//! (`target_os = "none"`; with the feature `simulator` the bring-up drives the emulated NPU). Call the NPU's `init` once,
 //! before the first inference, and route its interrupt to `ethos_u::on_interrupt`.
 //!
 //! ```ignore
@@ -16,8 +16,8 @@
 //! arenaplan::board::neutron::init()?;
 //! ```
 //!
-//! Under QEMU and on the host, where there is no NPU, `arenaplan::sim` registers the emulated one
-//! instead (and this module does not exist).
+//! On the host, where there is no NPU, `arenaplan::sim` registers the emulated one instead (and
+//! this module does not exist); under QEMU (feature `simulator`) both are there.
 
 use crate::{check, sys, RuntimeError};
 

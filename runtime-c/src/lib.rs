@@ -43,7 +43,7 @@
 #![no_std]
 #![deny(missing_docs)]
 
-#[cfg(not(arenaplan_simulator))]
+#[cfg(arenaplan_board)]
 pub mod board;
 mod call;
 mod link;

@@ -1,5 +1,5 @@
-/* Ethos-U board bring-up (see arenaplan/board.h): compiled into firmware built without the
- * simulators, whose device layers take the NPU's place otherwise. A file of its own, apart
+/* Ethos-U board bring-up (see arenaplan/board.h): compiled into all firmware (with the
+ * simulators, the emulated NPU's device layer is the register layer it drives). A file of its own, apart
  * from Neutron's, so that firmware for one NPU never references the other's library. */
 #include "arenaplan/board.h"
 
@@ -19,8 +19,11 @@ void ap_board_enable_irq(uint32_t irq) {
 #if defined(AP_ETHOSU_ARM_DRIVER)
 #include <ethosu_driver.h>
 
-/* No heap needed: the driver's semaphores from a static pool. */
+/* No heap needed: the driver's semaphores from a static pool — here, unless the emulated NPU's
+ * device layer is linked too (firmware for QEMU), which defines them. */
+#if !defined(AP_ETHOSU_EMULATED)
 #include "ethosu_semaphores.h"
+#endif
 
 /* The driver instance: ethosu_init registers it in Arm's driver list, where the backend's
  * ethosu_reserve_driver finds it at each call. */

@@ -25,8 +25,8 @@ typedef struct ap_tflite_conv_call {
 } ap_tflite_conv_call_t;
 
 /* Checks a convolution's arguments (`depthwise`: DEPTHWISE_CONV_2D's filter layout; `wide`: a
- * 16x8 call, int16 input and output, int64 bias) against its parameters and fills `c`; 0 when
- * they do not fit, before a byte of them is read. */
+ * 16x8 call, int16 input and output, int64 bias) against its parameters and fills `c`: 1 when
+ * they fit, 0 (having read only the parameters) when not. */
 int ap_tflite_conv_call(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, int depthwise, int wide,
                         ap_tflite_conv_call_t *c);
 

@@ -1,5 +1,5 @@
-/* SignalEnergy: TFLite Micro's signal-library energy, re x re + im x im of each
- * bin in the range, 0 outside it.
+/* SignalEnergy: TFLite Micro's signal-library energy, re x re + im x im of each bin in the range, 0
+ * outside it.
  * TFLM's signal library holds its audio front end's custom operators; this port keeps its
  * fixed-point arithmetic, so the same output bytes (see arenaplan/tflite.h for the arguments and
  * arenaplan-build's src/kernels/tflite/signal.rs for what the build checks first). Elements are

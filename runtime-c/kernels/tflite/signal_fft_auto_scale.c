@@ -1,5 +1,5 @@
-/* SignalFftAutoScale: TFLite Micro's signal-library FFT auto scale, the samples
- * shifted left as far as the largest magnitude allows, and the shift.
+/* SignalFftAutoScale: TFLite Micro's signal-library FFT auto scale, the samples shifted left as far
+ * as the largest magnitude allows, and the shift.
  * TFLM's signal library holds its audio front end's custom operators; this port keeps its
  * fixed-point arithmetic, so the same output bytes (see arenaplan/tflite.h for the arguments and
  * arenaplan-build's src/kernels/tflite/signal.rs for what the build checks first). Elements are

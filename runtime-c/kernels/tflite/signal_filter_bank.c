@@ -1,5 +1,5 @@
-/* SignalFilterBank: TFLite Micro's signal-library filter bank, each channel's
- * band of the spectrum summed with its weights, in uint64.
+/* SignalFilterBank: TFLite Micro's signal-library filter bank, each channel's band of the spectrum
+ * summed with its weights, in uint64.
  * TFLM's signal library holds its audio front end's custom operators; this port keeps its
  * fixed-point arithmetic, so the same output bytes (see arenaplan/tflite.h for the arguments and
  * arenaplan-build's src/kernels/tflite/signal.rs for what the build checks first). Elements are

@@ -1,5 +1,5 @@
-/* SignalFilterBankSpectralSubtraction: TFLite Micro's signal-library spectral
- * subtraction, a smoothed noise estimate per channel (the state) subtracted, down to a floor.
+/* SignalFilterBankSpectralSubtraction: TFLite Micro's signal-library spectral subtraction, a
+ * smoothed noise estimate per channel (the state) subtracted, down to a floor.
  * TFLM's signal library holds its audio front end's custom operators; this port keeps its
  * fixed-point arithmetic, so the same output bytes (see arenaplan/tflite.h for the arguments and
  * arenaplan-build's src/kernels/tflite/signal.rs for what the build checks first). Elements are

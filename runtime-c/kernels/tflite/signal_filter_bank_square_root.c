@@ -1,5 +1,5 @@
-/* SignalFilterBankSquareRoot: TFLite Micro's signal-library filter bank
- * square root, TFLM's integer Sqrt64 of each channel, shifted right by the FFT's scale.
+/* SignalFilterBankSquareRoot: TFLite Micro's signal-library filter bank square root, TFLM's integer
+ * Sqrt64 of each channel, shifted right by the FFT's scale.
  * TFLM's signal library holds its audio front end's custom operators; this port keeps its
  * fixed-point arithmetic, so the same output bytes (see arenaplan/tflite.h for the arguments and
  * arenaplan-build's src/kernels/tflite/signal.rs for what the build checks first). Elements are

@@ -1,5 +1,5 @@
-/* SignalPCAN: TFLite Micro's signal-library per-channel amplitude normalization,
- * each channel times the gain of its noise estimate (TFLM's WideDynamicFunction table), shrunk.
+/* SignalPCAN: TFLite Micro's signal-library per-channel amplitude normalization, each channel times
+ * the gain of its noise estimate (TFLM's WideDynamicFunction table), shrunk.
  * TFLM's signal library holds its audio front end's custom operators; this port keeps its
  * fixed-point arithmetic, so the same output bytes (see arenaplan/tflite.h for the arguments and
  * arenaplan-build's src/kernels/tflite/signal.rs for what the build checks first). Elements are

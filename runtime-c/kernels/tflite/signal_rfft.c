@@ -1,6 +1,6 @@
-/* SignalRfft: TFLite Micro's signal-library real FFT of each frame, on the port of
- * kissfft's fixed-point real FFT in kissfft.c (the FFT TFLM builds it on), with the twiddles
- * and factorization the build computed.
+/* SignalRfft: TFLite Micro's signal-library real FFT of each frame, on the port of kissfft's
+ * fixed-point real FFT in kissfft.c (the FFT TFLM builds it on), with the twiddles and
+ * factorization the build computed.
  * TFLM's signal library holds its audio front end's custom operators; this port keeps its
  * fixed-point arithmetic, so the same output bytes (see arenaplan/tflite.h for the arguments and
  * arenaplan-build's src/kernels/tflite/signal.rs for what the build checks first). Elements are

@@ -1,5 +1,5 @@
-/* SignalWindow: TFLite Micro's signal-library window, each frame's samples times
- * the window in Q(shift), saturated to int16.
+/* SignalWindow: TFLite Micro's signal-library window, each frame's samples times the window in
+ * Q(shift), saturated to int16.
  * TFLM's signal library holds its audio front end's custom operators; this port keeps its
  * fixed-point arithmetic, so the same output bytes (see arenaplan/tflite.h for the arguments and
  * arenaplan-build's src/kernels/tflite/signal.rs for what the build checks first). Elements are

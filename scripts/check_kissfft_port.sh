@@ -12,6 +12,7 @@ unzip -q "$work/kissfft.zip" -d "$work"
 k="$work/kissfft-130"
 runtime="$here/../runtime-c"
 cc -O1 -std=c11 -DFIXED_POINT=16 -I"$k" -I"$runtime/include" -I"$runtime/kernels/tflite" \
-  "$here/kissfft_port_check.c" "$k/kiss_fft.c" "$k/tools/kiss_fftr.c" "$runtime/kernels/tflite/tflite_signal.c" \
+  "$here/kissfft_port_check.c" "$k/kiss_fft.c" "$k/tools/kiss_fftr.c" \
+  "$runtime/kernels/tflite/signal_rfft.c" "$runtime/kernels/tflite/kissfft.c" \
   -lm -o "$work/check"
 "$work/check"

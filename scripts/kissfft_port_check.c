@@ -1,9 +1,10 @@
 /* Checks the runtime's port of kissfft's fixed-point real FFT (SignalRfft in
- * runtime-c/kernels/tflite/tflite_signal.c) against kissfft v130 itself, the version TFLite Micro builds
- * its signal library with: for FFT lengths whose half factors into radices 2, 3, 4 and 5,
- * inputs shorter than the FFT, several frames, and full-range, small and alternating-extreme
- * samples, every output byte must be kissfft's. Run by scripts/check_kissfft_port.sh, which
- * fetches kissfft; not part of the tests (kissfft's source stays outside the repository). */
+ * runtime-c/kernels/tflite/signal_rfft.c and kissfft.c) against kissfft v130 itself, the version
+ * TFLite Micro builds its signal library with: for FFT lengths whose half factors into radices
+ * 2, 3, 4 and 5, inputs shorter than the FFT, several frames, and full-range, small and
+ * alternating-extreme samples, every output byte must be kissfft's. Run by
+ * scripts/check_kissfft_port.sh, which fetches kissfft; not part of the tests (kissfft's source
+ * stays outside the repository). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

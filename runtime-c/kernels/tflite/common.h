@@ -1,6 +1,9 @@
-/* What every TFLite kernel of the runtime checks its arguments with (csrc/tflite_*.c). */
-#ifndef ARENAPLAN_TFLITE_ARGS_H
-#define ARENAPLAN_TFLITE_ARGS_H
+/* What the runtime's TFLite kernels (one C file per operator in this folder) share: the checks of
+ * their arguments against their parameters, and the reading and writing of elements. Static
+ * inline, so each file compiles only what it uses; nothing here needs CMSIS-NN (that is
+ * cmsis_nn_call.h). */
+#ifndef ARENAPLAN_TFLITE_COMMON_H
+#define ARENAPLAN_TFLITE_COMMON_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -96,4 +99,44 @@ static inline void store_int(uint8_t *data, size_t i, int32_t width, int32_t val
     }
 }
 
-#endif /* ARENAPLAN_TFLITE_ARGS_H */
+/* v clamped to [lo, hi]: an activation's range or the output type's. */
+static inline int32_t clamp32(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* Elements of a fixed type, read and written through memcpy: a constant's bytes need not be
+ * aligned for its type (the signal library's kernels). */
+static inline int16_t ld_i16(const uint8_t *p, size_t i) {
+    int16_t v;
+    memcpy(&v, p + 2u * i, sizeof v);
+    return v;
+}
+static inline void st_i16(uint8_t *p, size_t i, int16_t v) { memcpy(p + 2u * i, &v, sizeof v); }
+static inline uint32_t ld_u32(const uint8_t *p, size_t i) {
+    uint32_t v;
+    memcpy(&v, p + 4u * i, sizeof v);
+    return v;
+}
+static inline void st_u32(uint8_t *p, size_t i, uint32_t v) { memcpy(p + 4u * i, &v, sizeof v); }
+static inline uint64_t ld_u64(const uint8_t *p, size_t i) {
+    uint64_t v;
+    memcpy(&v, p + 8u * i, sizeof v);
+    return v;
+}
+static inline void st_u64(uint8_t *p, size_t i, uint64_t v) { memcpy(p + 8u * i, &v, sizeof v); }
+
+/* The bits needed to hold x; for 0, the type's width (32 or 64), as TFLM's __builtin_clz
+ * path returns. */
+static inline uint32_t msb(uint64_t x, uint32_t type_bits) {
+    uint32_t n = 0;
+    if (x == 0) {
+        return type_bits;
+    }
+    while (x != 0) {
+        x >>= 1;
+        n++;
+    }
+    return n;
+}
+
+static inline uint32_t msb32(uint32_t x) { return msb(x, 32); }
+
+#endif /* ARENAPLAN_TFLITE_COMMON_H */

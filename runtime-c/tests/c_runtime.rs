@@ -1,6 +1,6 @@
 //! Builds the C runtime's own tests (`ctests/`) with the system C compiler and runs them: one
-//! program per room (the executor, the Ethos-U backend, the Neutron backend, the Neutron
-//! simulator, the data-cache recorder), each linking only the sources its room needs,
+//! program per room (the executor, the Ethos-U backend, the Neutron backend, the emulated Ethos-U,
+//! the Neutron simulator, the data-cache recorder), each linking only the sources its room needs,
 //! so a failing test names the room. A room that reaches an NPU is built twice: over the
 //! simulators, and through the vendors' code — Arm's unchanged `ethosu_driver.c` on arenaplan's
 //! recording device layer (`ETHOS_U_CORE_DRIVER_PATH`), NXP's `NeutronDriver.h`
@@ -140,6 +140,14 @@ const ETHOS_U: Room = Room {
     ethos_u_driver: true,
 };
 
+/// The emulated Ethos-U through the driver's API, no backend.
+const ETHOS_U_EMULATION: Room = Room {
+    name: "ethos-u-emulation",
+    program: "ctests/ethos_u_emulation.c",
+    sources: &["core/runtime.c", "emulation/ethosu_npu_model.c"],
+    ethos_u_driver: true,
+};
+
 /// The Neutron backend on the Neutron simulator.
 const NEUTRON: Room = Room {
     name: "neutron",
@@ -263,6 +271,16 @@ fn ethos_u_backend_on_the_driver_simulator() {
 #[test]
 fn ethos_u_backend_through_arms_driver() {
     through_arms_driver(&ETHOS_U, "ethos_u_backend_through_arms_driver");
+}
+
+#[test]
+fn ethos_u_emulation_on_the_driver_simulator() {
+    on_the_simulators(&ETHOS_U_EMULATION);
+}
+
+#[test]
+fn ethos_u_emulation_through_arms_driver() {
+    through_arms_driver(&ETHOS_U_EMULATION, "ethos_u_emulation_through_arms_driver");
 }
 
 #[test]

@@ -83,15 +83,15 @@ fn run(name: &str, exe: &Path) {
     );
 }
 
-/// A vendor's code the environment variable `var` points at; `None` (the test skips) when it
-/// is unset outside CI. In CI the vendor's code is part of the contract: a test that cannot run
-/// its subject fails there.
-fn vendor_path(var: &str, test: &str) -> Option<PathBuf> {
+/// A vendor's code the environment variable `var` points at (`.ci/run`: the `third_party`
+/// folder `folder`); `None` (the test skips) when it is unset outside CI. In CI the vendor's code
+/// is part of the contract: a test that cannot run its subject fails there.
+fn vendor_path(var: &str, folder: &str, test: &str) -> Option<PathBuf> {
     let path = std::env::var_os(var).map(PathBuf::from);
     if path.is_none() {
         assert!(
             std::env::var("CI").map_or(true, |v| v != "true"),
-            "CI=true but {var} is not set (.ci/run points it at ../shared/third_party/)"
+            "CI=true but {var} is not set (.ci/run points it at ../shared/third_party/{folder})"
         );
         eprintln!("skipping {test}: {var} is not set (the simulator build covers the room)");
     }
@@ -202,7 +202,7 @@ fn inc(p: &Path) -> String {
 /// Builds and runs `room` through Arm's driver front end, unchanged, built as its CMake build
 /// does for an Ethos-U55-128, over arenaplan's device layer.
 fn through_arms_driver(room: &Room, test: &str) {
-    let Some(driver) = vendor_path("ETHOS_U_CORE_DRIVER_PATH", test) else {
+    let Some(driver) = vendor_path("ETHOS_U_CORE_DRIVER_PATH", "ethos-u-core-driver", test) else {
         return;
     };
     let driver_obj = temp_file(&format!("ethosu-driver-{}.o", room.name));
@@ -242,7 +242,7 @@ fn through_arms_driver(room: &Room, test: &str) {
 
 /// Builds and runs `room` against NXP's `NeutronDriver.h` (the simulator implements its API).
 fn against_nxps_header(room: &Room, test: &str) {
-    let Some(nxp) = vendor_path("NXP_NEUTRON_DRIVER_PATH", test) else {
+    let Some(nxp) = vendor_path("NXP_NEUTRON_DRIVER_PATH", "nxp-neutron-driver-api", test) else {
         return;
     };
     run_room(

@@ -1,0 +1,196 @@
+/* Tests of the emulated Ethos-U (emulation/ethosu_npu_model.c) through the driver API alone (Arm's
+ * functions), no backend: the job a test describes as the backend would (ap_ethosu_job_hook) runs, poisons the
+ * scratch and writes the formula; what the NPU refuses (a job nobody described, a region the
+ * stream uses missing, empty or off 16 bytes, regions overlapping, a stream compiled for another
+ * NPU) is recorded with its reason. Built twice by tests/c_runtime.rs: over the driver simulator
+ * (emulation/ethosu_sim.c) and through Arm's ethosu_driver.c on arenaplan's device layer
+ * (emulation/ethosu_device_host.c), so both front ends are held to the same NPU. */
+#include "arenaplan/ethosu.h"
+#include "arenaplan/ethosu_driver.h"
+#include "arenaplan/ethosu_sim.h"
+#include "blobs.h"
+#include "harness.h"
+
+static uint32_t rd32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The data of block `name` of a Vela bin stream (NULL if absent), and its length. */
+static const uint8_t *block_of(const blob_t *b, const char *name, uint32_t *len) {
+    for (size_t at = 0; at + 32 <= b->size;) {
+        uint32_t n = rd32(b->data + at + 16);
+        if (strcmp((const char *)b->data + at, name) == 0) {
+            *len = n;
+            return b->data + at + 32;
+        }
+        at += 32 + ((n + 15u) & ~(size_t)15u);
+    }
+    *len = 0;
+    return NULL;
+}
+
+/* What the backend tells the emulated NPU before a job (ap_ethosu_job_hook): where the blob's
+ * command stream and I/O records are. The blobs here have every block. */
+static ap_ethosu_blob_t describe(const blob_t *b) {
+    ap_ethosu_blob_t d;
+    uint32_t len;
+    memset(&d, 0, sizeof d);
+    d.cmd = block_of(b, "cmd_data", &d.cmd_size);
+    d.weights = block_of(b, "weight_data", &d.weights_size);
+    d.scratch_size = rd32(block_of(b, "scratch_size", &len));
+    d.inputs_block = block_of(b, "inputs", &len);
+    d.outputs_block = block_of(b, "outputs", &len);
+    d.ninputs = rd32(d.inputs_block);
+    d.noutputs = rd32(d.outputs_block);
+    return d;
+}
+
+/* The blob's payload through the driver with `n` regions; `described`: after the backend's hook.
+ * The NPU's records are cleared first, so they are this job's or, where the driver's front end
+ * refused the job, empty (no calls). */
+static int invoke(const ap_ethosu_blob_t *d, int described, uint64_t *base, const size_t *size, int n) {
+    ap_ethosu_sim_reset();
+    struct ethosu_driver *drv = ethosu_reserve_driver();
+    if (drv == NULL) {
+        return -2;
+    }
+    if (described) {
+        ap_ethosu_job_hook(d);
+    }
+    int r = ethosu_invoke_v3(drv, d->cmd, (int)d->cmd_size, base, size, n, NULL);
+    ethosu_release_driver(drv);
+    return r;
+}
+
+static _Alignas(32) uint8_t scratch[128];
+
+/* Weights, the scratch (input at 0, output at 16) and no fast scratch. */
+static void regions(const ap_ethosu_blob_t *d, uint64_t base[3], size_t size[3]) {
+    base[0] = (uint64_t)(uintptr_t)d->weights;
+    size[0] = d->weights_size;
+    base[1] = (uint64_t)(uintptr_t)scratch;
+    size[1] = 64;
+    base[2] = 0;
+    size[2] = 0;
+}
+
+/* A job described as the backend does runs: the NPU reads the input where its record says,
+ * poisons the scratch and writes each output byte as the formula of the inputs' sum. */
+static void a_described_job_runs(void) {
+    blob_t blob = vela_blob(16, 8, 64);
+    ap_ethosu_blob_t d = describe(&blob);
+    uint64_t base[3];
+    size_t size[3];
+    regions(&d, base, size);
+    memset(scratch, 0, sizeof scratch);
+    for (uint32_t i = 0; i < 16; i++) {
+        scratch[i] = (uint8_t)i;
+    }
+    CHECK(invoke(&d, 1, base, size, 3) == 0);
+    const ap_ethosu_sim_record_t *r = ap_ethosu_sim_last();
+    CHECK(r->status == AP_ETHOSU_SIM_OK && r->input_sum == 120 && ap_ethosu_sim_calls() == 1);
+    CHECK(r->num_regions == 3 && r->regions_used == 3u && r->user_arg_set == 0);
+    CHECK(r->base[1] == (uint64_t)(uintptr_t)scratch && r->size[1] == 64);
+    CHECK(r->qbase == (uint64_t)(uintptr_t)(d.cmd + 32) && r->qsize == d.cmd_size - 32);
+    int as_formula = 1, poisoned = 1;
+    for (uint32_t j = 0; j < 8; j++) {
+        as_formula &= scratch[16 + j] == expected_output(120, j);
+    }
+    for (uint32_t b = 0; b < 64; b++) {
+        poisoned &= (b >= 16 && b < 24) || scratch[b] == 0xDB;
+    }
+    CHECK(as_formula && poisoned);
+    CHECK(scratch[64] == 0); /* nothing past the region */
+}
+
+/* The emulation learns a job's inputs and outputs only from the backend's description: a job
+ * without one is refused, not guessed, and touches nothing. */
+static void an_undescribed_job_is_refused(void) {
+    blob_t blob = vela_blob(16, 8, 64);
+    ap_ethosu_blob_t d = describe(&blob);
+    uint64_t base[3];
+    size_t size[3];
+    regions(&d, base, size);
+    memset(scratch, 0, sizeof scratch);
+    CHECK(invoke(&d, 0, base, size, 3) != 0);
+    CHECK(ap_ethosu_sim_last()->status == AP_ETHOSU_SIM_BAD_CALL && scratch[0] == 0);
+}
+
+/* Every region the stream uses needs a base address, a size and 16-byte alignment; no two
+ * regions may overlap. Each refusal leaves the scratch as it was. */
+static void regions_are_checked_before_the_job_runs(void) {
+    blob_t blob = vela_blob(16, 8, 64);
+    ap_ethosu_blob_t d = describe(&blob);
+    uint64_t base[3];
+    size_t size[3];
+    memset(scratch, 0, sizeof scratch);
+    regions(&d, base, size);
+    base[1] = 0;
+    CHECK(invoke(&d, 1, base, size, 3) != 0);
+    CHECK(ap_ethosu_sim_last()->status == AP_ETHOSU_SIM_BAD_REGION);
+    regions(&d, base, size);
+    size[1] = 0;
+    CHECK(invoke(&d, 1, base, size, 3) != 0);
+    CHECK(ap_ethosu_sim_last()->status == AP_ETHOSU_SIM_BAD_REGION);
+    /* Off 16 bytes: Arm's front end refuses it before the NPU sees it, the simulator's records
+     * the refusal. */
+    regions(&d, base, size);
+    base[1] += 8;
+    CHECK(invoke(&d, 1, base, size, 3) != 0);
+    CHECK(ap_ethosu_sim_calls() == 0 || ap_ethosu_sim_last()->status == AP_ETHOSU_SIM_BAD_REGION);
+    /* A stream using region 2 with two regions only. */
+    blob_t fast = vela_blob_io(16, 1, 8, 64, USES_SCRATCH | USES_FAST);
+    ap_ethosu_blob_t f = describe(&fast);
+    regions(&f, base, size);
+    CHECK(invoke(&f, 1, base, size, 2) != 0);
+    CHECK(ap_ethosu_sim_last()->status == AP_ETHOSU_SIM_BAD_REGION);
+    /* Fast scratch over the scratch's second half (region 2 unused by the stream, still
+     * checked). */
+    regions(&d, base, size);
+    base[2] = (uint64_t)(uintptr_t)(scratch + 32);
+    size[2] = 64;
+    CHECK(invoke(&d, 1, base, size, 3) != 0);
+    CHECK(ap_ethosu_sim_last()->status == AP_ETHOSU_SIM_OVERLAP);
+    CHECK(scratch[0] == 0 && scratch[63] == 0);
+    /* The same job on good regions still runs (and takes the last description). */
+    regions(&d, base, size);
+    CHECK(invoke(&d, 1, base, size, 3) == 0);
+    CHECK(ap_ethosu_sim_last()->status == AP_ETHOSU_SIM_OK);
+}
+
+/* A stream Vela compiled for an Ethos-U85-256 on the emulated U55-128: refused by the optimizer
+ * config check, which records the fields that differ and both sides' words. */
+static void a_stream_for_another_npu_is_refused(void) {
+    blob_t blob = vela_blob(16, 8, 64);
+    ap_ethosu_blob_t d = describe(&blob);
+    uint8_t *payload = blob.data + (d.cmd - blob.data);
+    put32(payload + 8, AP_ETHOSU_U85_256_CONFIG);
+    put32(payload + 12, AP_ETHOSU_U85_256_ID);
+    uint64_t base[3];
+    size_t size[3];
+    regions(&d, base, size);
+    memset(scratch, 0, sizeof scratch);
+    CHECK(invoke(&d, 0, base, size, 3) != 0);
+    const ap_ethosu_sim_record_t *r = ap_ethosu_sim_last();
+    CHECK(r->status == AP_ETHOSU_SIM_CONFIG_MISMATCH);
+    CHECK((r->mismatch & AP_ETHOSU_MISMATCH_PRODUCT) != 0 && (r->mismatch & AP_ETHOSU_MISMATCH_ARCH) != 0);
+    CHECK(r->stream_config == AP_ETHOSU_U85_256_CONFIG && r->stream_id == AP_ETHOSU_U85_256_ID);
+    CHECK(r->npu_config == AP_ETHOSU_U55_128_CONFIG && r->npu_id == AP_ETHOSU_U55_128_ID);
+    CHECK(scratch[0] == 0);
+}
+
+static ap_status_t start(void) {
+    return ap_ethosu_host_setup(AP_ETHOSU_U55_128_CONFIG, AP_ETHOSU_U55_128_ID, NULL, 0);
+}
+
+static const ctest_case_t cases[] = {
+    CTEST(an_undescribed_job_is_refused),
+    CTEST(a_described_job_runs),
+    CTEST(regions_are_checked_before_the_job_runs),
+    CTEST(a_stream_for_another_npu_is_refused),
+};
+
+int main(void) {
+    const ctest_room_t room = {"ethos_u_emulation", start, ap_ethosu_sim_reset, cases, sizeof cases / sizeof cases[0]};
+    return ctest_main(&room);
+}

@@ -5,7 +5,7 @@
  * and cover whole lines, or it would also clean or discard a neighbour's bytes. arenaplan's plans
  * give every NPU-visible buffer whole lines of its own in pools with a `dcache_line`.
  *
- * Implementations (csrc/dcache.c): with AP_DCACHE_SCB defined, the Armv8-M SCB by-address
+ * Implementations (core/dcache.c): with AP_DCACHE_SCB defined, the Armv8-M SCB by-address
  * operations (what CMSIS's SCB_CleanDCache_by_Addr / SCB_InvalidateDCache_by_Addr do); in
  * simulator builds, a recorder that checks every range is line-aligned and keeps the last ones
  * for tests; otherwise nothing (a CPU without a data cache). */

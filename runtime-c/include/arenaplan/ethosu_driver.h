@@ -2,7 +2,7 @@
  *
  * With Arm's driver (the build defines AP_ETHOSU_ARM_DRIVER and puts the driver's include/
  * folder on the include path; see runtime-c/README.md), this is Arm's own ethosu_driver.h and
- * nothing here declares anything. Without it, the driver simulator (csrc/ethosu_sim.c) provides
+ * nothing here declares anything. Without it, the driver simulator (emulation/ethosu_sim.c) provides
  * the same functions with the same signatures, and this header declares the part of Arm's API
  * the backend and the host set-up use, with the fields of struct ethosu_driver the backend reads
  * (fast_memory, fast_memory_size) under Arm's names. */

@@ -2,13 +2,13 @@
  *
  * Two ways to reach it, the same checks either way:
  *  - with Arm's driver (ETHOS_U_CORE_DRIVER_PATH at build time), Arm's ethosu_driver.c runs
- *    unchanged over arenaplan's device layer (csrc/ethosu_device_host.c), which stands in for
+ *    unchanged over arenaplan's device layer (emulation/ethosu_device_host.c), which stands in for
  *    the NPU's registers: it records QBASE and BASEP0..n, runs the job on the emulated NPU and
  *    completes it through the driver's interrupt handler;
- *  - without it, the driver simulator (csrc/ethosu_sim.c) takes the driver's place, with the
+ *  - without it, the driver simulator (emulation/ethosu_sim.c) takes the driver's place, with the
  *    checks of Arm's driver front end (COP1 payload, 16-byte alignment, fast-memory override).
  *
- * The emulated NPU (csrc/ethosu_npu_model.c) checks what the hardware needs: an optimizer
+ * The emulated NPU (emulation/ethosu_npu_model.c) checks what the hardware needs: an optimizer
  * config matching its CONFIG and ID registers, a command stream that ends in NPU_OP_STOP inside
  * its payload, and every region the stream addresses present (a base address, non-zero size,
  * 16-byte aligned) and no two regions overlapping. It then reads the inputs from their copies in

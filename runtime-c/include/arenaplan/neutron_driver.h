@@ -4,7 +4,7 @@
  * NeutronDriver.h on the include path; see runtime-c/README.md), this is NXP's own header and
  * nothing here declares anything: on a board NXP's library (MCUXpresso SDK) links in. Without
  * it, this header declares the part of NXP's API the backend calls, with NXP's names, types and
- * field order, which the host simulator (csrc/neutron_sim.c) implements. */
+ * field order, which the host simulator (emulation/neutron_sim.c) implements. */
 #ifndef ARENAPLAN_NEUTRON_DRIVER_H
 #define ARENAPLAN_NEUTRON_DRIVER_H
 

@@ -1,4 +1,4 @@
-/* The host simulator of NXP's Neutron driver API (csrc/neutron_sim.c), for the host and QEMU
+/* The host simulator of NXP's Neutron driver API (emulation/neutron_sim.c), for the host and QEMU
  * (no NPU): neutronInit, neutronDeinit, neutronModelPrepare, neutronModelUnprepare and
  * neutronRunBlocking with NXP's signatures, so NXP's library links in their place on a board.
  *

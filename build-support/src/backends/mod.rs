@@ -92,6 +92,9 @@ pub fn call_slots(program: &crate::model::Program) -> Vec<CallSlot> {
             continue;
         };
         for slot in plugin.io_slots(blob) {
+            // The planted bug of the mutation test: every slot taken at its scratch's start.
+            #[cfg(arenaplan_mutant = "call_slots")]
+            let slot = IoSlot { offset: 0, ..slot };
             let side = if slot.input {
                 &call.inputs
             } else {

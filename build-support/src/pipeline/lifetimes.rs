@@ -65,7 +65,7 @@ pub fn lifetimes(program: &Program) -> Vec<Option<Lifetime>> {
         }
     }
     // The planted bug of the mutation test: every value's last use one instruction early.
-    #[cfg(feature = "mutant-lifetime-last")]
+    #[cfg(arenaplan_mutant = "lifetime_last")]
     for l in life.iter_mut().flatten() {
         l.last = l.last.saturating_sub(1).max(l.first);
     }

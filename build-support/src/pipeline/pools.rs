@@ -250,7 +250,7 @@ pub fn npu_visible(program: &Program) -> Vec<bool> {
     }
     // The planted bug of the mutation test: the NPU's buffers forgotten, so none is put on
     // whole cache lines.
-    #[cfg(feature = "mutant-npu-visible")]
+    #[cfg(arenaplan_mutant = "npu_visible")]
     visible.fill(false);
     visible
 }

@@ -148,6 +148,9 @@ fn walk(
             }
             None => out.steps.len(),
         };
+        // The planted bug of the mutation test: the false jump one step short.
+        #[cfg(arenaplan_mutant = "steps")]
+        let end_of_true = end_of_true.saturating_sub(1);
         out.steps[jump_false] = Step::JumpFalse {
             predicate: b.predicate,
             to: end_of_true,

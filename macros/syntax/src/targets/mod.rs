@@ -277,6 +277,12 @@ impl Pool {
 
     /// The bytes a buffer of `bytes` owns here: whole lines under [`Pool::npu_line`].
     pub fn owned_bytes(&self, bytes: u64, npu_visible: bool) -> u64 {
+        // The planted bug of arenaplan-build's mutation test (its `tests/mutants.rs`): an NPU
+        // buffer rounded to the pool's alignment instead of to whole lines.
+        #[cfg(arenaplan_mutant = "owned_bytes")]
+        if self.npu_line(npu_visible).is_some() {
+            return bytes.div_ceil(self.alignment) * self.alignment;
+        }
         match self.npu_line(npu_visible) {
             Some(line) => bytes.div_ceil(line) * line,
             None => bytes,

@@ -1,0 +1,88 @@
+//! When each value must hold its bytes, worked out by the checker from the program alone:
+//! written apart from the pipeline's lifetimes, and sharing no code with them, so that a bug
+//! there shows up here as a disagreement instead of passing both (`tests/mutants.rs` plants
+//! such bugs).
+
+use crate::model::{Instruction, Program};
+
+/// The first and last instruction (flat, in execution order) during which a value's bytes
+/// must stay its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Needed {
+    pub first: usize,
+    pub last: usize,
+}
+
+impl Needed {
+    fn widen(this: &mut Option<Needed>, at: usize) {
+        *this = Some(match *this {
+            None => Needed {
+                first: at,
+                last: at,
+            },
+            Some(n) => Needed {
+                first: n.first.min(at),
+                last: n.last.max(at),
+            },
+        });
+    }
+}
+
+/// When each value is needed (`None`: never, so it needs no memory), over the instructions
+/// of `flat` (the checker's own order, [`super::order::flat`]).
+///
+/// - An instruction needs every value it reads or writes: a call's inputs, outputs and
+///   scratch, a branch's predicate. Arms are numbered after their branch, one after another,
+///   so a value used in one arm only is needed there only.
+/// - A program's inputs are needed from the start and its outputs to the end. With several
+///   methods (laid end to end), every method's inputs and outputs are needed throughout: the
+///   caller fills and reads them around other methods' runs.
+/// - State that is used keeps its contents between runs: needed throughout.
+pub(super) fn needed(program: &Program, flat: &[(usize, &Instruction)]) -> Vec<Option<Needed>> {
+    let mut needed = vec![None; program.values.len()];
+    let end = flat.len().saturating_sub(1);
+    let mark = |needed: &mut Vec<Option<Needed>>, v: usize, at: usize| {
+        if let Some(slot) = needed.get_mut(v) {
+            Needed::widen(slot, at);
+        }
+    };
+    for (at, instruction) in flat {
+        match instruction {
+            Instruction::Kernel(k) => {
+                for v in k.inputs.iter().chain(&k.outputs).chain(&k.scratch) {
+                    mark(&mut needed, *v, *at);
+                }
+            }
+            Instruction::Delegate(d) => {
+                for v in d.inputs.iter().chain(&d.outputs).chain(&d.scratch) {
+                    mark(&mut needed, *v, *at);
+                }
+            }
+            Instruction::Branch(b) => mark(&mut needed, b.predicate, *at),
+        }
+    }
+    let whole = |needed: &mut Vec<Option<Needed>>, v: usize| {
+        mark(needed, v, 0);
+        mark(needed, v, end);
+    };
+    if program.methods.is_empty() {
+        for &v in &program.inputs {
+            mark(&mut needed, v, 0);
+        }
+        for &v in &program.outputs {
+            mark(&mut needed, v, end);
+        }
+    } else {
+        for m in &program.methods {
+            for &v in m.inputs.iter().chain(&m.outputs) {
+                whole(&mut needed, v);
+            }
+        }
+    }
+    for &v in &program.state {
+        if needed.get(v).is_some_and(Option::is_some) {
+            whole(&mut needed, v);
+        }
+    }
+    needed
+}

@@ -15,16 +15,20 @@
 //! type, per-channel weights), stays the call it was, `builtin:N`, which no kernel implements.
 
 mod activation;
+mod c_files;
 pub mod cmsis_nn;
 mod conv;
 mod elementwise;
 mod fully_connected;
 mod integer;
+mod layout;
+mod layouts;
 mod lstm;
 mod pool;
 mod quant;
 mod quantize;
 mod reduce;
+mod registry;
 mod shape;
 mod signal;
 mod softmax;

@@ -4,21 +4,30 @@
 //! declarations of `runtime-c/include/arenaplan/tflite_kernels.h` and the registry
 //! `runtime-c/kernels/tflite/registry.c`. The files are committed (the runtime builds without
 //! this crate); tests compare them with these renderings byte for byte.
+//!
+//! ```
+//! use arenaplan_build::kernels::tflite::c_files;
+//! assert!(c_files::registry().contains("&ap_kernel_tflite_3aFULLY__CONNECTED,"));
+//! assert!(c_files::params_header().contains("} ap_tflite_conv_params_t;"));
+//! ```
 
 use super::layout::Layout;
 use super::layouts;
 use super::registry::Kernel;
 use crate::c_writer::CWriter;
 
+/// A renderer: the text of one file.
+pub type Render = fn() -> String;
+
 /// Where each file sits, from the runtime's folder, and how to render it.
-pub(super) const FILES: [(&str, fn() -> String); 3] = [
+pub const FILES: [(&str, Render); 3] = [
     ("include/arenaplan/tflite_params.h", params_header),
     ("include/arenaplan/tflite_kernels.h", kernels_header),
     ("kernels/tflite/registry.c", registry),
 ];
 
 /// The command that refreshes them, for the tests' messages.
-pub(super) const REFRESH: &str =
+pub const REFRESH: &str =
     "ARENAPLAN_WRITE_TFLITE_C=1 cargo test -p arenaplan-build --lib kernels::tflite::c_files";
 
 /// A comment of our own lines: `/* a` ` * b */`, or `/* a */` for one line.
@@ -66,7 +75,7 @@ fn layout(w: &mut CWriter, layout: &Layout) {
 }
 
 /// The text of `include/arenaplan/tflite_params.h`.
-pub(super) fn params_header() -> String {
+pub fn params_header() -> String {
     let mut w = CWriter::without_banner();
     banner(
         &mut w,
@@ -88,12 +97,13 @@ pub(super) fn params_header() -> String {
     w.finish()
 }
 
-/// The registry's array and its length.
+/// The registry's array.
 const REGISTRY: &str = "ap_tflite_kernels";
+/// The registry's length, a macro.
 const COUNT: &str = "AP_TFLITE_KERNEL_COUNT";
 
 /// The text of `include/arenaplan/tflite_kernels.h`.
-pub(super) fn kernels_header() -> String {
+pub fn kernels_header() -> String {
     let mut w = CWriter::without_banner();
     banner(
         &mut w,
@@ -132,7 +142,7 @@ pub(super) fn kernels_header() -> String {
 }
 
 /// The text of `kernels/tflite/registry.c`.
-pub(super) fn registry() -> String {
+pub fn registry() -> String {
     let mut w = CWriter::without_banner();
     banner(
         &mut w,

@@ -15,7 +15,7 @@ macro_rules! kernels {
     ($( $(#[doc = $about:literal])* $variant:ident = $op:literal, )*) => {
         /// A kernel of the runtime's, by the operator after `tflite:`.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        #[allow(non_camel_case_types)] // named as the operators are
+        #[allow(non_camel_case_types, clippy::upper_case_acronyms)] // named as the operators are
         pub(super) enum Kernel {
             $( $(#[doc = $about])* $variant, )*
         }

@@ -134,3 +134,45 @@ macro_rules! layouts {
 }
 
 pub(super) use layouts;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    layouts! {
+        /// A test layout.
+        Inner = "ap_test_inner" {
+            /// one
+            a: i32,
+            b: u32,
+        }
+
+        /// Another.
+        Outer = "ap_test_outer" {
+            dims: [[i32; 3]; 2],
+            inner: Inner,
+            /// last
+            z: i32,
+        }
+    }
+
+    #[test]
+    fn words_follow_the_declaration_order_and_c_lays_arrays_out_outer_first() {
+        let outer = Outer {
+            dims: [[1, 2, 3], [4, 5, 6]],
+            inner: Inner { a: 7, b: u32::MAX },
+            z: 9,
+        };
+        assert_eq!(outer.words(), [1, 2, 3, 4, 5, 6, 7, -1, 9]);
+        let layout = Outer::layout();
+        let decls: Vec<&str> = layout.fields.iter().map(|f| &*f.declaration).collect();
+        assert_eq!(
+            decls,
+            ["int32_t dims[2][3]", "ap_test_inner_t inner", "int32_t z"]
+        );
+        assert_eq!(layout.fields[2].comment, "last");
+        assert_eq!(layout.about, ["Another."]);
+        assert_eq!(all().len(), 2);
+        assert_eq!(Inner::layout().fields[1].comment, "");
+    }
+}

@@ -2,8 +2,8 @@
 //! `SignalFftAutoScale`, `SignalRfft`, `SignalEnergy`, `SignalFilterBank`,
 //! `SignalFilterBankSquareRoot`, `SignalFilterBankSpectralSubtraction`, `SignalPCAN`,
 //! `SignalFilterBankLog`), on the runtime's ports of their fixed-point code
-//! (`runtime-c/kernels/tflite/`), one file each here: the options TFLM reads from the operator's FlexBuffers map at init,
-//! read here by the same positions, with the checks TFLM's prepare makes and the ones its eval
+//! (`runtime-c/kernels/tflite/`), one file each here: the options TFLM reads from the
+//! operator's FlexBuffers map at init, read here by the same positions, with the checks TFLM's prepare makes and the ones its eval
 //! assumes (a shift in range, indices inside their tensors), so a call the kernel would run off
 //! its buffers is refused at build time instead.
 //!

@@ -304,7 +304,7 @@ fn regenerate() {
         .allowlist_function("ap_.*")
         .allowlist_type("ap_.*")
         .allowlist_var(
-            "AP_.*|ap_ethosu_backend|ap_neutron_backend|ap_ethosu_fast_scratch.*|ap_kernel_et_3amove|ap_kernel_tflite_.*",
+            "AP_.*|ap_ethosu_backend|ap_neutron_backend|ap_ethosu_fast_scratch.*|ap_kernel_et_3amove|ap_kernel_tflite_.*|ap_tflite_kernels",
         )
         .rustified_enum("ap_status")
         .layout_tests(false)

@@ -28,6 +28,7 @@ pub const AP_NEUTRON_MAX_IO: u32 = 16;
 pub const AP_NEUTRON_TRANSPOSE_SPEC: &[u8; 28] = b"arenaplan.neutron.transpose\0";
 pub const AP_NEUTRON_CONTEXT_SPEC: &[u8; 26] = b"arenaplan.neutron.context\0";
 pub const AP_NEUTRON_SIM_CONTEXT_BYTES: u32 = 256;
+pub const AP_TFLITE_KERNEL_COUNT: u32 = 38;
 #[repr(u32)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
 pub enum ap_status {
@@ -948,10 +949,10 @@ unsafe extern "C" {
     pub static ap_kernel_tflite_3aCONV__2D: ap_kernel_t;
 }
 unsafe extern "C" {
-    pub static ap_kernel_tflite_3aFULLY__CONNECTED: ap_kernel_t;
+    pub static ap_kernel_tflite_3aDEPTHWISE__CONV__2D: ap_kernel_t;
 }
 unsafe extern "C" {
-    pub static ap_kernel_tflite_3aDEPTHWISE__CONV__2D: ap_kernel_t;
+    pub static ap_kernel_tflite_3aFULLY__CONNECTED: ap_kernel_t;
 }
 unsafe extern "C" {
     pub static ap_kernel_tflite_3aQUANTIZE: ap_kernel_t;
@@ -1036,4 +1037,7 @@ unsafe extern "C" {
 }
 unsafe extern "C" {
     pub static ap_kernel_tflite_3aSignalFilterBankLog: ap_kernel_t;
+}
+unsafe extern "C" {
+    pub static ap_tflite_kernels: [*const ap_kernel_t; 38usize];
 }

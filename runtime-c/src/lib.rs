@@ -74,50 +74,11 @@ pub use trampoline::kernel_entry;
 /// }
 /// ```
 pub fn tflite_kernels() -> impl Iterator<Item = sys::ap_kernel> {
-    // SAFETY: const C statics of the runtime, never written.
+    // The C registry (`kernels/tflite/registry.c`, generated from the build's kernel list),
+    // compiled only with CMSIS-NN.
+    // SAFETY: const C statics of the runtime, never written; every entry points at a kernel.
     #[cfg(arenaplan_cmsis_nn)]
-    let kernels = unsafe {
-        [
-            sys::ap_kernel_tflite_3aADD,
-            sys::ap_kernel_tflite_3aCONCATENATION,
-            sys::ap_kernel_tflite_3aDEQUANTIZE,
-            sys::ap_kernel_tflite_3aMAX__POOL__2D,
-            sys::ap_kernel_tflite_3aMUL,
-            sys::ap_kernel_tflite_3aPAD,
-            sys::ap_kernel_tflite_3aAVERAGE__POOL__2D,
-            sys::ap_kernel_tflite_3aCONV__2D,
-            sys::ap_kernel_tflite_3aDEPTHWISE__CONV__2D,
-            sys::ap_kernel_tflite_3aFULLY__CONNECTED,
-            sys::ap_kernel_tflite_3aQUANTIZE,
-            sys::ap_kernel_tflite_3aSOFTMAX,
-            sys::ap_kernel_tflite_3aSVDF,
-            sys::ap_kernel_tflite_3aUNIDIRECTIONAL__SEQUENCE__LSTM,
-            sys::ap_kernel_tflite_3aRESHAPE,
-            sys::ap_kernel_tflite_3aCONV__2D__S16,
-            sys::ap_kernel_tflite_3aDEPTHWISE__CONV__2D__S16,
-            sys::ap_kernel_tflite_3aFULLY__CONNECTED__PER__CHANNEL,
-            sys::ap_kernel_tflite_3aFULLY__CONNECTED__PER__CHANNEL__S16,
-            sys::ap_kernel_tflite_3aADD__S16,
-            sys::ap_kernel_tflite_3aMUL__S16,
-            sys::ap_kernel_tflite_3aAVERAGE__POOL__2D__S16,
-            sys::ap_kernel_tflite_3aMAX__POOL__2D__S16,
-            sys::ap_kernel_tflite_3aINT__BINARY,
-            sys::ap_kernel_tflite_3aCAST,
-            sys::ap_kernel_tflite_3aTRANSPOSE__CONV,
-            sys::ap_kernel_tflite_3aMEAN,
-            sys::ap_kernel_tflite_3aRELU,
-            sys::ap_kernel_tflite_3aSTRIDED__SLICE,
-            sys::ap_kernel_tflite_3aSignalWindow,
-            sys::ap_kernel_tflite_3aSignalFftAutoScale,
-            sys::ap_kernel_tflite_3aSignalRfft,
-            sys::ap_kernel_tflite_3aSignalEnergy,
-            sys::ap_kernel_tflite_3aSignalFilterBank,
-            sys::ap_kernel_tflite_3aSignalFilterBankSquareRoot,
-            sys::ap_kernel_tflite_3aSignalFilterBankSpectralSubtraction,
-            sys::ap_kernel_tflite_3aSignalPCAN,
-            sys::ap_kernel_tflite_3aSignalFilterBankLog,
-        ]
-    };
+    let kernels = unsafe { sys::ap_tflite_kernels }.map(|k| unsafe { *k });
     #[cfg(not(arenaplan_cmsis_nn))]
     let kernels: [sys::ap_kernel; 0] = [];
     kernels.into_iter()

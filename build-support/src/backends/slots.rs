@@ -139,7 +139,7 @@ impl fmt::Display for ScratchRole {
 const HEADER_COMMENT: &str = "\
 /* Where each scratch role sits in a delegate call's trailing arguments (after the inputs and
  * outputs). GENERATED from arenaplan-build's scratch-slot definition
- * (build-support/src/blobs/slots.rs); a test fails when the two differ.
+ * (build-support/src/backends/slots.rs); a test fails when the two differ.
  *
  * A call's scratch list holds the roles from slot 0 up to the last role its blob needs; a role
  * of size zero before that is an empty argument (data NULL, size 0), so every role keeps its
@@ -203,7 +203,7 @@ mod tests {
         let on_disk = std::fs::read_to_string(path).unwrap_or_default();
         assert!(
             on_disk == c_header(),
-            "{path} differs from the slot table in build-support/src/blobs/slots.rs; \
+            "{path} differs from the slot table in build-support/src/backends/slots.rs; \
              regenerate it: write arenaplan_build::backends::slots::c_header() to that file \
              (e.g. `ARENAPLAN_WRITE_SLOTS_H=1 cargo test -p arenaplan-build --lib slots`)"
         );

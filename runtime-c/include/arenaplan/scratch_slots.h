@@ -1,6 +1,6 @@
 /* Where each scratch role sits in a delegate call's trailing arguments (after the inputs and
  * outputs). GENERATED from arenaplan-build's scratch-slot definition
- * (build-support/src/blobs/slots.rs); a test fails when the two differ.
+ * (build-support/src/backends/slots.rs); a test fails when the two differ.
  *
  * A call's scratch list holds the roles from slot 0 up to the last role its blob needs; a role
  * of size zero before that is an empty argument (data NULL, size 0), so every role keeps its

@@ -1,12 +1,20 @@
 //! FULLY_CONNECTED on `arm_fully_connected_s8` (int8, per-tensor weights), and on the runtime's
 //! port of TFLM's FullyConnectedPerChannel for per-channel weights and for 16x8 (int16
-//! activations, zero point 0, an int64 bias).
+//! activations, zero point 0, an int64 bias): `fully_connected_per_channel.rs`. Beside it, the
+//! scratch `arm_fully_connected_s8` asks for.
 
-use super::quant::{activation_range_in, multiplier, per_channel};
-use super::{activations, dense_constant, per_tensor, row_sums, Activations, Lowered, MAX_DIM};
+use super::cmsis_nn::need;
+use super::fully_connected_per_channel::per_channel_fc;
+use super::layout::Params;
+use super::layouts::FcParams;
+use super::quant::{activation_range_in, multiplier};
+use super::registry::Kernel;
+use super::row_sums::row_sums;
+use super::tensors::{activations, dense_constant, per_tensor, MAX_DIM};
+use super::Lowered;
 use crate::import::flatbuf::Table;
 use crate::import::ImportError;
-use crate::model::{DType, Program, ValueKind};
+use crate::model::{DType, Program, ScratchByIsa, ValueKind};
 
 /// FULLY_CONNECTED, int8 with per-tensor weights: the weights' row sums, then
 /// `ap_tflite_fc_params_t`; or `None` for a variant the kernel does not run.
@@ -15,7 +23,7 @@ use crate::model::{DType, Program, ValueKind};
 /// the input offset times the row's weights and filter offset), which CMSIS-NN expects in the
 /// call's scratch and TFLM computes into its arena. Its inputs are all constants, so here it is
 /// a constant computed at build time, in flash: no RAM, no work per call.
-pub(super) fn fully_connected(
+pub(super) fn lower(
     program: &Program,
     options: Option<Table<'_>>,
     inputs: &[usize],
@@ -107,80 +115,40 @@ pub(super) fn fully_connected(
     let Some((multiplier, shift)) = multiplier(real) else {
         return Ok(None);
     };
-    let Some((act_min, act_max)) =
+    let Some((activation_min, activation_max)) =
         activation_range_in(activation, out_scale, out_zero, out_kind.range())
     else {
         return Ok(None);
     };
-    let params = vec![
-        -in_zero, -f_zero, out_zero, multiplier, shift, act_min, act_max, depth,
-    ];
+    let params = FcParams {
+        input_offset: -in_zero,
+        filter_offset: -f_zero,
+        output_offset: out_zero,
+        multiplier,
+        shift,
+        activation_min,
+        activation_max,
+        output_depth: depth,
+    }
+    .words();
     let Some(sums) = row_sums(program, *filter, bias, depth as usize, -in_zero, -f_zero) else {
         return Ok(None);
     };
     Ok(Some(Lowered {
-        op: "FULLY_CONNECTED",
+        kernel: Kernel::FULLY_CONNECTED,
         constants: vec![("row_sums", sums)],
         params: Some(params),
         scratch: None,
     }))
 }
 
-/// FULLY_CONNECTED with per-channel weights: `ap_tflite_fc_params_t` (its multiplier and shift
-/// unused) then each output channel's multiplier, then its shift; the runtime's direct kernel,
-/// int8 or 16x8.
-#[allow(clippy::too_many_arguments)]
-fn per_channel_fc(
-    program: &Program,
-    input: usize,
-    filter: usize,
-    bias: Option<usize>,
-    output: usize,
-    activation: i8,
-    scales: &[f32],
-    axis: i32,
-    (kind, in_scale, in_zero): (Activations, f32, i32),
-    (out_scale, out_zero): (f32, i32),
-) -> Option<Lowered> {
-    let v = |t: usize| &program.values[t];
-    let depth = *v(filter).shape.first()?;
-    let zeros = v(filter).quant.as_ref()?.zero_point.iter().all(|&z| z == 0);
-    if !(1..=MAX_DIM).contains(&depth) || scales.len() as u64 != depth || axis != 0 || !zeros {
-        return None;
-    }
-    let accum = v(filter).bytes / depth;
-    let rows = v(output).bytes / (depth * v(output).dtype.size());
-    let in_elements = v(input).bytes / v(input).dtype.size();
-    if accum == 0
-        || accum * depth != v(filter).bytes
-        || rows * depth * v(output).dtype.size() != v(output).bytes
-        || rows.checked_mul(accum) != Some(in_elements)
-        || accum > i32::MAX as u64
-        || rows > i32::MAX as u64
-        || !dense_constant(program, filter)
-        || bias
-            .is_some_and(|b| !dense_constant(program, b) || v(b).bytes != v(b).dtype.size() * depth)
-    {
-        return None;
-    }
-    let (act_min, act_max) = activation_range_in(activation, out_scale, out_zero, kind.range())?;
-    let mut params = vec![-in_zero, 0, out_zero, 0, 0, act_min, act_max, depth as i32];
-    params.extend(per_channel(scales, in_scale, out_scale, depth as usize)?);
-    // TFLM's 64-bit requantization (16x8) takes shifts up to 7.
-    if kind == Activations::S16
-        && params[params.len() - depth as usize..]
-            .iter()
-            .any(|&s| s > 7)
-    {
-        return None;
-    }
-    Some(Lowered {
-        op: match kind {
-            Activations::S8 => "FULLY_CONNECTED_PER_CHANNEL",
-            Activations::S16 => "FULLY_CONNECTED_PER_CHANNEL_S16",
-        },
-        constants: Vec::new(),
-        params: Some(params),
-        scratch: None,
-    })
+/// `arm_fully_connected_s8_get_buffer_size` and its `_dsp` and `_mve` variants
+/// (FULLY_CONNECTED): Helium keeps one int32 sum of the weights per output.
+pub fn fully_connected_s8(output_depth: i64) -> ScratchByIsa {
+    need(
+        "arm_fully_connected_s8_get_buffer_size",
+        0,
+        0,
+        output_depth * 4,
+    )
 }

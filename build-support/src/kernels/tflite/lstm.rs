@@ -7,8 +7,13 @@
 //! reads and writes: they carry from one invocation to the next, as TFLM's kernels keep them.
 //! `ap_tflite_lstm_params_t` is the layout.
 
+use super::layout::Params;
+use super::layouts::{LstmGate, LstmParams};
 use super::quant::multiplier;
-use super::{dims_ok, per_tensor, row_sums, scale_and_zero, Lowered};
+use super::registry::Kernel;
+use super::row_sums::row_sums;
+use super::tensors::{dims_ok, per_tensor, scale_and_zero};
+use super::Lowered;
 use crate::import::flatbuf::Table;
 use crate::import::ImportError;
 use crate::model::{DType, Program, ScratchByIsa, ValueKind};
@@ -33,7 +38,7 @@ struct Inputs {
 
 /// UNIDIRECTIONAL_SEQUENCE_LSTM (`UnidirectionalSequenceLSTMOptions`: activation, cell clip,
 /// projection clip, time major, ...).
-pub(super) fn lstm(
+pub(super) fn lower(
     program: &Program,
     options: Option<Table<'_>>,
     inputs: &[usize],
@@ -59,12 +64,13 @@ pub(super) fn lstm(
         hidden,
         cell,
     };
-    Ok(lower(
+    Ok(integer_lstm(
         program, &x, output, activation, cell_clip, time_major,
     ))
 }
 
-fn lower(
+/// The integer LSTM of inputs `x`, when CMSIS-NN's kernel runs it.
+fn integer_lstm(
     program: &Program,
     x: &Inputs,
     output: usize,
@@ -136,36 +142,26 @@ fn lower(
     let quantized_clip =
         (f64::from(cell_clip) / f64::from(cell_scale)).clamp(-32768.0, 32767.0) as i16;
     let hidden_n = hidden_size as usize;
-    let mut params = vec![
-        i32::from(time_major),
-        batches as i32,
-        steps as i32,
-        input_size as i32,
-        hidden_size as i32,
-        -in_zero,
-        forget_cell.0,
-        forget_cell.1,
-        input_cell.0,
-        input_cell.1,
-        i32::from(quantized_clip),
-        cell_power,
-        to_hidden.0,
-        to_hidden.1,
-        hidden_zero,
-    ];
     // CMSIS-NN's gate order: forget, input, cell, output (the model's is input, forget, cell,
     // output).
     let mut sums = Vec::with_capacity(8 * hidden_n);
     let mut hidden_sums = Vec::with_capacity(4 * hidden_n);
+    let mut gates = Vec::with_capacity(4);
     for gate in [1usize, 0, 2, 3] {
-        let (im, is) = to_gate(in_scale, x.input_weights[gate])?;
-        let (hm, hs) = to_gate(hidden_scale, x.recurrent_weights[gate])?;
+        let (input_multiplier, input_shift) = to_gate(in_scale, x.input_weights[gate])?;
+        let (hidden_multiplier, hidden_shift) = to_gate(hidden_scale, x.recurrent_weights[gate])?;
         let kind = if gate == 2 && activation == TANH {
             1
         } else {
             0
         };
-        params.extend([im, is, hm, hs, kind]);
+        gates.push(LstmGate {
+            input_multiplier,
+            input_shift,
+            hidden_multiplier,
+            hidden_shift,
+            activation: kind,
+        });
         // The input layer's rows summed times the input offset, plus the bias; the recurrent
         // layer's times the hidden state's offset.
         sums.extend(row_sums(
@@ -185,13 +181,37 @@ fn lower(
             0,
         )?);
     }
+    let &[forget_gate, input_gate, cell_gate, output_gate] = &gates[..] else {
+        return None;
+    };
+    let params = LstmParams {
+        time_major: i32::from(time_major),
+        batches: batches as i32,
+        time_steps: steps as i32,
+        input_size: input_size as i32,
+        hidden_size: hidden_size as i32,
+        input_offset: -in_zero,
+        forget_to_cell_multiplier: forget_cell.0,
+        forget_to_cell_shift: forget_cell.1,
+        input_to_cell_multiplier: input_cell.0,
+        input_to_cell_shift: input_cell.1,
+        cell_clip: i32::from(quantized_clip),
+        cell_scale_power: cell_power,
+        output_multiplier: to_hidden.0,
+        output_shift: to_hidden.1,
+        output_offset: hidden_zero,
+        forget_gate,
+        input_gate,
+        cell_gate,
+        output_gate,
+    };
     sums.extend(hidden_sums);
     // TFLM's two int16 buffers of one step's gates.
     let scratch = batches.checked_mul(hidden_size)?.checked_mul(4)?;
     Some(Lowered {
-        op: "UNIDIRECTIONAL_SEQUENCE_LSTM",
+        kernel: Kernel::UNIDIRECTIONAL_SEQUENCE_LSTM,
         constants: vec![("row_sums", sums)],
-        params: Some(params),
+        params: Some(params.words()),
         scratch: Some(ScratchByIsa {
             plain: scratch,
             dsp: scratch,

@@ -1,42 +1,30 @@
-//! AVERAGE_POOL_2D and MAX_POOL_2D on `arm_avgpool_s8` and `arm_max_pool_s8` (int8), and their
-//! `_s16` counterparts (int16, zero point 0): the output quantized as the input (TFLM's pooling
-//! works on the stored values), `ap_tflite_pool_params_t`.
+//! What AVERAGE_POOL_2D and MAX_POOL_2D share: int8, or int16 with zero point 0, the output
+//! quantized as the input (TFLM's pooling works on the stored values), `ap_tflite_pool_params_t`.
 
-use super::conv::padded;
+use super::layouts::PoolParams;
+use super::padding::padded;
 use super::quant::activation_range_in;
-use super::{activations, dims4, Activations, Lowered, MAX_DIM};
+use super::tensors::{activations, dims4, Activations, MAX_DIM};
 use crate::import::flatbuf::Table;
 use crate::import::ImportError;
-use crate::kernels::tflite::cmsis_nn;
 use crate::model::Program;
 
-/// AVERAGE_POOL_2D (`Pool2DOptions`: padding, stride w and h, filter w and h, activation).
-pub(super) fn average_pool(
-    program: &Program,
-    options: Option<Table<'_>>,
-    inputs: &[usize],
-    outputs: &[usize],
-) -> Result<Option<Lowered>, ImportError> {
-    pool(program, options, inputs, outputs, true)
+/// A pooling one of the kernels runs.
+pub(super) struct Pooling {
+    /// Its parameters.
+    pub(super) params: PoolParams,
+    /// int8 or int16.
+    pub(super) activations: Activations,
 }
 
-/// MAX_POOL_2D (`Pool2DOptions`, as AVERAGE_POOL_2D's).
-pub(super) fn max_pool(
+/// The call's pooling (`Pool2DOptions`: padding, stride w and h, filter w and h, activation),
+/// when a kernel runs it.
+pub(super) fn prepare(
     program: &Program,
     options: Option<Table<'_>>,
     inputs: &[usize],
     outputs: &[usize],
-) -> Result<Option<Lowered>, ImportError> {
-    pool(program, options, inputs, outputs, false)
-}
-
-fn pool(
-    program: &Program,
-    options: Option<Table<'_>>,
-    inputs: &[usize],
-    outputs: &[usize],
-    average: bool,
-) -> Result<Option<Lowered>, ImportError> {
+) -> Result<Option<Pooling>, ImportError> {
     let Some(t) = options else {
         return Ok(None);
     };
@@ -78,39 +66,29 @@ fn pool(
     if (oh, ow) != (out_h, out_w) || pad_h > MAX_DIM as i64 || pad_w > MAX_DIM as i64 {
         return Ok(None);
     }
-    let Some((act_min, act_max)) = activation_range_in(activation, scale, zero, kind.range())
+    let Some((activation_min, activation_max)) =
+        activation_range_in(activation, scale, zero, kind.range())
     else {
         return Ok(None);
     };
-    let words = vec![
-        stride_w as i32,
-        stride_h as i32,
-        pad_w as i32,
-        pad_h as i32,
-        act_min,
-        act_max,
-        batches as i32,
-        in_h as i32,
-        in_w as i32,
-        c as i32,
-        filter_h as i32,
-        filter_w as i32,
-        out_h as i32,
-        out_w as i32,
-    ];
-    Ok(Some(Lowered {
-        constants: Vec::new(),
-        op: match (average, kind) {
-            (true, Activations::S8) => "AVERAGE_POOL_2D",
-            (true, Activations::S16) => "AVERAGE_POOL_2D_S16",
-            (false, Activations::S8) => "MAX_POOL_2D",
-            (false, Activations::S16) => "MAX_POOL_2D_S16",
-        },
-        params: Some(words),
-        // arm_max_pool_s8 and _s16 need none.
-        scratch: average.then(|| match kind {
-            Activations::S8 => cmsis_nn::avgpool_s8(c),
-            Activations::S16 => cmsis_nn::avgpool_s16(c),
-        }),
+    let params = PoolParams {
+        stride_w: stride_w as i32,
+        stride_h: stride_h as i32,
+        pad_w: pad_w as i32,
+        pad_h: pad_h as i32,
+        activation_min,
+        activation_max,
+        batches: batches as i32,
+        input_h: in_h as i32,
+        input_w: in_w as i32,
+        channels: c as i32,
+        filter_h: filter_h as i32,
+        filter_w: filter_w as i32,
+        output_h: out_h as i32,
+        output_w: out_w as i32,
+    };
+    Ok(Some(Pooling {
+        params,
+        activations: kind,
     }))
 }

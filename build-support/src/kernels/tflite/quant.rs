@@ -70,6 +70,12 @@ pub(super) fn per_channel(
     )
 }
 
+/// Whether a type `bytes` wide can hold zero point `zero`.
+pub(super) fn fits(zero: i64, bytes: u32) -> bool {
+    let bits = 8 * bytes - 1;
+    (-(1i64 << bits)..(1i64 << bits)).contains(&zero)
+}
+
 /// TFLite's fused activation on an int8 output of scale `scale` and zero point `zero`
 /// (`CalculateActivationRangeQuantized`): NONE, RELU, RELU_N1_TO_1, RELU6; `None` for the
 /// others.

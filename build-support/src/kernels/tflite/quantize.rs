@@ -1,16 +1,20 @@
-//! QUANTIZE between integer types (int8, int16, int32) and from float32, and DEQUANTIZE to
-//! float32: TFLM's `Requantize`, `AffineQuantize` and `Dequantize`, ported (CMSIS-NN has no
-//! kernels for them): `ap_tflite_quantize_params_t`.
+//! QUANTIZE between integer types (int8, int16, int32) and from float32: TFLM's `Requantize`
+//! and `AffineQuantize`, ported (CMSIS-NN has no kernels for them):
+//! `ap_tflite_quantize_params_t`.
 
-use super::quant::multiplier;
-use super::{scale_and_zero, Lowered};
+use super::layout::Params;
+use super::layouts::QuantizeParams;
+use super::quant::{fits, multiplier};
+use super::registry::Kernel;
+use super::tensors::scale_and_zero;
+use super::Lowered;
 use crate::import::flatbuf::Table;
 use crate::import::ImportError;
 use crate::model::{DType, Program};
 
 /// QUANTIZE of an int8, int16 or int32 tensor into another of those (the pairs TFLM's
 /// `PrepareQuantizeReference` takes); floating-point input stays unlowered.
-pub(super) fn quantize(
+pub(super) fn lower(
     program: &Program,
     _options: Option<Table<'_>>,
     inputs: &[usize],
@@ -53,25 +57,22 @@ pub(super) fn quantize(
         return Ok(None);
     };
     Ok(Some(Lowered {
-        op: "QUANTIZE",
+        kernel: Kernel::QUANTIZE,
         constants: Vec::new(),
-        params: Some(vec![
-            in_zero as i32,
-            out_zero as i32,
-            multiplier,
-            shift,
-            in_width as i32,
-            out_width as i32,
-            0,
-        ]),
+        params: Some(
+            QuantizeParams {
+                input_zero_point: in_zero as i32,
+                output_zero_point: out_zero as i32,
+                multiplier,
+                shift,
+                input_width: in_width as i32,
+                output_width: out_width as i32,
+                input_float: 0,
+            }
+            .words(),
+        ),
         scratch: None,
     }))
-}
-
-/// A zero point type `bytes` wide can hold.
-fn fits(zero: i64, bytes: u32) -> bool {
-    let bits = 8 * bytes - 1;
-    (-(1i64 << bits)..(1i64 << bits)).contains(&zero)
 }
 
 /// QUANTIZE from float32 to int8 or int16 (TFLM's `AffineQuantize`: divide by the scale in
@@ -86,51 +87,20 @@ fn from_float(program: &Program, input: usize, output: usize, out_width: u32) ->
         return None;
     }
     Some(Lowered {
-        op: "QUANTIZE",
+        kernel: Kernel::QUANTIZE,
         constants: Vec::new(),
-        params: Some(vec![
-            0,
-            zero as i32,
-            scale.to_bits() as i32,
-            0,
-            4,
-            out_width as i32,
-            1,
-        ]),
+        params: Some(
+            QuantizeParams {
+                input_zero_point: 0,
+                output_zero_point: zero as i32,
+                multiplier: scale.to_bits() as i32,
+                shift: 0,
+                input_width: 4,
+                output_width: out_width as i32,
+                input_float: 1,
+            }
+            .words(),
+        ),
         scratch: None,
     })
-}
-
-/// DEQUANTIZE of an int8 or int16 tensor to float32 (TFLM's `Dequantize`: the scale in double
-/// times the value less the zero point, then float): `ap_tflite_dequantize_params_t`.
-pub(super) fn dequantize(
-    program: &Program,
-    _options: Option<Table<'_>>,
-    inputs: &[usize],
-    outputs: &[usize],
-) -> Result<Option<Lowered>, ImportError> {
-    let (&[input], &[output]) = (inputs, outputs) else {
-        return Ok(None);
-    };
-    let v = |t: usize| &program.values[t];
-    let in_width = match v(input).dtype {
-        DType::Int8 => 1,
-        DType::Int16 => 2,
-        _ => return Ok(None),
-    };
-    let Some((scale, zero)) = scale_and_zero(program, input) else {
-        return Ok(None);
-    };
-    if v(output).dtype != DType::Float32
-        || v(input).shape != v(output).shape
-        || !fits(zero, in_width)
-    {
-        return Ok(None);
-    }
-    Ok(Some(Lowered {
-        op: "DEQUANTIZE",
-        constants: Vec::new(),
-        params: Some(vec![zero as i32, scale.to_bits() as i32, in_width as i32]),
-        scratch: None,
-    }))
 }

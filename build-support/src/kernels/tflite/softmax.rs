@@ -1,14 +1,18 @@
 //! SOFTMAX on `arm_softmax_s8` and `arm_softmax_s8_s16`.
 
+use super::layout::Params;
+use super::layouts::SoftmaxParams;
 use super::quant::quantize_multiplier;
-use super::{per_tensor, scale_and_zero, Lowered};
+use super::registry::Kernel;
+use super::tensors::{per_tensor, scale_and_zero};
+use super::Lowered;
 use crate::import::flatbuf::Table;
 use crate::import::ImportError;
 use crate::model::{DType, Program};
 
 /// SOFTMAX, int8 in, int8 or int16 out (the output quantized as TFLM requires: scale 1/256
 /// and zero point −128, or about 1/65536 and −32768): `ap_tflite_softmax_params_t`.
-pub(super) fn softmax(
+pub(super) fn lower(
     program: &Program,
     options: Option<Table<'_>>,
     inputs: &[usize],
@@ -63,9 +67,17 @@ pub(super) fn softmax(
         / (1u64 << shift) as f64;
     let diff_min = -(radius.floor() as i32);
     Ok(Some(Lowered {
+        kernel: Kernel::SOFTMAX,
         constants: Vec::new(),
-        op: "SOFTMAX",
-        params: Some(vec![multiplier, shift, diff_min, row]),
+        params: Some(
+            SoftmaxParams {
+                multiplier,
+                shift,
+                diff_min,
+                row_size: row,
+            }
+            .words(),
+        ),
         scratch: None,
     }))
 }

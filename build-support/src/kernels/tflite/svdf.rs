@@ -3,14 +3,19 @@
 //! reads and writes (`ap_tflite_svdf_params_t`), and the two int32 buffers TFLM asks its arena
 //! for as one scratch.
 
+use super::layout::Params;
+use super::layouts::SvdfParams;
 use super::quant::multiplier;
-use super::{dims_ok, per_tensor, row_sums, scale_and_zero, Lowered};
+use super::registry::Kernel;
+use super::row_sums::row_sums;
+use super::tensors::{dims_ok, per_tensor, scale_and_zero};
+use super::Lowered;
 use crate::import::flatbuf::Table;
 use crate::import::ImportError;
 use crate::model::{DType, Program, ScratchByIsa, ValueKind};
 
 /// SVDF (`SVDFOptions`: rank, activation — which TFLM's integer kernels do not apply).
-pub(super) fn svdf(
+pub(super) fn lower(
     program: &Program,
     options: Option<Table<'_>>,
     inputs: &[usize],
@@ -126,23 +131,26 @@ pub(super) fn svdf(
         return Ok(None);
     };
     Ok(Some(Lowered {
-        op: "SVDF",
+        kernel: Kernel::SVDF,
         constants,
-        params: Some(vec![
-            rank,
-            in_zero,
-            out_zero,
-            m1,
-            s1,
-            m2,
-            s2,
-            batches as i32,
-            input_size as i32,
-            filters as i32,
-            memory as i32,
-            state_min,
-            state_max,
-        ]),
+        params: Some(
+            SvdfParams {
+                rank,
+                input_zero_point: in_zero,
+                output_zero_point: out_zero,
+                multiplier_1: m1,
+                shift_1: s1,
+                multiplier_2: m2,
+                shift_2: s2,
+                batches: batches as i32,
+                input_size: input_size as i32,
+                filters: filters as i32,
+                memory_size: memory as i32,
+                state_min,
+                state_max,
+            }
+            .words(),
+        ),
         scratch: Some(ScratchByIsa {
             plain: scratch as u64,
             dsp: scratch as u64,

@@ -4,18 +4,18 @@
 //! TFLM folds it, into `ap_tflite_mean_params_t`. The kernel sums each output's elements
 //! directly, so it needs none of TFLM's per-output int32 accumulators.
 
+use super::layout::Params;
+use super::layouts::MeanParams;
 use super::quant::multiplier;
-use super::shape::ints;
-use super::{scale_and_zero, Lowered, MAX_DIM};
+use super::registry::Kernel;
+use super::tensors::{ints, scale_and_zero, MAX_DIM, RANK};
+use super::Lowered;
 use crate::import::flatbuf::Table;
 use crate::import::ImportError;
 use crate::model::{DType, Program, ValueKind};
 
-/// The dimensions the kernel walks (input ranks up to five).
-const RANK: usize = 5;
-
 /// MEAN (`ReducerOptions`: keep_dims, which shapes only the output).
-pub(super) fn mean(
+pub(super) fn lower(
     program: &Program,
     _options: Option<Table<'_>>,
     inputs: &[usize],
@@ -88,13 +88,19 @@ pub(super) fn mean(
     let log2 = 63 - (count as u64).leading_zeros() as i32;
     let up = log2.min(32).min(31 + shift);
     let (mult, shift) = (((i64::from(mult) << up) / count) as i32, shift - up);
-    let mut words = vec![width, in_zero as i32, out_zero as i32, mult, shift];
-    words.extend(extent);
-    words.extend(reduced);
+    let params = MeanParams {
+        width,
+        input_zero_point: in_zero as i32,
+        output_zero_point: out_zero as i32,
+        multiplier: mult,
+        shift,
+        extent,
+        reduced,
+    };
     Ok(Some(Lowered {
-        op: "MEAN",
+        kernel: Kernel::MEAN,
         constants: Vec::new(),
-        params: Some(words),
+        params: Some(params.words()),
         scratch: None,
     }))
 }

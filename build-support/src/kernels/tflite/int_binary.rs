@@ -1,14 +1,17 @@
-//! Unquantized integer arithmetic and CAST, ported from TFLM's reference kernels (no CMSIS-NN
-//! kernel exists for them): ADD, MUL and DIV of int32 tensors, MAXIMUM and MINIMUM of int8,
-//! int16 or int32 ones, each broadcasting its inputs up to five dimensions as TFLM's
-//! `Broadcast*Slow` does (`ap_tflite_int_binary_params_t`), and CAST between integer types and
-//! to float32 (`ap_tflite_cast_params_t`).
+//! INT_BINARY: unquantized integer arithmetic, ported from TFLM's reference kernels (no
+//! CMSIS-NN kernel exists for them): ADD, MUL and DIV of int32 tensors, MAXIMUM and MINIMUM of
+//! int8, int16 or int32 ones, each broadcasting its inputs up to five dimensions as TFLM's
+//! `Broadcast*Slow` does (`ap_tflite_int_binary_params_t`).
 //!
 //! The arithmetic wraps where TFLM's would overflow (two's complement, as its builds behave),
 //! and a division by zero gives 0 and `INT32_MIN / -1` gives `INT32_MIN`, as Cortex-M's `SDIV`
 //! does (TFLM's C++ leaves both undefined).
 
-use super::{Lowered, MAX_DIM};
+use super::layout::Params;
+use super::layouts::IntBinaryParams;
+use super::registry::Kernel;
+use super::tensors::{MAX_DIM, RANK};
+use super::Lowered;
 use crate::import::flatbuf::Table;
 use crate::import::ImportError;
 use crate::model::{DType, Program};
@@ -23,12 +26,9 @@ pub(super) enum Binary {
     Minimum = 4,
 }
 
-/// Dimensions the broadcast kernel iterates (TFLM's `Broadcast*Slow` take up to five).
-const RANK: usize = 5;
-
 /// `op` of two integer tensors into a third of the same type, broadcast; `None` where TFLM has
 /// no integer kernel for it (or the shapes do not broadcast).
-pub(super) fn binary(
+pub(super) fn lower(
     op: Binary,
     program: &Program,
     options: Option<Table<'_>>,
@@ -70,12 +70,20 @@ pub(super) fn binary(
     let Some(shape) = broadcast(&v(a).shape, &v(b).shape, &v(output).shape) else {
         return Ok(None);
     };
-    let mut words = vec![op as i32, width, min, max];
-    words.extend(shape.iter().flatten());
+    let [extent, a_stride, b_stride] = shape;
+    let params = IntBinaryParams {
+        op: op as i32,
+        width,
+        activation_min: min,
+        activation_max: max,
+        extent,
+        a_stride,
+        b_stride,
+    };
     Ok(Some(Lowered {
-        op: "INT_BINARY",
+        kernel: Kernel::INT_BINARY,
         constants: Vec::new(),
-        params: Some(words),
+        params: Some(params.words()),
         scratch: None,
     }))
 }
@@ -118,54 +126,6 @@ fn broadcast(a: &[u64], b: &[u64], out: &[u64]) -> Option<[[i32; RANK]; 3]> {
         *e = d as i32;
     }
     Some([extents, strides(&a)?, strides(&b)?])
-}
-
-/// The element types of `ap_tflite_cast_params_t`, by code: TFLM's CAST inputs but float32
-/// (whose conversion of an out-of-range value C leaves undefined), and its outputs.
-fn cast_type(dtype: DType, output: bool) -> Option<i32> {
-    Some(match dtype {
-        DType::Int8 => 1,
-        DType::Int16 => 2,
-        DType::Int32 => 3,
-        DType::UInt32 => 4,
-        DType::Bool if !output => 5,
-        DType::Float32 if output => 6,
-        _ => return None,
-    })
-}
-
-/// CAST: each element converted as C's `static_cast` converts it (integers modulo their
-/// width, to float32 rounded to nearest).
-pub(super) fn cast(
-    program: &Program,
-    _options: Option<Table<'_>>,
-    inputs: &[usize],
-    outputs: &[usize],
-) -> Result<Option<Lowered>, ImportError> {
-    let (&[input], &[output]) = (inputs, outputs) else {
-        return Ok(None);
-    };
-    let v = |t: usize| &program.values[t];
-    let elements = |t: usize| v(t).bytes / v(t).dtype.size();
-    let (Some(from), Some(to)) = (
-        cast_type(v(input).dtype, false),
-        cast_type(v(output).dtype, true),
-    ) else {
-        return Ok(None);
-    };
-    let n = elements(input);
-    if n != elements(output) || v(input).shape != v(output).shape {
-        return Ok(None);
-    }
-    let Ok(n) = i32::try_from(n) else {
-        return Ok(None);
-    };
-    Ok(Some(Lowered {
-        op: "CAST",
-        constants: Vec::new(),
-        params: Some(vec![from, to, n]),
-        scratch: None,
-    }))
 }
 
 #[cfg(test)]

@@ -3,8 +3,12 @@
 //! whose scale ratio is a float division), RELU6 clamps in the input's own quantization
 //! between its zero and six; both into `ap_tflite_relu_params_t`.
 
+use super::layout::Params;
+use super::layouts::ReluParams;
 use super::quant::multiplier;
-use super::{activations, Activations, Lowered};
+use super::registry::Kernel;
+use super::tensors::{activations, Activations};
+use super::Lowered;
 use crate::import::flatbuf::Table;
 use crate::import::ImportError;
 use crate::model::Program;
@@ -16,7 +20,8 @@ pub(super) enum Relu {
     Relu6,
 }
 
-pub(super) fn relu(
+/// RELU or RELU6 (no options).
+pub(super) fn lower(
     kind: Relu,
     program: &Program,
     _options: Option<Table<'_>>,
@@ -49,44 +54,44 @@ pub(super) fn relu(
     let Ok(count) = i32::try_from(v(input).bytes / v(input).dtype.size()) else {
         return Ok(None);
     };
-    let words = match kind {
+    let params = match kind {
         Relu::Relu => {
             let Some((mult, shift)) = multiplier(f64::from(in_scale / out_scale)) else {
                 return Ok(None);
             };
-            vec![
+            ReluParams {
                 width,
-                1,
-                in_zero as i32,
-                out_zero as i32,
-                mult,
+                requantize: 1,
+                input_zero_point: in_zero as i32,
+                output_zero_point: out_zero as i32,
+                multiplier: mult,
                 shift,
-                out_zero.max(min) as i32,
-                max as i32,
+                activation_min: out_zero.max(min) as i32,
+                activation_max: max as i32,
                 count,
-            ]
+            }
         }
         Relu::Relu6 => {
             // FloatToQuantizedType(6): round(6 / scale) in float, half away from zero, plus the
             // zero point, clamped to the type.
             let six = ((6.0f32 / in_scale).round() as i64 + in_zero).clamp(min, max);
-            vec![
+            ReluParams {
                 width,
-                0,
-                in_zero as i32,
-                out_zero as i32,
-                0,
-                0,
-                in_zero as i32,
-                six as i32,
+                requantize: 0,
+                input_zero_point: in_zero as i32,
+                output_zero_point: out_zero as i32,
+                multiplier: 0,
+                shift: 0,
+                activation_min: in_zero as i32,
+                activation_max: six as i32,
                 count,
-            ]
+            }
         }
     };
     Ok(Some(Lowered {
-        op: "RELU",
+        kernel: Kernel::RELU,
         constants: Vec::new(),
-        params: Some(words),
+        params: Some(params.words()),
         scratch: None,
     }))
 }

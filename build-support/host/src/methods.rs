@@ -1,0 +1,27 @@
+//! Each method's tables, for a runner that runs every method of a program over one set of
+//! arenas.
+
+use std::string::String;
+use std::vec::Vec;
+
+use arenaplan_build::model::Program;
+use arenaplan_build::ModelPlan;
+
+use crate::Tables;
+
+/// One table per method of `program` as `plan` placed it (one for a program with a single
+/// method), each with the method's name (empty for a single method): what a host runner runs,
+/// every method over the same arenas. `None` as for [`Tables::new`].
+pub fn method_tables(program: &Program, plan: &ModelPlan) -> Option<Vec<(String, Tables)>> {
+    if program.methods.is_empty() {
+        return Some(std::vec![(String::new(), Tables::new(program, plan)?)]);
+    }
+    (0..program.methods.len())
+        .map(|k| {
+            Some((
+                program.methods[k].name.clone(),
+                Tables::method(program, plan, k)?,
+            ))
+        })
+        .collect()
+}

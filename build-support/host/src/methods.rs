@@ -4,6 +4,7 @@
 use std::string::String;
 use std::vec::Vec;
 
+use arenaplan_build::emit::tables::ProgramTables;
 use arenaplan_build::model::Program;
 use arenaplan_build::ModelPlan;
 
@@ -13,14 +14,15 @@ use crate::Tables;
 /// method), each with the method's name (empty for a single method): what a host runner runs,
 /// every method over the same arenas. `None` as for [`Tables::new`].
 pub fn method_tables(program: &Program, plan: &ModelPlan) -> Option<Vec<(String, Tables)>> {
-    if program.methods.is_empty() {
-        return Some(std::vec![(String::new(), Tables::new(program, plan)?)]);
-    }
-    (0..program.methods.len())
-        .map(|k| {
+    let tables = ProgramTables::new(program, plan).ok()?;
+    tables
+        .methods
+        .iter()
+        .enumerate()
+        .map(|(k, m)| {
             Some((
-                program.methods[k].name.clone(),
-                Tables::method(program, plan, k)?,
+                m.name.unwrap_or_default().to_owned(),
+                Tables::of_method(&tables, k)?,
             ))
         })
         .collect()

@@ -1,11 +1,15 @@
-//! The runtime's tables for one planned program, owned on the host.
+//! The runtime's tables for one planned program, owned on the host: the structs of
+//! `arenaplan/runtime.h` built from arenaplan-build's [`ProgramTables`], the one description
+//! the generated `NAME_program.c` writes as C. This file only translates: values become
+//! `ap_tensor_desc_t`s, instructions `ap_instruction_t`s and so on, with what the runtime's
+//! structs point to owned here.
 
 use std::ffi::CString;
 use std::vec::Vec;
 
 use arenaplan::sys;
-use arenaplan_build::model::{Instruction, Program};
-use arenaplan_build::pipeline::{steps, ConstantLayout, Step, ValueMetas};
+use arenaplan_build::emit::tables::{Operation, ProgramTables, ValueMemory};
+use arenaplan_build::model::Program;
 use arenaplan_build::ModelPlan;
 
 /// The runtime's tables for one planned program, owning everything they point to.
@@ -41,6 +45,20 @@ fn aligned(bytes: &[u8]) -> Vec<u128> {
     words
 }
 
+/// A count or index as the runtime's `uint32_t` (`None` beyond 32 bits).
+fn u32_of(n: impl TryInto<u32>) -> Option<u32> {
+    n.try_into().ok()
+}
+
+/// A pointer to `list`'s first element, NULL for an empty list (as the generated C has it).
+fn first_or_null<T>(list: &[T]) -> *const T {
+    if list.is_empty() {
+        core::ptr::null()
+    } else {
+        list.as_ptr()
+    }
+}
+
 impl Tables {
     /// Tables for `program` as `plan` placed it: its calls (kernels by operator name, delegates
     /// with their blobs), its branches as the runtime's jumps, its constants and what each
@@ -51,14 +69,7 @@ impl Tables {
         if !program.methods.is_empty() {
             return None; // one table per method: `Tables::method`
         }
-        Self::build(
-            program,
-            plan,
-            0..program.flat_instructions().len(),
-            0..program.delegates.len(),
-            &program.inputs,
-            &program.outputs,
-        )
+        Self::of_method(&ProgramTables::new(program, plan).ok()?, 0)
     }
 
     /// Tables for method `method` of a program with several (`None` past the last, and as for
@@ -66,60 +77,47 @@ impl Tables {
     /// the program, so that the methods' tables run over the same arenas — the state they
     /// share among them.
     pub fn method(program: &Program, plan: &ModelPlan, method: usize) -> Option<Tables> {
-        let m = program.methods.get(method)?;
-        let calls = program.method_flat_range(method);
-        Self::build(
-            program,
-            plan,
-            calls,
-            m.delegates.clone(),
-            &m.inputs,
-            &m.outputs,
-        )
+        program.methods.get(method)?;
+        Self::of_method(&ProgramTables::new(program, plan).ok()?, method)
     }
 
-    fn build(
-        program: &Program,
-        plan: &ModelPlan,
-        calls: core::ops::Range<usize>,
-        delegate_range: core::ops::Range<usize>,
-        inputs: &[usize],
-        outputs: &[usize],
-    ) -> Option<Tables> {
-        let u32_of = |v: u64| u32::try_from(v).ok();
-        let layout = ConstantLayout::new(program);
-        let constants: Vec<Vec<u128>> = layout
-            .arrays
+    /// Tables for method `method` of `tables` (0 for a program with one method): `None` past
+    /// the last method and for sizes beyond 32 bits.
+    pub fn of_method(tables: &ProgramTables<'_>, method: usize) -> Option<Tables> {
+        let m = tables.methods.get(method)?;
+        let constants: Vec<Vec<u128>> = tables.constants.iter().map(|c| aligned(c.bytes)).collect();
+        let tensors = tables
+            .values
             .iter()
-            .map(|a| {
-                let data = program.values[a.values[0]].data.as_ref();
-                aligned(data.map_or(&[][..], |d| d.bytes()))
+            .map(|memory| {
+                Some(match *memory {
+                    ValueMemory::Planned {
+                        mem_id,
+                        offset,
+                        size,
+                    } => sys::ap_tensor_desc {
+                        mem_id,
+                        offset: u32_of(offset)?,
+                        size: u32_of(size)?,
+                        constant: core::ptr::null(),
+                    },
+                    ValueMemory::Constant { array, size } => sys::ap_tensor_desc {
+                        mem_id: 0,
+                        offset: 0,
+                        size: u32_of(size)?,
+                        constant: constants.get(array)?.as_ptr().cast(),
+                    },
+                    ValueMemory::EmptySlot | ValueMemory::Unplanned => sys::ap_tensor_desc {
+                        mem_id: 0,
+                        offset: 0,
+                        size: 0,
+                        constant: core::ptr::null(),
+                    },
+                })
             })
-            .collect();
-        let mut tensors = Vec::with_capacity(program.values.len());
-        for v in 0..program.values.len() {
-            tensors.push(match (plan.buffer(v), layout.of(v)) {
-                (Some(b), _) => sys::ap_tensor_desc {
-                    mem_id: b.mem_id,
-                    offset: u32_of(b.offset)?,
-                    size: u32_of(b.size)?,
-                    constant: core::ptr::null(),
-                },
-                (None, Some(c)) => sys::ap_tensor_desc {
-                    mem_id: 0,
-                    offset: 0,
-                    size: u32_of(layout.arrays[c].len)?,
-                    constant: constants[c].as_ptr().cast(),
-                },
-                (None, None) => sys::ap_tensor_desc {
-                    mem_id: 0,
-                    offset: 0,
-                    size: 0,
-                    constant: core::ptr::null(),
-                },
-            });
-        }
-        let metas = ValueMetas::new(program, plan);
+            .collect::<Option<Vec<_>>>()?;
+        let metas = &tables.meta;
+        let dims = metas.shapes.clone();
         let meta = metas
             .entries
             .iter()
@@ -131,99 +129,58 @@ impl Tables {
                     rank: u16::try_from(shape.len()).ok()?,
                     dims: metas
                         .shape_of(v)
-                        .map_or(core::ptr::null(), |k| metas.shapes[k].as_ptr()),
+                        .map_or(core::ptr::null(), |k| dims[k].as_ptr()),
                 })
             })
             .collect::<Option<Vec<_>>>()?;
-        let dims = metas.shapes;
-        let table = steps(program, plan).ok()?;
-        let first = table.flat.partition_point(|&f| f < calls.start);
-        let last = table.flat.partition_point(|&f| f < calls.end);
-        let flat = program.flat_instructions();
-        let mut kernel_names: Vec<CString> = Vec::new();
-        let mut args: Vec<Vec<u32>> = Vec::new();
-        let mut shapes = Vec::new(); // (kind, index, ninputs, noutputs) per step
-        for step in &table.steps[first..last] {
-            let entry = match *step {
-                Step::Call(i) => {
-                    let c = &plan.calls[i];
-                    let (kind, index) = match flat.iter().find(|(at, _)| *at == c.index)?.1 {
-                        Instruction::Delegate(d) => {
-                            (1, d.delegate.checked_sub(delegate_range.start)?)
-                        }
-                        Instruction::Kernel(k) => {
-                            let name = CString::new(k.op.clone()).ok()?;
-                            let index = match kernel_names.iter().position(|n| *n == name) {
-                                Some(i) => i,
-                                None => {
-                                    kernel_names.push(name);
-                                    kernel_names.len() - 1
-                                }
-                            };
-                            (0, index)
-                        }
-                        Instruction::Branch(_) => return None,
-                    };
-                    args.push(c.args.iter().map(|&a| a as u32).collect());
-                    (kind, index, c.inputs, c.outputs)
-                }
-                Step::JumpFalse { predicate, to } => {
-                    args.push(std::vec![u32::try_from(predicate).ok()?]);
-                    (2, to.checked_sub(first)?, 1, 0)
-                }
-                Step::Jump { to } => {
-                    args.push(Vec::new());
-                    (3, to.checked_sub(first)?, 0, 0)
-                }
-            };
-            shapes.push(entry);
-        }
-        let instructions = shapes
+        let entries = tables.instructions.get(m.steps.clone())?;
+        let args: Vec<Vec<u32>> = entries
+            .iter()
+            .map(|i| tables.arguments(i).iter().map(|&a| u32_of(a)).collect())
+            .collect::<Option<_>>()?;
+        let instructions = entries
             .iter()
             .zip(&args)
-            .map(
-                |(&(kind, index, ninputs, noutputs), a)| sys::ap_instruction {
+            .map(|(i, a)| {
+                let (kind, index) = match i.operation {
+                    Operation::Kernel(k) => (sys::AP_INSTR_KERNEL, k),
+                    Operation::Delegate(d) => (sys::AP_INSTR_DELEGATE, d),
+                    Operation::JumpFalse(to) => (sys::AP_INSTR_JUMP_FALSE, to),
+                    Operation::Jump(to) => (sys::AP_INSTR_JUMP, to),
+                };
+                Some(sys::ap_instruction {
                     kind,
-                    index: index as u32,
-                    args: if a.is_empty() {
-                        core::ptr::null()
-                    } else {
-                        a.as_ptr()
-                    },
-                    nargs: a.len() as u32,
-                    ninputs: ninputs as u32,
-                    noutputs: noutputs as u32,
-                },
-            )
-            .collect();
-        let own = &program.delegates[delegate_range];
+                    index: u32_of(index)?,
+                    args: first_or_null(a),
+                    nargs: u32_of(a.len())?,
+                    ninputs: u32_of(i.inputs)?,
+                    noutputs: u32_of(i.outputs)?,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let own = tables.delegates.get(m.delegates.clone())?;
         let names: Vec<CString> = own
             .iter()
-            .map(|d| CString::new(d.backend.clone()).unwrap_or_default())
+            .map(|d| CString::new(d.backend).unwrap_or_default())
             .collect();
-        let blobs: Vec<Vec<u128>> = own
-            .iter()
-            .map(|d| aligned(d.blob.as_deref().unwrap_or(&[])))
-            .collect();
-        // The compile specs the build made (`arenaplan.*`), as the generated program has them,
-        // but for Neutron's model context: the runner's handles are the runtime's fixed
+        // A delegate without a blob gets an empty copy: a pointer to no bytes, size 0.
+        let blobs: Vec<Vec<u128>> = own.iter().map(|d| aligned(d.blob.unwrap_or(&[]))).collect();
+        // The compile specs the build made, as the generated program has them, but for
+        // Neutron's model context: the runner's handles are the runtime's fixed
         // `ap_handle_t`s, so NXP's (simulated) library keeps the context on its heap here.
+        let context = sys::AP_NEUTRON_CONTEXT_SPEC
+            .strip_suffix(b"\0")
+            .unwrap_or(&[]);
         let spec_text: Vec<Vec<(CString, CString)>> = own
             .iter()
             .map(|d| {
-                d.compile_specs
+                d.specs
                     .iter()
-                    .filter(|(k, _)| {
-                        k.starts_with(arenaplan_build::pipeline::OWN_SPECS)
-                            && k.as_bytes()
-                                != sys::AP_NEUTRON_CONTEXT_SPEC
-                                    .strip_suffix(b"\0")
-                                    .unwrap_or(&[])
-                    })
-                    .map(|(k, v)| {
+                    .filter(|(k, _)| k.as_bytes() != context)
+                    .map(|&(k, v)| {
                         (
-                            CString::new(k.clone()).unwrap_or_default(),
-                            CString::new(v.clone()).unwrap_or_default(),
+                            CString::new(k).unwrap_or_default(),
+                            CString::new(v).unwrap_or_default(),
                         )
                     })
                     .collect()
@@ -246,20 +203,20 @@ impl Tables {
             .zip(&blobs)
             .zip(&specs)
             .map(|(((d, n), words), specs)| {
-                let len = d.blob.as_ref().map_or(0, Vec::len);
-                sys::ap_delegate_desc {
+                Some(sys::ap_delegate_desc {
                     backend: n.as_ptr(),
                     blob: words.as_ptr().cast(),
-                    blob_size: len as u32,
-                    specs: if specs.is_empty() {
-                        core::ptr::null()
-                    } else {
-                        specs.as_ptr()
-                    },
-                    nspecs: specs.len() as u32,
-                }
+                    blob_size: u32_of(d.blob.map_or(0, <[u8]>::len))?,
+                    specs: first_or_null(specs),
+                    nspecs: u32_of(specs.len())?,
+                })
             })
-            .collect();
+            .collect::<Option<Vec<_>>>()?;
+        let kernel_names: Vec<CString> = tables
+            .kernels
+            .iter()
+            .map(|&k| CString::new(k).ok())
+            .collect::<Option<_>>()?;
         let kernel_ptrs = kernel_names.iter().map(|n| n.as_ptr()).collect();
         Some(Tables {
             tensors,
@@ -275,8 +232,12 @@ impl Tables {
             kernel_ptrs,
             _dims: dims,
             meta,
-            inputs: inputs.iter().map(|&v| v as u32).collect(),
-            outputs: outputs.iter().map(|&v| v as u32).collect(),
+            inputs: m.inputs.iter().map(|&v| u32_of(v)).collect::<Option<_>>()?,
+            outputs: m
+                .outputs
+                .iter()
+                .map(|&v| u32_of(v))
+                .collect::<Option<_>>()?,
         })
     }
 

@@ -273,6 +273,7 @@ impl<'a> ProgramTables<'a> {
         }
         let mut instructions = Vec::with_capacity(table.steps.len());
         for (position, step) in table.steps.iter().enumerate() {
+            // A jump lies in its branch's method and jumps forward: `to - first` cannot wrap.
             let (first, delegates) = match method_of[position] {
                 Some(m) => (methods[m].steps.start, methods[m].delegates.start),
                 None => (0, 0),

@@ -7,14 +7,14 @@ mod linker;
 mod program;
 mod program_api;
 mod rust;
+pub mod tables;
 
 use crate::model::{Program, ScratchOwner, ValueKind};
-use crate::pipeline::{
-    steps, BufferKind, ConstantLayout, Declarations, DeclaredScratch, ModelPlan, Steps,
-};
+use crate::pipeline::{BufferKind, ConstantLayout, Declarations, DeclaredScratch, ModelPlan};
 use crate::report;
 use crate::targets::{Pool, Target};
 use crate::verify::Verified;
+use tables::{ProgramTables, TablesError};
 
 /// Which side defines the arenas and tables (the other only declares them).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -100,8 +100,10 @@ pub struct Input<'a> {
     pub(crate) blobs: Blobs,
     /// Where the program's constants go (each emitter that counts or writes them reads this).
     pub(crate) constants: ConstantLayout,
-    /// The runtime's instruction table: calls, and branches as jumps.
-    pub(crate) steps: Steps,
+    /// The runtime's program tables, which `NAME_program.c` writes out.
+    pub(crate) tables: ProgramTables<'a>,
+    /// Why the tables could not be made, if they could not (then they are empty).
+    pub(crate) tables_error: Option<TablesError>,
     /// Each method's part of the tables (one for a program with one method).
     pub(crate) methods: Vec<MethodTables>,
 }
@@ -116,9 +118,13 @@ impl<'a> Input<'a> {
         symbols: Symbols,
     ) -> Self {
         let (program, plan) = (verified.program(), verified.plan());
-        // The verify stage checked every branch: the table always exists.
-        let steps = steps(program, plan).unwrap_or_default();
-        let methods = method_tables(program, name, &steps);
+        // The verify stage checked every branch: only a method calling another's delegate
+        // leaves the tables unmade, which `emit` reports.
+        let (tables, tables_error) = match ProgramTables::new(program, plan) {
+            Ok(tables) => (tables, None),
+            Err(e) => (ProgramTables::default(), Some(e)),
+        };
+        let methods = method_tables(&tables, name);
         Input {
             name,
             program,
@@ -128,7 +134,8 @@ impl<'a> Input<'a> {
             symbols,
             blobs: Blobs::default(),
             constants: ConstantLayout::new(program),
-            steps,
+            tables,
+            tables_error,
             methods,
         }
     }
@@ -188,6 +195,9 @@ pub enum EmitError {
         /// The value's name.
         tensor: String,
     },
+    /// A program the runtime's tables cannot describe.
+    #[error(transparent)]
+    Tables(#[from] TablesError),
 }
 
 /// One method as the generated tables run it: its run of the instruction table, its
@@ -207,38 +217,25 @@ pub(crate) struct MethodTables {
     pub outputs: Vec<usize>,
 }
 
-/// Each method's tables (one for a program with one method). The first method's symbols are
-/// `NAME_*`, so a program's default method (`forward`) keeps the single-method API.
-fn method_tables(program: &Program, name: &str, steps: &Steps) -> Vec<MethodTables> {
-    if program.methods.is_empty() {
-        return vec![MethodTables {
-            name: None,
-            prefix: name.to_owned(),
-            steps: 0..steps.steps.len(),
-            delegates: 0..program.delegates.len(),
-            inputs: program.inputs.clone(),
-            outputs: program.outputs.clone(),
-        }];
-    }
-    program
+/// Each method's tables (one for a program with one method), as `tables` divides them. The
+/// first method's symbols are `NAME_*`, so a program's default method (`forward`) keeps the
+/// single-method API.
+fn method_tables(tables: &ProgramTables<'_>, name: &str) -> Vec<MethodTables> {
+    tables
         .methods
         .iter()
         .enumerate()
-        .map(|(k, m)| {
-            let flat = program.method_flat_range(k);
-            MethodTables {
-                name: Some(m.name.clone()),
-                prefix: if k == 0 {
-                    name.to_owned()
-                } else {
-                    format!("{name}_{}", crate::names::ident(&m.name))
-                },
-                steps: steps.flat.partition_point(|&f| f < flat.start)
-                    ..steps.flat.partition_point(|&f| f < flat.end),
-                delegates: m.delegates.clone(),
-                inputs: m.inputs.clone(),
-                outputs: m.outputs.clone(),
-            }
+        .map(|(k, m)| MethodTables {
+            name: m.name.map(str::to_owned),
+            prefix: if k == 0 {
+                name.to_owned()
+            } else {
+                format!("{name}_{}", crate::names::ident(m.name.unwrap_or("")))
+            },
+            steps: m.steps.clone(),
+            delegates: m.delegates.clone(),
+            inputs: m.inputs.clone(),
+            outputs: m.outputs.clone(),
         })
         .collect()
 }
@@ -374,6 +371,9 @@ pub fn emit(input: &Input<'_>, what: Emit) -> Result<Vec<(String, Vec<u8>)>, Emi
                 instruction,
                 tensor: input.program.values[value].name.clone(),
             });
+        }
+        if let Some(e) = &input.tables_error {
+            return Err(EmitError::Tables(e.clone()));
         }
     }
     let mut text = Vec::new();

@@ -1,16 +1,12 @@
 //! The program tables the C runtime runs (`NAME_program.c` / `.h`): tensors, instructions,
 //! delegates with their blobs, kernel names — an `ap_program_t` from `arenaplan/runtime.h`.
+//! What the tables hold is [`super::tables`]'s: this file only writes it as C, and binds it
+//! to the target's arenas and the backends' and kernels' symbols.
 
+use super::tables::{Arguments, InstructionTable, Operation, ValueMemory};
 use super::{banner, upper_ident, Blobs, Input, MethodTables};
 use crate::backends::{backend_symbol, kernel_symbol, HandleStorage};
 use crate::c_writer::CWriter;
-use crate::model::{Instruction, Value, ValueKind};
-use crate::pipeline::{ConstantLayout, Step, ValueMetas};
-
-/// A scratch argument that holds a role's slot without memory.
-fn is_empty_slot(value: &Value) -> bool {
-    matches!(value.kind, ValueKind::Scratch { .. }) && value.bytes == 0
-}
 
 pub(super) fn header(input: &Input<'_>) -> String {
     let name = input.name;
@@ -47,11 +43,11 @@ fn blobs(w: &mut CWriter, input: &Input<'_>) {
     let section = input.target.blob_section.as_deref();
     let with_blob = || {
         input
-            .program
+            .tables
             .delegates
             .iter()
             .enumerate()
-            .filter_map(|(d, delegate)| Some((d, delegate.blob.as_ref()?)))
+            .filter_map(|(d, delegate)| Some((d, delegate.blob?)))
     };
     match input.blobs {
         Blobs::Incbin => {
@@ -127,54 +123,45 @@ pub(super) fn source(input: &Input<'_>) -> String {
     }
     w.blank();
     abi_checks(&mut w, input);
-    let constants = &input.constants;
-    constant_arrays(&mut w, input, constants);
+    let tables = &input.tables;
+    constant_arrays(&mut w, input);
     w.annotated_array(
         format!(
             "static const ap_tensor_desc_t {name}_tensors[{}]",
-            program.values.len().max(1)
+            tables.values.len().max(1)
         ),
-        (0..program.values.len()).map(|v| match (plan.buffer(v), constants.of(v)) {
-            (Some(b), _) => (
-                format!("{{{}u, {}u, {}u, 0}}", b.mem_id, b.offset, b.size),
-                None,
-            ),
-            (None, Some(c)) => (
-                format!("{{0u, 0u, {}u, {name}_const{c}}}", constants.arrays[c].len),
+        tables.values.iter().map(|memory| match *memory {
+            ValueMemory::Planned {
+                mem_id,
+                offset,
+                size,
+            } => (format!("{{{mem_id}u, {offset}u, {size}u, 0}}"), None),
+            ValueMemory::Constant { array, size } => (
+                format!("{{0u, 0u, {size}u, {name}_const{array}}}"),
                 Some("constant, in flash"),
             ),
-            (None, None) if is_empty_slot(&program.values[v]) => (
+            ValueMemory::EmptySlot => (
                 "{0u, 0u, 0u, 0}".into(),
                 Some("empty scratch slot: the backend gets NULL, 0 bytes"),
             ),
-            (None, None) => ("{0u, 0u, 0u, 0}".into(), Some("not planned")),
+            ValueMemory::Unplanned => ("{0u, 0u, 0u, 0}".into(), Some("not planned")),
         }),
     );
     w.blank();
     value_meta(&mut w, input);
     blobs(&mut w, input);
-    // The compile specs the build made for each delegate's backend (Neutron's transpositions);
-    // a model's own specs stay out of the tables (no backend reads them).
-    let own_specs = |d: usize| -> Vec<(&String, &String)> {
-        program.delegates[d]
-            .compile_specs
-            .iter()
-            .filter(|(k, _)| k.starts_with(crate::pipeline::OWN_SPECS))
-            .collect()
-    };
-    for d in 0..program.delegates.len() {
-        let specs = own_specs(d);
-        if specs.is_empty() {
+    for (d, delegate) in tables.delegates.iter().enumerate() {
+        if delegate.specs.is_empty() {
             continue;
         }
         w.block(
             format!(
                 "static const ap_compile_spec_t {name}_specs{d}[{}] =",
-                specs.len()
+                delegate.specs.len()
             ),
             ";",
             |w| {
-                for (key, value) in &specs {
+                for (key, value) in &delegate.specs {
                     w.line(format!(
                         "{{{}, {}}},",
                         CWriter::string(key),
@@ -184,86 +171,70 @@ pub(super) fn source(input: &Input<'_>) -> String {
             },
         );
     }
-    let specs_of = |d: usize| match own_specs(d).len() {
+    let specs_of = |d: usize| match tables.delegates[d].specs.len() {
         0 => "0, 0u".to_owned(),
         n => format!("{name}_specs{d}, {n}u"),
     };
     w.blank().annotated_array(
         format!(
             "static const ap_delegate_desc_t {name}_delegates[{}]",
-            program.delegates.len().max(1)
+            tables.delegates.len().max(1)
         ),
-        program
+        tables
             .delegates
             .iter()
             .enumerate()
-            .map(|(d, delegate)| match &delegate.blob {
+            .map(|(d, delegate)| match delegate.blob {
                 Some(blob) => (
                     format!(
                         "{{{}, {name}_blob{d}, {}u, {}}}",
-                        CWriter::string(&delegate.backend),
+                        CWriter::string(delegate.backend),
                         blob.len(),
                         specs_of(d)
                     ),
                     None,
                 ),
                 None => (
-                    format!("{{{}, 0, 0u, 0, 0u}}", CWriter::string(&delegate.backend)),
+                    format!("{{{}, 0, 0u, 0, 0u}}", CWriter::string(delegate.backend)),
                     Some("the model carries no blob"),
                 ),
             }),
     );
     w.blank();
-    // Kernels by name, in order of first use.
-    let mut kernels: Vec<&str> = Vec::new();
-    let mut delegate_of = Vec::new();
-    for (_, ins) in program.flat_instructions() {
-        match ins {
-            Instruction::Kernel(k) => {
-                if !kernels.contains(&k.op.as_str()) {
-                    kernels.push(&k.op);
-                }
-                delegate_of.push(None);
-            }
-            Instruction::Delegate(d) => delegate_of.push(Some(d.delegate)),
-            Instruction::Branch(_) => delegate_of.push(None),
-        }
-    }
     w.inline_array(
         format!(
             "static const char *const {name}_kernels[{}]",
-            kernels.len().max(1)
+            tables.kernels.len().max(1)
         ),
-        kernels.iter().map(|k| CWriter::string(k)),
+        tables.kernels.iter().map(|k| CWriter::string(k)),
         "0",
     )
     .blank();
-    for c in &plan.calls {
+    for c in &tables.calls {
         w.inline_array(
             format!(
                 "static const uint32_t {name}_args{}[{}]",
-                c.index,
+                c.flat,
                 c.args.len().max(1)
             ),
             c.args.iter().map(|a| format!("{a}u")),
             "0u",
         );
     }
-    let table = &input.steps;
-    for (position, step) in table.steps.iter().enumerate() {
-        if let Step::JumpFalse { predicate, .. } = step {
+    for instruction in &tables.instructions {
+        if let Arguments::Predicate { step, value } = instruction.arguments {
             w.line(format!(
-                "static const uint32_t {name}_predicate{position}[1] = {{{predicate}u}};"
+                "static const uint32_t {name}_predicate{step}[1] = {{{value}u}};"
             ));
         }
     }
     let methods = &input.methods;
     for m in methods {
-        method_program(&mut w, input, m, &kernels, &delegate_of, methods.len() > 1);
+        method_program(&mut w, input, m, methods.len() > 1);
     }
-    bound(&mut w, input, &kernels, constants, methods);
+    bound(&mut w, input, methods);
     for m in methods {
-        super::program_api::api(&mut w, input, m, table.has_jumps() || methods.len() > 1);
+        super::program_api::api(&mut w, input, m, tables.has_jumps() || methods.len() > 1);
     }
     w.finish()
 }
@@ -271,73 +242,24 @@ pub(super) fn source(input: &Input<'_>) -> String {
 /// Method `m`'s instruction table (its run of the program's, jumps and delegates counted from
 /// its first), inputs, outputs and `ap_program_t`; the values, kernels and argument lists are
 /// the program's.
-fn method_program(
-    w: &mut CWriter,
-    input: &Input<'_>,
-    m: &MethodTables,
-    kernels: &[&str],
-    delegate_of: &[Option<usize>],
-    several: bool,
-) {
-    let (name, program, plan) = (input.name, input.program, input.plan);
+fn method_program(w: &mut CWriter, input: &Input<'_>, m: &MethodTables, several: bool) {
+    let (name, tables) = (input.name, &input.tables);
     let prefix = &m.prefix;
-    let table = &input.steps;
-    let first = m.steps.start;
     if several {
         w.blank().comment(&format!(
             "Method `{}`.",
             crate::names::comment(m.name.as_deref().unwrap_or(""))
         ));
     }
+    let entries = &tables.instructions[m.steps.clone()];
     w.blank().array(
         format!(
             "static const ap_instruction_t {prefix}_instructions[{}]",
             m.steps.len().max(1)
         ),
-        table.steps[m.steps.clone()]
-            .iter()
-            .enumerate()
-            .map(|(k, step)| {
-                let position = first + k;
-                let c = match *step {
-                    Step::Call(i) => &plan.calls[i],
-                    Step::JumpFalse { to, .. } => {
-                        return format!(
-                            "{{AP_INSTR_JUMP_FALSE, {}u, {name}_predicate{position}, 1u, 1u, 0u}}",
-                            to - first
-                        )
-                    }
-                    Step::Jump { to } => {
-                        return format!("{{AP_INSTR_JUMP, {}u, 0, 0u, 0u, 0u}}", to - first)
-                    }
-                };
-                let (kind, index) = match delegate_of.get(c.index).copied().flatten() {
-                    Some(d) => ("AP_INSTR_DELEGATE", d - m.delegates.start),
-                    None => {
-                        let op = program
-                            .flat_instructions()
-                            .into_iter()
-                            .find_map(|(i, ins)| match ins {
-                                Instruction::Kernel(k) if i == c.index => Some(k.op.clone()),
-                                _ => None,
-                            });
-                        (
-                            "AP_INSTR_KERNEL",
-                            op.and_then(|op| kernels.iter().position(|k| *k == op))
-                                .unwrap_or(0),
-                        )
-                    }
-                };
-                format!(
-                    "{{{kind}, {index}u, {name}_args{}, {}u, {}u, {}u}}",
-                    c.index,
-                    c.args.len(),
-                    c.inputs,
-                    c.outputs
-                )
-            }),
+        entries.iter().map(|i| instruction(input, i)),
     );
-    if table.has_jumps() || several {
+    if tables.has_jumps() || several {
         w.comment(
             "The flat instruction index of each entry (a jump: its branch's), for failed_call.",
         )
@@ -346,7 +268,7 @@ fn method_program(
                 "static const uint32_t {prefix}_flat_index[{}]",
                 m.steps.len().max(1)
             ),
-            table.flat[m.steps.clone()].iter().map(|f| format!("{f}u")),
+            entries.iter().map(|i| format!("{}u", i.flat)),
             "0u",
         );
     }
@@ -372,25 +294,48 @@ fn method_program(
     )
     .blank();
     w.block(format!("const ap_program_t {prefix}_program ="), ";", |w| {
-        w.line(format!("{name}_tensors, {}u,", program.values.len()))
+        w.line(format!("{name}_tensors, {}u,", tables.values.len()))
             .line(format!("{prefix}_instructions, {}u,", m.steps.len()))
             .line(format!(
                 "{name}_delegates{}, {}u,",
                 offset(m.delegates.start),
                 m.delegates.len()
             ))
-            .line(format!("{name}_kernels, {}u,", kernels.len()))
+            .line(format!("{name}_kernels, {}u,", tables.kernels.len()))
             .line(format!("{prefix}_inputs, {}u,", inputs.len()))
             .line(format!("{prefix}_outputs, {}u,", outputs.len()))
             .line(format!("{name}_meta,"));
     });
 }
 
+/// One `ap_instruction_t` initializer: its argument list is a call's `NAME_args<flat>` or a
+/// jump's `NAME_predicate<step>`.
+fn instruction(input: &Input<'_>, i: &InstructionTable) -> String {
+    let name = input.name;
+    let (kind, index) = match i.operation {
+        Operation::Kernel(k) => ("AP_INSTR_KERNEL", k),
+        Operation::Delegate(d) => ("AP_INSTR_DELEGATE", d),
+        Operation::JumpFalse(to) => ("AP_INSTR_JUMP_FALSE", to),
+        Operation::Jump(to) => ("AP_INSTR_JUMP", to),
+    };
+    let args = match i.arguments {
+        Arguments::Call(k) => format!("{name}_args{}", input.tables.calls[k].flat),
+        Arguments::Predicate { step, .. } => format!("{name}_predicate{step}"),
+        Arguments::Nothing => "0".to_owned(),
+    };
+    format!(
+        "{{{kind}, {index}u, {args}, {}u, {}u, {}u}}",
+        input.tables.arguments(i).len(),
+        i.inputs,
+        i.outputs
+    )
+}
+
 /// What each value is (`ap_value_meta_t`), for kernels: one dimensions array per distinct
 /// shape, and one entry per value.
 fn value_meta(w: &mut CWriter, input: &Input<'_>) {
     let name = input.name;
-    let metas = ValueMetas::new(input.program, input.plan);
+    let metas = &input.tables.meta;
     for (k, dims) in metas.shapes.iter().enumerate() {
         w.inline_array(
             format!("static const uint32_t {name}_dims{k}[{}]", dims.len()),
@@ -470,12 +415,10 @@ fn handles(input: &Input<'_>) -> Vec<HandleStorage> {
 }
 
 /// The constants' bytes, one array each, in flash.
-fn constant_arrays(w: &mut CWriter, input: &Input<'_>, constants: &ConstantLayout) {
+fn constant_arrays(w: &mut CWriter, input: &Input<'_>) {
     let name = input.name;
-    for (c, array) in constants.arrays.iter().enumerate() {
-        let Some(data) = input.program.values[array.values[0]].data.as_ref() else {
-            continue;
-        };
+    let constants = &input.tables.constants;
+    for (c, array) in constants.iter().enumerate() {
         let names: Vec<String> = array
             .values
             .iter()
@@ -485,18 +428,19 @@ fn constant_arrays(w: &mut CWriter, input: &Input<'_>, constants: &ConstantLayou
         w.block(
             format!(
                 "static const uint8_t {name}_const{c}[{}] __attribute__((aligned({}))) =",
-                array.len, array.align
+                array.bytes.len(),
+                array.align
             ),
             ";",
             |w| {
-                for chunk in data.bytes().chunks(16) {
+                for chunk in array.bytes.chunks(16) {
                     let bytes: Vec<String> = chunk.iter().map(|b| format!("{b:#04x}")).collect();
                     w.line(format!("{},", bytes.join(", ")));
                 }
             },
         );
     }
-    if !constants.arrays.is_empty() {
+    if !constants.is_empty() {
         w.blank();
     }
 }
@@ -504,55 +448,48 @@ fn constant_arrays(w: &mut CWriter, input: &Input<'_>, constants: &ConstantLayou
 /// The program bound at build time: each value's memory as a link-time constant, each
 /// delegate's backend and each kernel as a symbol, all const; RAM only for the handles, one
 /// argument list and the method.
-fn bound(
-    w: &mut CWriter,
-    input: &Input<'_>,
-    kernels: &[&str],
-    constants: &ConstantLayout,
-    methods: &[MethodTables],
-) {
+fn bound(w: &mut CWriter, input: &Input<'_>, methods: &[MethodTables]) {
     let name = input.name;
-    let (program, plan) = (input.program, input.plan);
+    let tables = &input.tables;
     w.comment("Bound at build time (flash): where each value lives, each delegate's backend and each kernel.");
-    let values = (0..program.values.len()).map(|v| match plan.buffer(v) {
-        Some(b) => match input.target.pool(b.mem_id) {
+    let values = tables.values.iter().map(|memory| match *memory {
+        ValueMemory::Planned {
+            mem_id,
+            offset,
+            size,
+        } => match input.target.pool(mem_id) {
             Some(pool) => (
                 format!(
-                    "{{{name}_arena_{} + {}u, {}u}}",
+                    "{{{name}_arena_{} + {offset}u, {size}u}}",
                     crate::names::ident(&pool.name),
-                    b.offset,
-                    b.size
                 ),
                 None,
             ),
             None => ("{0, 0u}".to_owned(), Some("no pool")),
         },
         // Never written: the runtime refuses a constant as an output or scratch.
-        None => match constants.of(v) {
-            Some(c) => (
-                format!(
-                    "{{(uint8_t *){name}_const{c}, {}u}}",
-                    constants.arrays[c].len
-                ),
-                Some("constant, in flash"),
-            ),
-            None => ("{0, 0u}".to_owned(), Some("no memory")),
-        },
+        ValueMemory::Constant { array, size } => (
+            format!("{{(uint8_t *){name}_const{array}, {size}u}}"),
+            Some("constant, in flash"),
+        ),
+        ValueMemory::EmptySlot | ValueMemory::Unplanned => {
+            ("{0, 0u}".to_owned(), Some("no memory"))
+        }
     });
     w.annotated_array(
         format!(
             "static const ap_buffer_t {name}_values[{}]",
-            program.values.len().max(1)
+            tables.values.len().max(1)
         ),
         values,
     );
     let mut externs: Vec<String> = Vec::new();
-    let backends: Vec<String> = program
+    let backends: Vec<String> = tables
         .delegates
         .iter()
-        .map(|d| backend_symbol(&d.backend))
+        .map(|d| backend_symbol(d.backend))
         .collect();
-    let kernel_symbols: Vec<String> = kernels.iter().map(|k| kernel_symbol(k)).collect();
+    let kernel_symbols: Vec<String> = tables.kernels.iter().map(|k| kernel_symbol(k)).collect();
     for symbol in &backends {
         let line = format!("extern const ap_backend_t {symbol};");
         if !externs.contains(&line) {
@@ -584,7 +521,7 @@ fn bound(
         kernel_symbols.iter().map(|s| format!("&{s}")),
         "0",
     );
-    let nargs = plan.calls.iter().map(|c| c.args.len()).max().unwrap_or(0);
+    let nargs = tables.longest_call();
     w.comment("RAM: each delegate's handle, sized to what its backend keeps (none for a backend written in Rust), one argument list, the method.");
     let storage = handles(input);
     for (d, h) in storage.iter().enumerate() {

@@ -1,0 +1,50 @@
+//! Whether the host runner can run a program, and if not, why.
+
+use std::string::String;
+use std::vec::Vec;
+
+use arenaplan_build::model::{Instruction, Program};
+
+use crate::kernels;
+
+/// Why `program` cannot run on the host runner, if it cannot: operators no kernel of
+/// [`kernels`] implements (each named), or a call taking a value without memory.
+pub fn why_not_runnable(program: &Program) -> Option<String> {
+    // What a runner registers ([`kernels`]), by name.
+    let registered = kernels();
+    let known_op = |op: &str| {
+        registered.iter().any(|k| {
+            // SAFETY: every registered kernel's name is a static C string.
+            unsafe { core::ffi::CStr::from_ptr(k.name) }.to_bytes() == op.as_bytes()
+        })
+    };
+    let mut missing: Vec<&str> = Vec::new();
+    for (_, instruction) in program.flat_instructions() {
+        if let Instruction::Kernel(k) = instruction {
+            let known = known_op(&k.op);
+            if !known && !missing.contains(&k.op.as_str()) {
+                missing.push(&k.op);
+            }
+        }
+    }
+    if !missing.is_empty() {
+        let names: Vec<String> = missing.iter().map(|m| format!("`{m}`")).collect();
+        return Some(format!(
+            "no kernel for {} {}: arenaplan-kernels does not implement {} yet",
+            if missing.len() > 1 {
+                "operators"
+            } else {
+                "operator"
+            },
+            names.join(", "),
+            if missing.len() > 1 { "them" } else { "it" }
+        ));
+    }
+    program.unplaced_argument().map(|(at, value)| {
+        format!(
+            "instruction {at} takes `{}`, which has no memory ({})",
+            program.values[value].name,
+            arenaplan_build::model::UNPLACED
+        )
+    })
+}

@@ -62,8 +62,9 @@
 //! Public besides [`Build`] and what it returns: the [model IR](model), so [`Build::program`]
 //! plans a program made elsewhere; the importers that make it from a file ([`import`]); the
 //! writers that publish output files whole or not at all ([`output`]); the plan's description
-//! ([`report`]); the rule that displays untrusted text safely ([`names`]); the CMSIS-NN scratch
-//! sizes ([`cmsis_nn`]). The stages behind the build (the backends' blob readers, the kernels'
+//! ([`report`]); the rule that displays untrusted text safely ([`names`]); the runtime's tables
+//! for a plan as plain data ([`tables`], what generated C and the host runner both render); the
+//! CMSIS-NN scratch sizes ([`cmsis_nn`]). The stages behind the build (the backends' blob readers, the kernels'
 //! preparation, pipeline, verify, emit) are private; the feature `internals` makes them public
 //! for arenaplan's own tests and benches, with no stability promise. No published crate
 //! enables it.
@@ -79,11 +80,13 @@ pub use pipeline::{
     ArgumentNeedsError, BranchError, BufferKind, BufferPlan, CallKind, CallPlan, IoSizeError,
     KernelVariants, MissingScratch, ModelPlan, NpuMismatchError, PeakBuffer, PipelineError,
     PoolAssignmentError, PoolOverflow, PoolPlan, ScratchError, ScratchProblem, ScratchSite,
+    ValueMetas,
 };
 pub use verify::PlanCheckError;
 
 pub mod model;
 
+pub use emit::tables;
 pub use kernels::tflite::cmsis_nn;
 
 mod c_writer;

@@ -1,5 +1,5 @@
 //! Running a plan made on the host (`arenaplan_build`) on the C runtime (`arenaplan`), without
-//! generated C: the runtime's tables built from a [`ModelPlan`], for demos, tests and tools.
+//! generated C: the runtime's tables built from a [`ModelPlan`](arenaplan_build::ModelPlan), for demos, tests and tools.
 //! Firmware uses the generated `NAME_program.c` instead. A crate of its own so that the
 //! runtime crate firmware links never depends on the build crate.
 //!

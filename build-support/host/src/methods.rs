@@ -4,8 +4,8 @@
 use std::string::String;
 use std::vec::Vec;
 
-use arenaplan_build::emit::tables::ProgramTables;
 use arenaplan_build::model::Program;
+use arenaplan_build::tables::ProgramTables;
 use arenaplan_build::ModelPlan;
 
 use crate::Tables;

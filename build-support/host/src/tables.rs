@@ -8,8 +8,8 @@ use std::ffi::CString;
 use std::vec::Vec;
 
 use arenaplan::sys;
-use arenaplan_build::emit::tables::{Operation, ProgramTables, ValueMemory};
 use arenaplan_build::model::Program;
+use arenaplan_build::tables::{Operation, ProgramTables, ValueMemory};
 use arenaplan_build::ModelPlan;
 
 /// The runtime's tables for one planned program, owning everything they point to.

@@ -2,7 +2,7 @@
 //! `NAME_program.c`, compiled and read back through the runtime's own `ap_program_t`, and the
 //! host runner's [`arenaplan_host::Tables`], on real programs (Ethos-U and Neutron calls, CPU
 //! kernels with constants, branches, several methods sharing state). Both come from one
-//! description (`arenaplan_build::emit::tables`); this shows neither renderer adds a choice of
+//! description (`arenaplan_build::tables`); this shows neither renderer adds a choice of
 //! its own but the one the host runner documents: Neutron's model-context spec stays out of
 //! its tables (its handles keep no context).
 

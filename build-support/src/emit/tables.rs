@@ -8,7 +8,7 @@
 //! here and one translation in each renderer.
 //!
 //! ```
-//! use arenaplan_build::emit::tables::{Arguments, Operation, ProgramTables, ValueMemory};
+//! use arenaplan_build::tables::{Arguments, Operation, ProgramTables, ValueMemory};
 //! use arenaplan_build::model::{DType, Instruction, KernelCall, Program, Value};
 //! use arenaplan_build::pipeline::Pipeline;
 //! use arenaplan_build::targets::Catalogue;

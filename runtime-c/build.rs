@@ -21,7 +21,7 @@
 //! overrun a buffer).
 //!
 //! With the `regenerate-bindings` feature it also regenerates the bindgen bindings into OUT_DIR,
-//! for CI to compare with the committed `src/bindings.rs`.
+//! for CI to compare with the committed `src/bindings/`.
 
 use std::path::{Path, PathBuf};
 
@@ -294,31 +294,80 @@ fn compile_arm_driver(driver: &Path, simulator: bool, thumb: bool, core: &[Strin
     build.compile("ethosu_core_driver");
 }
 
+/// The bindings, one file per part of the runtime a configuration links (`src/bindings/`): the
+/// executor, backends and types every build has; the emulated NPUs' set-up and the cache
+/// recorder (`simulator`); the board bring-up (`board`, its Ethos-U part with Arm's driver); the
+/// TFLite kernel registry (CMSIS-NN).
+/// `sys` includes a part only where it is linked, so a function of another configuration is a
+/// compile error, not a link error.
+#[cfg(feature = "regenerate-bindings")]
+const BINDING_PARTS: [(&str, &str, &str); 4] = [
+    (
+        "simulator",
+        "ap_ethosu_host_.*|ap_ethosu_sim_.*|ap_neutron_host_.*|ap_neutron_sim_.*|ap_dcache_(count|records|misaligned|reset)",
+        "",
+    ),
+    ("board", "ap_board_enable_irq|ap_board_neutron_init", ""),
+    ("board_ethos_u", "ap_board_ethosu_.*", ""),
+    ("tflite", "", "ap_kernel_tflite_.*|ap_tflite_kernels"),
+];
+
 #[cfg(feature = "regenerate-bindings")]
 fn regenerate() {
-    let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("bindings.rs");
-    bindgen::Builder::default()
-        .header("include/arenaplan/bindings.h")
-        .clang_arg("-Iinclude")
-        .use_core()
+    let out_dir = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("bindings");
+    std::fs::create_dir_all(&out_dir).expect("creates the bindings folder");
+    let base = || {
+        bindgen::Builder::default()
+            .header("include/arenaplan/bindings.h")
+            .clang_arg("-Iinclude")
+            .use_core()
+            .rustified_enum("ap_status")
+            .layout_tests(false)
+    };
+    let (mut parts_functions, mut parts_vars) = (Vec::new(), Vec::new());
+    let mut files = Vec::new();
+    for (part, functions, vars) in BINDING_PARTS {
+        // Only the part's own functions and statics: its types are the core's.
+        let mut builder = base().allowlist_recursively(false);
+        if !functions.is_empty() {
+            builder = builder.allowlist_function(functions);
+            parts_functions.push(functions);
+        }
+        if !vars.is_empty() {
+            builder = builder.allowlist_var(vars);
+            parts_vars.push(vars);
+        }
+        files.push((part, builder));
+    }
+    let core = base()
         .allowlist_function("ap_.*")
         .allowlist_type("ap_.*")
-        .allowlist_var(
-            "AP_.*|ap_ethosu_backend|ap_neutron_backend|ap_ethosu_fast_scratch.*|ap_kernel_et_3amove|ap_kernel_tflite_.*|ap_tflite_kernels",
-        )
-        .rustified_enum("ap_status")
-        .layout_tests(false)
-        .generate()
-        .expect("bindgen runs (LIBCLANG_PATH=/usr/lib/llvm-14/lib)")
-        .write_to_file(&out)
-        .expect("writes the bindings");
-    let fresh = std::fs::read_to_string(&out).expect("reads the new bindings");
-    let committed = std::fs::read_to_string("src/bindings.rs").unwrap_or_default();
-    if fresh != committed {
+        .allowlist_var("AP_.*|ap_ethosu_backend|ap_neutron_backend|ap_ethosu_fast_scratch.*|ap_kernel_et_3amove")
+        .blocklist_function(parts_functions.join("|"))
+        .blocklist_item(parts_vars.join("|"));
+    files.insert(0, ("core", core));
+    let mut stale = Vec::new();
+    for (part, builder) in files {
+        let out = out_dir.join(format!("{part}.rs"));
+        builder
+            .generate()
+            .expect("bindgen runs (LIBCLANG_PATH=/usr/lib/llvm-14/lib)")
+            .write_to_file(&out)
+            .expect("writes the bindings");
+        let fresh = std::fs::read_to_string(&out).expect("reads the new bindings");
+        let committed =
+            std::fs::read_to_string(format!("src/bindings/{part}.rs")).unwrap_or_default();
+        if fresh != committed {
+            stale.push(format!(
+                "cp {} runtime-c/src/bindings/{part}.rs",
+                out.display()
+            ));
+        }
+    }
+    if !stale.is_empty() {
         panic!(
-            "runtime-c/src/bindings.rs is stale: the headers changed. Regenerate it with\n  \
-             cp {} runtime-c/src/bindings.rs",
-            out.display()
+            "runtime-c/src/bindings/ is stale: the headers changed. Regenerate it with\n  {}",
+            stale.join("\n  ")
         );
     }
 }

@@ -358,24 +358,6 @@ unsafe extern "C" {
     pub fn ap_method_destroy(method: *mut ap_method_t);
 }
 unsafe extern "C" {
-    pub fn ap_board_ethosu_init(
-        base_address: *mut ::core::ffi::c_void,
-        fast_memory: *mut ::core::ffi::c_void,
-        fast_memory_size: usize,
-        secure: u32,
-        privileged: u32,
-    ) -> ap_status_t;
-}
-unsafe extern "C" {
-    pub fn ap_board_enable_irq(irq: u32);
-}
-unsafe extern "C" {
-    pub fn ap_board_ethosu_irq();
-}
-unsafe extern "C" {
-    pub fn ap_board_neutron_init() -> ap_status_t;
-}
-unsafe extern "C" {
     pub fn ap_dcache_clean(addr: *const ::core::ffi::c_void, size: usize);
 }
 unsafe extern "C" {
@@ -394,18 +376,6 @@ pub struct ap_dcache_record {
     pub size: u64,
 }
 pub type ap_dcache_record_t = ap_dcache_record;
-unsafe extern "C" {
-    pub fn ap_dcache_count() -> u32;
-}
-unsafe extern "C" {
-    pub fn ap_dcache_records() -> *const ap_dcache_record_t;
-}
-unsafe extern "C" {
-    pub fn ap_dcache_misaligned() -> u32;
-}
-unsafe extern "C" {
-    pub fn ap_dcache_reset();
-}
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct ap_ethosu_blob {
@@ -463,26 +433,6 @@ pub struct ap_ethosu_sim_record {
     pub npu_id: u32,
 }
 pub type ap_ethosu_sim_record_t = ap_ethosu_sim_record;
-unsafe extern "C" {
-    pub fn ap_ethosu_host_setup(
-        config: u32,
-        id: u32,
-        fast_memory: *const ::core::ffi::c_void,
-        fast_memory_size: usize,
-    ) -> ap_status_t;
-}
-unsafe extern "C" {
-    pub fn ap_ethosu_sim_last() -> *const ap_ethosu_sim_record_t;
-}
-unsafe extern "C" {
-    pub fn ap_ethosu_sim_calls() -> u32;
-}
-unsafe extern "C" {
-    pub fn ap_ethosu_sim_reset();
-}
-unsafe extern "C" {
-    pub fn ap_ethosu_host_irq() -> ::core::ffi::c_int;
-}
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct ap_neutron_transposition {
@@ -602,21 +552,6 @@ pub struct ap_neutron_sim_record {
     pub output0: u64,
 }
 pub type ap_neutron_sim_record_t = ap_neutron_sim_record;
-unsafe extern "C" {
-    pub fn ap_neutron_host_setup() -> ap_status_t;
-}
-unsafe extern "C" {
-    pub fn ap_neutron_sim_last() -> *const ap_neutron_sim_record_t;
-}
-unsafe extern "C" {
-    pub fn ap_neutron_sim_calls() -> u32;
-}
-unsafe extern "C" {
-    pub fn ap_neutron_sim_prepared() -> u32;
-}
-unsafe extern "C" {
-    pub fn ap_neutron_sim_reset();
-}
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct ap_tflite_fc_params {
@@ -924,120 +859,3 @@ pub struct ap_tflite_filter_bank_log_params {
     pub output_scale: u32,
 }
 pub type ap_tflite_filter_bank_log_params_t = ap_tflite_filter_bank_log_params;
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aADD: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aCONCATENATION: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aDEQUANTIZE: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aMAX__POOL__2D: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aMUL: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aPAD: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aAVERAGE__POOL__2D: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aCONV__2D: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aDEPTHWISE__CONV__2D: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aFULLY__CONNECTED: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aQUANTIZE: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aSOFTMAX: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aSVDF: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aUNIDIRECTIONAL__SEQUENCE__LSTM: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aRESHAPE: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aCONV__2D__S16: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aDEPTHWISE__CONV__2D__S16: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aFULLY__CONNECTED__PER__CHANNEL: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aFULLY__CONNECTED__PER__CHANNEL__S16: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aADD__S16: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aMUL__S16: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aAVERAGE__POOL__2D__S16: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aMAX__POOL__2D__S16: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aINT__BINARY: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aCAST: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aTRANSPOSE__CONV: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aMEAN: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aRELU: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aSTRIDED__SLICE: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aSignalWindow: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aSignalFftAutoScale: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aSignalRfft: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aSignalEnergy: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aSignalFilterBank: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aSignalFilterBankSquareRoot: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aSignalFilterBankSpectralSubtraction: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aSignalPCAN: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_kernel_tflite_3aSignalFilterBankLog: ap_kernel_t;
-}
-unsafe extern "C" {
-    pub static ap_tflite_kernels: [*const ap_kernel_t; 38usize];
-}

@@ -2,9 +2,17 @@
 //! depends on nothing else of arenaplan's.
 
 mod check;
-mod ir;
+mod delegate;
+mod instruction;
+mod isa;
 mod methods;
+mod program;
+mod value;
 
 pub use check::{check, ModelError, MAX_NAME_BYTES};
-pub use ir::*;
+pub use delegate::*;
+pub use instruction::*;
+pub use isa::*;
 pub use methods::Method;
+pub use program::*;
+pub use value::*;

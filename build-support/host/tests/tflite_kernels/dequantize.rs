@@ -1,0 +1,8 @@
+//! DEQUANTIZE to float32 from int8 and int16, behind a RESHAPE (a lone DEQUANTIZE is the
+//! identity to the converter).
+
+cases! {
+    int16_to_float,
+    int8_to_float,
+    int8_to_float_huge_scale,
+}

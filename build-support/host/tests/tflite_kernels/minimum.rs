@@ -1,0 +1,9 @@
+//! MINIMUM of int8, 16x8 and int32 tensors, same shape, broadcast, a size of 1.
+
+cases! {
+    int16,
+    int32_broadcast,
+    int8,
+    int8_broadcast,
+    int8_size_1,
+}

@@ -1,0 +1,8 @@
+//! PAD and PADV2: int8 (padding with the zero point, or PADV2's value), int32.
+
+cases! {
+    int32,
+    int8,
+    int8_padv2,
+    int8_zero_point_min,
+}

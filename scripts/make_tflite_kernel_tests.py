@@ -89,8 +89,8 @@ def unary(op, shape, **kw):
     return Case(tf.function(op), [(shape, F32)], **kw)
 
 
-def conv(shape, filt, strides=1, padding="SAME", dilations=1, act=None, seed=1, **kw):
-    w, b = weights(seed, filt), weights(seed + 1, filt[-1:], 0.5)
+def conv(shape, filt, strides=1, padding="SAME", dilations=1, act=None, seed=1, w_scale=1.0, **kw):
+    w, b = weights(seed, filt, w_scale), weights(seed + 1, filt[-1:], 0.5 * w_scale)
     apply = act or (lambda t: t)
     return unary(lambda x: apply(tf.nn.conv2d(x, w, strides, padding, dilations=dilations) + b), shape, **kw)
 
@@ -138,11 +138,14 @@ CASES = {
         "int8_tiny_scale": binary(tf.add, S4, S4, ranges=[TINY, TINY]),
         "int8_huge_scale": binary(tf.add, S4, S4, ranges=[HUGE, (-1, 1)]),
         "int8_zero_point_min": binary(tf.add, S4, S4, ranges=[POSITIVE, POSITIVE]),
+        "int8_scales_apart": binary(tf.add, S4, S4, ranges=[TINY, HUGE]),
         "int8_zero_point_max": binary(tf.add, S4, S4, ranges=[NEGATIVE, NEGATIVE]),
         "int8_size_1": binary(tf.add, (1, 1), (1, 1)),
         "int8_broadcast": binary(tf.add, S4, (1, 1, 1, 3)),
         "int16": binary(tf.add, S4, S4, quant="16x8", ranges=[(-1, 1), (-3, 3)]),
         "int16_relu": binary(lambda a, b: relu(a + b), S4, S4, quant="16x8"),
+        "int16_huge_scale": binary(tf.add, S4, S4, quant="16x8", ranges=[HUGE, (-1, 1)]),
+        "int16_broadcast": binary(tf.add, S4, (1, 1, 1, 3), quant="16x8"),
         "int32_broadcast": Case(tf.function(tf.add), [((2, 3, 4), I32), ((1, 3, 1), I32)], quant=None),
     },
     "mul": {
@@ -151,9 +154,12 @@ CASES = {
         "int8_tiny_scale": binary(tf.multiply, S4, S4, ranges=[TINY, TINY]),
         "int8_huge_scale": binary(tf.multiply, S4, S4, ranges=[HUGE, HUGE]),
         "int8_zero_point_ends": binary(tf.multiply, S4, S4, ranges=[POSITIVE, NEGATIVE]),
+        "int8_scales_apart": binary(tf.multiply, S4, S4, ranges=[TINY, HUGE]),
         "int8_size_1": binary(tf.multiply, (1, 1), (1, 1)),
         "int8_broadcast": binary(tf.multiply, S4, (1, 1, 1, 3)),
         "int16": binary(tf.multiply, S4, S4, quant="16x8", ranges=[(-1, 1), (-3, 3)]),
+        "int16_relu_tiny_scale": binary(lambda a, b: relu(a * b), S4, S4, quant="16x8", ranges=[TINY, TINY]),
+        "int16_broadcast": binary(tf.multiply, S4, (1, 1, 1, 3), quant="16x8"),
         "int32_broadcast": Case(tf.function(tf.multiply), [((2, 3, 4), I32), ((2, 1, 4), I32)], quant=None),
     },
     "div": {
@@ -167,6 +173,7 @@ CASES = {
         "int8_broadcast": binary(tf.maximum, S4, (1, 1, 1, 3)),
         "int8_scalar": binary(tf.maximum, S4, (), ranges=[(-1, 1), (-1, 1)]),
         "int8_size_1": binary(tf.maximum, (1,), (1,)),
+        "int8_zero_point_max": binary(tf.maximum, S4, S4, ranges=[NEGATIVE, NEGATIVE]),
         "int16": binary(tf.maximum, S4, (1, 4, 1, 1), quant="16x8"),
         "int32_broadcast": Case(tf.function(tf.maximum), [((2, 3, 4), I32), ((3, 1), I32)], quant=None),
     },
@@ -174,6 +181,8 @@ CASES = {
         "int8": binary(tf.minimum, S4, S4),
         "int8_broadcast": binary(tf.minimum, S4, (1, 4, 1, 3)),
         "int8_size_1": binary(tf.minimum, (1,), (1,)),
+        "int8_zero_point_min": binary(tf.minimum, S4, S4, ranges=[POSITIVE, POSITIVE]),
+        "int16_same_shape": binary(tf.minimum, S4, S4, quant="16x8"),
         "int16": binary(tf.minimum, S4, (1, 1, 1, 3), quant="16x8"),
         "int32_broadcast": Case(tf.function(tf.minimum), [((2, 3, 4), I32), ((4,), I32)], quant=None),
     },
@@ -185,18 +194,25 @@ CASES = {
         "bool_to_int32": Case(tf.function(lambda a: tf.cast(a, I32)), [((2, 6), BOOL)], quant=None),
         "int32_to_float32": Case(tf.function(lambda a: tf.cast(a, F32)), [((2, 6), I32)], quant=None),
         "int8_to_float32": Case(tf.function(lambda a: tf.cast(a, F32)), [((1,), I8)], quant=None),
+        "int32_to_int8": Case(tf.function(lambda a: tf.cast(a, I8)), [((2, 6), I32)], quant=None),
+        "int8_to_int16": Case(tf.function(lambda a: tf.cast(a, I16)), [((2, 6), I8)], quant=None),
+        "int32_to_uint32": Case(tf.function(lambda a: tf.cast(a, U32)), [((2, 6), I32)], quant=None),
+        "bool_to_float32": Case(tf.function(lambda a: tf.cast(a, F32)), [((2, 6), BOOL)], quant=None),
     },
     "relu": {
         "int8": unary(relu, S4),
         "int8_zero_point_max": unary(relu, S4, ranges=[NEGATIVE]),
         "int8_tiny_scale": unary(relu, S4, ranges=[TINY]),
         "int8_size_1": unary(relu, (1,)),
+        "int8_huge_scale": unary(relu, S4, ranges=[HUGE]),
+        "int16_tiny_scale": unary(relu, S4, quant="16x8", ranges=[TINY]),
         "int16": unary(relu, S4, quant="16x8"),
     },
     "relu6": {
         "int8": unary(relu6, S4, ranges=[(-8, 8)]),
         "int8_huge_scale": unary(relu6, S4, ranges=[HUGE]),
         "int8_zero_point_min": unary(relu6, S4, ranges=[POSITIVE]),
+        "int8_tiny_scale": unary(relu6, S4, ranges=[TINY]),
         "int16": unary(relu6, S4, quant="16x8", ranges=[(-8, 8)]),
     },
     "mean": {
@@ -204,6 +220,8 @@ CASES = {
         "int8_one_axis": unary(lambda x: tf.reduce_mean(x, axis=2), S4, ranges=[(-1, 3)]),
         "int8_all": unary(lambda x: tf.reduce_mean(x, axis=[0, 1, 2, 3]), S4),
         "int8_huge_scale": unary(lambda x: tf.reduce_mean(x, axis=[1, 2], keepdims=True), S4, ranges=[HUGE]),
+        "int8_tiny_scale_zero_point_min": unary(lambda x: tf.reduce_mean(x, axis=[1, 2]), S4, ranges=[(0, 1e-3)]),
+        "int16_one_axis": unary(lambda x: tf.reduce_mean(x, axis=3), S4, quant="16x8"),
         # (A mean over axes of size 1 is the identity to the converter: an output of size 1.)
         "int8_to_size_1": unary(lambda x: tf.reduce_mean(x, axis=[1, 2], keepdims=True), (1, 1, 3, 1)),
         "int16": unary(lambda x: tf.reduce_mean(x, axis=[1, 2], keepdims=True), S4, quant="16x8"),
@@ -212,6 +230,7 @@ CASES = {
         "int8_steps": unary(lambda x: x[:, 1::2, ::3, 1:], (1, 5, 6, 3)),
         "int8_reverse": unary(lambda x: x[:, ::-1, 3:0:-2, :], (1, 4, 5, 2)),
         "int8_shrink": unary(lambda x: x[0, 2, :, 1:3], (1, 4, 5, 4)),
+        "int8_masks": unary(lambda x: x[:, :2, 1:, :-1], (1, 4, 5, 4)),
         "int16": unary(lambda x: x[:, 1:3, ::2, :], (1, 4, 5, 2), quant="16x8"),
         "int32": Case(tf.function(lambda x: x[1:, ::2]), [((3, 7), I32)], quant=None),
     },
@@ -220,6 +239,8 @@ CASES = {
         "int8_same_3x3_stride_2": pool("max", (1, 5, 7, 2), 3, 2, "SAME"),
         "int8_relu6": pool("max", (1, 4, 4, 2), 2, 1, "VALID", act=relu6, ranges=[(-8, 8)]),
         "int8_size_1": pool("max", (1, 1, 1, 1), 1, 1, "VALID"),
+        "int8_zero_point_min_channels_8": pool("max", (1, 4, 4, 8), 2, 2, "SAME", ranges=[POSITIVE]),
+        "int16_valid_relu": pool("max", (1, 4, 4, 2), 2, 2, "VALID", act=relu, quant="16x8"),
         "int16_same": pool("max", (1, 5, 5, 3), 3, 2, "SAME", quant="16x8"),
     },
     "average_pool_2d": {
@@ -228,6 +249,8 @@ CASES = {
         "int8_relu": pool("avg", (1, 4, 4, 2), 2, 1, "VALID", act=relu),
         "int8_zero_point_max": pool("avg", (1, 4, 4, 2), 2, 2, "VALID", ranges=[NEGATIVE]),
         "int8_size_1": pool("avg", (1, 1, 1, 1), 1, 1, "VALID"),
+        "int8_huge_scale_channels_8": pool("avg", (1, 4, 4, 8), 3, 1, "SAME", ranges=[HUGE]),
+        "int16_valid_relu6": pool("avg", (1, 4, 4, 2), 2, 2, "VALID", act=relu6, quant="16x8", ranges=[(-8, 8)]),
         "int16_same": pool("avg", (1, 5, 5, 3), 3, 2, "SAME", quant="16x8"),
     },
     "pad": {
@@ -237,12 +260,15 @@ CASES = {
         "int8_padv2": unary(lambda x: tf.pad(x, [[0, 0], [1, 1], [1, 1], [0, 0]], constant_values=0.5),
                             (1, 2, 3, 2)),
         "int32": Case(tf.function(lambda x: tf.pad(x, [[1, 0], [0, 2]])), [((2, 3), I32)], quant=None),
+        "int16": unary(lambda x: tf.pad(x, [[0, 0], [1, 0], [0, 1], [0, 0]]), (1, 2, 2, 2), quant="16x8"),
+        # (No int16 PADV2: TFLite Micro refuses the converter's.)
     },
     "concatenation": {
         "int8_channels": binary(lambda a, b: tf.concat([a, b], axis=3), (1, 2, 2, 3), (1, 2, 2, 2)),
         "int8_rows": binary(lambda a, b: tf.concat([a, b], axis=1), (1, 2, 3, 2), (1, 1, 3, 2)),
         "int8_three": Case(tf.function(lambda a, b, c: tf.concat([a, b, c], axis=-1)),
                            [((1, 2, 2), F32), ((1, 2, 1), F32), ((1, 2, 3), F32)]),
+        "int8_batch": binary(lambda a, b: tf.concat([a, b], axis=0), (1, 3), (2, 3)),
         "int16": binary(lambda a, b: tf.concat([a, b], axis=3), (1, 2, 2, 3), (1, 2, 2, 2), quant="16x8"),
         "int32": Case(tf.function(lambda a, b: tf.concat([a, b], axis=0)), [((1, 3), I32), ((2, 3), I32)],
                       quant=None),
@@ -262,15 +288,19 @@ CASES = {
         "float_to_int16": unary(lambda x: tf.reshape(x, (2, 6)), (1, 12), quant="16x8", io=(F32, I16)),
         # The converter requantizes the 16-bit input whose scale differs from MAXIMUM's output's.
         "int16_requantize": binary(tf.maximum, (1, 6), (1, 6), quant="16x8", ranges=[(-1, 1), (-8, 8)]),
+        "float_to_int8_huge_scale": unary(lambda x: tf.reshape(x, (2, 6)), (1, 12), io=(F32, I8), ranges=[HUGE]),
     },
     "dequantize": {
         "int8_to_float": unary(lambda x: tf.reshape(x, (2, 6)), (1, 12), io=(I8, F32)),
         "int8_to_float_huge_scale": unary(lambda x: tf.reshape(x, (2, 6)), (1, 12), io=(I8, F32), ranges=[HUGE]),
         "int16_to_float": unary(lambda x: tf.reshape(x, (2, 6)), (1, 12), quant="16x8", io=(I16, F32)),
+        "int8_to_float_zero_point_min": unary(lambda x: tf.reshape(x, (2, 6)), (1, 12), io=(I8, F32),
+                                              ranges=[POSITIVE]),
     },
     "softmax": {
         "int8": unary(tf.nn.softmax, (1, 10), ranges=[(-4, 4)]),
         "int8_rank_4": unary(tf.nn.softmax, (1, 2, 2, 5)),
+        "int8_rank_3": unary(tf.nn.softmax, (2, 3, 4), ranges=[(-10, 10)]),
         "int8_huge_scale": unary(tf.nn.softmax, (2, 6), ranges=[(-100, 100)]),
         "int8_tiny_scale": unary(tf.nn.softmax, (2, 6), ranges=[TINY]),
         "int8_size_1": unary(tf.nn.softmax, (1, 1)),
@@ -286,6 +316,11 @@ CASES = {
         "int8_huge_scale": conv((1, 4, 4, 2), (3, 3, 2, 2), ranges=[HUGE]),
         "int8_zero_point_min": conv((1, 4, 4, 2), (3, 3, 2, 2), ranges=[POSITIVE]),
         "int8_size_1": conv((1, 1, 1, 1), (1, 1, 1, 1)),
+        "int8_channels_8": conv((1, 4, 4, 8), (3, 3, 8, 8), ranges=[(-2, 2)]),
+        "int8_1_x_n": conv((1, 1, 8, 4), (1, 3, 4, 2), padding="VALID"),
+        "int8_1x1_stride_2": conv((1, 5, 5, 4), (1, 1, 4, 3), strides=2, padding="VALID"),
+        "int8_tiny_weights": conv((1, 3, 3, 2), (3, 3, 2, 2), seed=11, w_scale=1e-4),
+        "int16_huge_scale": conv((1, 4, 4, 2), (3, 3, 2, 2), quant="16x8", ranges=[HUGE]),
         "int16_same": conv((1, 5, 5, 3), (3, 3, 3, 4), quant="16x8"),
         "int16_valid_stride_2_relu": conv((1, 6, 6, 2), (2, 2, 2, 3), strides=2, padding="VALID", act=relu,
                                          quant="16x8"),
@@ -298,6 +333,9 @@ CASES = {
         "int8_relu6_multiplier_3": depthwise((1, 3, 3, 1), 2, 3, act=relu6, ranges=[(-4, 4)]),
         "int8_huge_scale": depthwise((1, 4, 4, 2), 3, 1, ranges=[HUGE]),
         "int8_size_1": depthwise((1, 1, 1, 1), 1, 1),
+        "int8_3x3_channels_8": depthwise((1, 5, 5, 8), 3, 1),
+        "int8_channels_4_zero_point_min": depthwise((1, 4, 4, 4), 3, 1, ranges=[POSITIVE]),
+        "int8_dilation_2_multiplier_2": depthwise((1, 6, 6, 2), 2, 2, dilations=2),
         "int16_same": depthwise((1, 5, 5, 3), 3, 1, quant="16x8"),
         "int16_multiplier_2_relu": depthwise((1, 4, 4, 2), 3, 2, act=relu, quant="16x8"),
     },
@@ -309,6 +347,10 @@ CASES = {
         "int8_huge_scale": dense((1, 8), 4, ranges=[HUGE]),
         "int8_zero_point_max": dense((1, 8), 4, ranges=[NEGATIVE]),
         "int8_size_1": dense((1, 1), 1),
+        "int8_wide": dense((1, 40), 6, ranges=[(-3, 3)]),
+        "int8_tiny_scale": dense((1, 8), 4, ranges=[TINY]),
+        "int16_no_bias": dense((1, 8), 4, bias=False, quant="16x8"),
+        "int16_huge_scale": dense((1, 8), 4, quant="16x8", ranges=[HUGE]),
         "int16": dense((1, 8), 4, quant="16x8"),
         "int16_batch_2_relu": dense((2, 6), 3, act=relu, quant="16x8"),
     },
@@ -318,6 +360,8 @@ CASES = {
         "int8_valid_stride_2": transpose_conv((1, 2, 2, 1), 3, 2, 2, "VALID"),
         "int8_huge_scale": transpose_conv((1, 3, 3, 2), 3, 2, 2, "SAME", ranges=[HUGE]),
         "int8_size_1": transpose_conv((1, 1, 1, 1), 1, 1, 1, "VALID"),
+        "int8_zero_point_min_stride_3": transpose_conv((1, 2, 2, 2), 3, 2, 3, "SAME", ranges=[POSITIVE]),
+        "int16_same_stride_2": transpose_conv((1, 2, 2, 2), 3, 2, 2, "SAME", quant="16x8"),
     },
 }
 

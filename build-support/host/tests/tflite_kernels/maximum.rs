@@ -1,5 +1,5 @@
-//! MAXIMUM of int8, 16x8 and int32 tensors, same shape, broadcast, against a scalar, a size
-//! of 1.
+//! MAXIMUM of int8, 16x8 and int32 tensors, same shape, broadcast, against a scalar, a zero
+//! point at the range's end, a size of 1.
 
 cases! {
     int16,
@@ -8,4 +8,5 @@ cases! {
     int8_broadcast,
     int8_scalar,
     int8_size_1,
+    int8_zero_point_max,
 }

@@ -31,10 +31,11 @@ calibrated range, so that the quantization saturates, and stay finite. The weigh
 calibration data are pseudo-random with fixed seeds.
 
 Not made here, because TensorFlow's converter does not produce them: SVDF (no TensorFlow op
-converts to it; the corpus's keyword models cover it), UNIDIRECTIONAL_SEQUENCE_LSTM quantized to
-int8 (this converter crashes calibrating a Keras LSTM, its old quantizer cannot read the
-layer's variables; the corpus's LSTM models cover it) and TFLM's signal library's custom
-operators (Signal*, TensorFlow ops of TFLM's own; the corpus's audio preprocessor covers them).
+converts to it; the corpus's keyword models cover it), UNIDIRECTIONAL_SEQUENCE_LSTM (Keras 3's
+LSTM converts to a WHILE loop, and quantizing it to int8 crashes the converter; the corpus's
+LSTM models cover it) and TFLM's signal library's custom operators (Signal*: their TensorFlow
+ops are not in the pinned tflite-micro package; the corpus's audio preprocessor covers them).
+TFLite Micro refuses the converter's int16 PADV2, so there is no such case.
 """
 
 import argparse
@@ -51,7 +52,6 @@ import tensorflow as tf
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import make_tflm_reference  # noqa: E402
 from make_tflm_reference import count, describe, random_input, runtime  # noqa: E402
 
 OUT = os.path.join(HERE, "..", "build-support", "testdata", "tflite-kernels")
@@ -63,8 +63,8 @@ INT16 = tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_IN
 
 
 class Case:
-    """One model: `fn` (a function of TensorFlow ops) of inputs
-    `specs` ((shape, dtype) each), quantized by the converter as `quant` says: "int8", "16x8"
+    """One model: `fn` (a function of TensorFlow ops) of inputs `specs` ((shape, dtype) each),
+    quantized by the converter as `quant` says: "int8", "16x8"
     or None (unquantized: integer tensors as they are). `ranges` are the calibration ranges of
     the float inputs, one (low, high) each; `io` the model's input and output types when they
     are not the quantized ones (float at a QUANTIZE or DEQUANTIZE end). `nonzero`: the inputs
@@ -82,20 +82,25 @@ def weights(seed, shape, scale=1.0):
 
 
 def binary(op, a_shape, b_shape, **kw):
+    """`op` of two float inputs of these shapes (quantized as `kw` says)."""
     return Case(tf.function(op), [(a_shape, F32), (b_shape, F32)], **kw)
 
 
 def unary(op, shape, **kw):
+    """`op` of one float input of this shape."""
     return Case(tf.function(op), [(shape, F32)], **kw)
 
 
 def conv(shape, filt, strides=1, padding="SAME", dilations=1, act=None, seed=1, w_scale=1.0, **kw):
+    """A convolution with bias, filter `filt` (h, w, in, out), then `act` (which the converter
+    fuses into CONV_2D)."""
     w, b = weights(seed, filt, w_scale), weights(seed + 1, filt[-1:], 0.5 * w_scale)
     apply = act or (lambda t: t)
     return unary(lambda x: apply(tf.nn.conv2d(x, w, strides, padding, dilations=dilations) + b), shape, **kw)
 
 
 def depthwise(shape, k, mult, strides=1, padding="SAME", dilations=1, act=None, seed=3, **kw):
+    """A k x k depthwise convolution with depth multiplier `mult` and bias, then `act`."""
     w, b = weights(seed, (k, k, shape[-1], mult)), weights(seed + 1, (shape[-1] * mult,), 0.5)
     apply = act or (lambda t: t)
     st = [1, strides, strides, 1]
@@ -105,12 +110,14 @@ def depthwise(shape, k, mult, strides=1, padding="SAME", dilations=1, act=None, 
 
 
 def dense(shape, units, bias=True, act=None, seed=5, **kw):
+    """A matrix product with `units` outputs, with or without bias, then `act`."""
     w, b = weights(seed, (shape[-1], units)), weights(seed + 1, (units,), 0.5)
     apply = act or (lambda t: t)
     return unary(lambda x: apply(tf.matmul(x, w) + b if bias else tf.matmul(x, w)), shape, **kw)
 
 
 def transpose_conv(shape, k, out_c, strides, padding, seed=7, **kw):
+    """A k x k transposed convolution to `out_c` channels, with bias."""
     w, b = weights(seed, (k, k, out_c, shape[-1])), weights(seed + 1, (out_c,), 0.5)
     size = [shape[1] * strides, shape[2] * strides] if padding == "SAME" else [
         (shape[1] - 1) * strides + k, (shape[2] - 1) * strides + k]
@@ -119,6 +126,7 @@ def transpose_conv(shape, k, out_c, strides, padding, seed=7, **kw):
 
 
 def pool(kind, shape, k, strides, padding, act=None, **kw):
+    """A k x k pooling ("max" or "avg"), then `act`."""
     f = tf.nn.max_pool2d if kind == "max" else tf.nn.avg_pool2d
     apply = act or (lambda t: t)
     return unary(lambda x: apply(f(x, k, strides, padding)), shape, **kw)
@@ -129,7 +137,7 @@ S4 = (1, 4, 4, 3)
 TINY, HUGE = (-1e-3, 1e-3), (-3000.0, 3000.0)
 POSITIVE, NEGATIVE = (0.0, 2.0), (-2.0, 0.0)
 
-# Per operator (its folder, the kernel registry's name in lower case), its cases.
+# Per TFLite operator (its folder: the operator's name in lower case), its cases by name.
 CASES = {
     "add": {
         "int8": binary(tf.add, S4, S4, ranges=[(-1, 1), (-2, 2)]),

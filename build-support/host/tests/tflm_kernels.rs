@@ -10,12 +10,13 @@ mod corpus;
 #[path = "../../tests/common/npy.rs"]
 mod npy;
 
+#[path = "support/tflm_runner.rs"]
+mod tflm_runner;
+
 use std::path::{Path, PathBuf};
 
-use arenaplan_build::model::{Instruction, Isa};
-use arenaplan_build::pipeline::KernelVariants;
-use arenaplan_build::{Build, BuildError};
-use arenaplan_host::{Arenas, Runner, Tables};
+use arenaplan_build::KernelVariants;
+use tflm_runner::{have_tflite_kernels, Ran};
 
 fn reference(stem: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -23,117 +24,10 @@ fn reference(stem: &str) -> PathBuf {
         .join(stem)
 }
 
-/// Runs `model` on TFLM's recorded inputs, invocation after invocation over the same arenas,
-/// and compares every output with TFLM's (a difference panics); whether the model's state made
-/// a difference to the last invocation (see below), or `Err` with why the host cannot run it
-/// yet (operators without kernels).
+/// The shared runner on `model` and its folder of `tflm-reference/`.
 fn matches_tflm(model: &Path, variants: KernelVariants) -> Result<Ran, String> {
     let stem = model.file_stem().unwrap().to_string_lossy().into_owned();
-    let rendered = match Build::new()
-        .model(model)
-        .target("corstone-300")
-        // The host's CMSIS-NN is its plain-C build: plan its scratch, not Helium's.
-        .kernel_isa(Isa::Plain)
-        .kernel_variants(variants)
-        .sources(Vec::<PathBuf>::new())
-        .try_render()
-    {
-        Ok(r) => r,
-        // An operator without a kernel, which the build refuses naming it: not yet.
-        Err(e @ BuildError::NoKernel(_)) => return Err(format!("not yet: {e}")),
-        Err(e) => panic!("{stem}: {e}"),
-    };
-    let (program, plan) = (&rendered.program, &rendered.plan);
-    if let Some(why) = arenaplan_host::why_not_runnable(program) {
-        return Err(format!("not yet: {why}"));
-    }
-    let folder = reference(&stem);
-    let invocations = npy::invocations(&folder);
-    assert!(
-        invocations > 0,
-        "{stem}: no reference in {}",
-        folder.display()
-    );
-    let tables = Tables::new(program, plan).expect("32-bit tables");
-    let arenas = Arenas::new(program, plan);
-    let kernels = arenaplan_host::kernels();
-    let backends = arenaplan_host::emulated_backends("corstone-300").unwrap();
-    // SAFETY: the tables, arenas, backends and kernels outlive the runner, which alone uses
-    // the arenas.
-    let mut runner =
-        unsafe { Runner::with_kernels(&tables, arenas.pools(), &backends, &kernels) }.unwrap();
-    for k in 0..invocations {
-        let got = invoke(
-            &mut runner,
-            &folder,
-            k,
-            program.inputs.len(),
-            program.outputs.len(),
-        )
-        .unwrap_or_else(|why| panic!("{stem}: {why}"));
-        for (o, got) in got.iter().enumerate() {
-            let (_, want) = npy::read(&folder.join(format!("{k}-out{o}.npy")));
-            assert_eq!(
-                got, &want,
-                "{stem}: invocation {k}, output {o} differs from TFLM's"
-            );
-        }
-    }
-    // With state, the last invocation from fresh arenas (the state as at the start): whether
-    // its outputs then differ from TFLM's, i.e. whether the state carried over mattered.
-    let state_mattered = !program.state.is_empty() && {
-        let arenas = Arenas::new(program, plan);
-        // SAFETY: as above.
-        let mut fresh =
-            unsafe { Runner::with_kernels(&tables, arenas.pools(), &backends, &kernels) }.unwrap();
-        let k = invocations - 1;
-        let got = invoke(
-            &mut fresh,
-            &folder,
-            k,
-            program.inputs.len(),
-            program.outputs.len(),
-        )
-        .unwrap_or_else(|why| panic!("{stem}: {why}"));
-        got.iter()
-            .enumerate()
-            .any(|(o, got)| npy::read(&folder.join(format!("{k}-out{o}.npy"))).1 != *got)
-    };
-    let with_scratch = program
-        .flat_instructions()
-        .into_iter()
-        .filter(|(_, i)| matches!(i, Instruction::Kernel(k) if !k.scratch.is_empty()))
-        .count();
-    Ok(Ran {
-        state_mattered,
-        with_scratch,
-    })
-}
-
-/// What a run showed: whether the state mattered, and how many kernel calls had scratch.
-struct Ran {
-    state_mattered: bool,
-    with_scratch: usize,
-}
-
-/// Runs TFLM's invocation `k` (its recorded inputs) on `runner`; its outputs.
-fn invoke(
-    runner: &mut Runner,
-    folder: &Path,
-    k: usize,
-    inputs: usize,
-    outputs: usize,
-) -> Result<Vec<Vec<u8>>, String> {
-    for i in 0..inputs {
-        let (_, data) = npy::read(&folder.join(format!("{k}-in{i}.npy")));
-        runner.input(i).unwrap().copy_from_slice(&data);
-    }
-    runner
-        .execute()
-        .map_err(|(e, at)| arenaplan_host::failure_text(&e, at))?;
-    Ok((0..outputs)
-        .map(|o| runner.output(o).unwrap().to_vec())
-        .collect())
+    tflm_runner::matches_tflm(&stem, model, &reference(&stem), variants)
 }
 
 #[test]
@@ -147,13 +41,8 @@ fn tflite_models_on_the_cpu_kernels_give_tflms_output_bytes() {
     if let Some(corpus) = &corpus {
         models.extend(corpus::files(&corpus.join("tflite"), "tflite"));
     }
-    if arenaplan::tflite_kernels().next().is_none() {
-        // The TFLite kernels need CMSIS-NN: CI builds them, so there this is a failure.
-        assert!(
-            std::env::var("CI").map_or(true, |v| v != "true"),
-            "CI=true but the runtime was built without CMSIS-NN (set CMSIS_NN_PATH)"
-        );
-        eprintln!("skipping: no TFLite kernels (CMSIS_NN_PATH unset when the runtime was built)");
+    // The TFLite kernels need CMSIS-NN: CI builds them, so there their absence is a failure.
+    if !have_tflite_kernels() {
         return;
     }
     // The emulated NPU is one per process: one test runs every model in turn.

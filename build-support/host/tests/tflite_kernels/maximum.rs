@@ -1,0 +1,12 @@
+//! MAXIMUM of int8, 16x8 and int32 tensors, same shape, broadcast, against a scalar, a zero
+//! point at the range's end, a size of 1.
+
+cases! {
+    int16,
+    int32_broadcast,
+    int8,
+    int8_broadcast,
+    int8_scalar,
+    int8_size_1,
+    int8_zero_point_max,
+}

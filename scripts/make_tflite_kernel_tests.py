@@ -40,7 +40,6 @@ TFLite Micro refuses the converter's int16 PADV2, so there is no such case.
 
 import argparse
 import filecmp
-import json
 import os
 import shutil
 import sys
@@ -52,10 +51,9 @@ import tensorflow as tf
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from make_tflm_reference import count, describe, random_input, runtime  # noqa: E402
+from make_tflm_reference import INVOCATIONS, random_input, record, runtime  # noqa: E402
 
 OUT = os.path.join(HERE, "..", "build-support", "testdata", "tflite-kernels")
-INVOCATIONS = 4
 
 F32, I8, I16, I32, U32, BOOL = tf.float32, tf.int8, tf.int16, tf.int32, tf.uint32, tf.bool
 INT8 = tf.lite.OpsSet.TFLITE_BUILTINS_INT8
@@ -429,30 +427,13 @@ def case_input(rng, d, k, float_bound, divisor):
 def generate_case(case, path, folder):
     """The interpreter's results on the model at `path`, into `folder` (make_tflm_reference's
     layout)."""
-    os.makedirs(folder, exist_ok=True)
     stem = os.path.relpath(path, os.path.dirname(os.path.dirname(path)))[: -len(".tflite")]
-    interpreter = runtime.Interpreter.from_file(path)
-    inputs = count(interpreter.get_input_details)
-    outputs = count(interpreter.get_output_details)
-    io = {
-        "inputs": [describe(interpreter.get_input_details(i)) for i in range(inputs)],
-        "outputs": [describe(interpreter.get_output_details(o)) for o in range(outputs)],
-        "invocations": INVOCATIONS,
-    }
-    rng = np.random.default_rng(zlib.crc32(stem.encode()))
-    interpreter.reset()
-    for k in range(INVOCATIONS):
-        for i in range(inputs):
-            bound = max(abs(b) for b in case.ranges[min(i, len(case.ranges) - 1)])
-            x = case_input(rng, interpreter.get_input_details(i), k, bound, case.nonzero and i > 0)
-            interpreter.set_input(x, i)
-            np.save(os.path.join(folder, f"{k}-in{i}.npy"), x)
-        interpreter.invoke()
-        for o in range(outputs):
-            np.save(os.path.join(folder, f"{k}-out{o}.npy"), np.array(interpreter.get_output(o)))
-    with open(os.path.join(folder, "io.json"), "w") as f:
-        json.dump(io, f, indent=1, sort_keys=True)
-        f.write("\n")
+
+    def make_input(rng, details, k, i):
+        bound = max(abs(b) for b in case.ranges[min(i, len(case.ranges) - 1)])
+        return case_input(rng, details, k, bound, case.nonzero and i > 0)
+
+    record(runtime.Interpreter.from_file(path), folder, stem, make_input)
 
 
 def generate(out):

@@ -92,34 +92,45 @@ def generate(out):
         )
 
 
+def record(interpreter, folder, stem, make_input):
+    """Runs `interpreter` INVOCATIONS times from its reset on the inputs
+    `make_input(rng, details, k, i)` gives (`rng` seeded by `stem`), and writes into `folder` each
+    invocation's inputs and outputs (`k-inI.npy`, `k-outO.npy`) and `io.json`: the one layout the
+    tests read."""
+    os.makedirs(folder, exist_ok=True)
+    inputs = count(interpreter.get_input_details)
+    outputs = count(interpreter.get_output_details)
+    io = {
+        "inputs": [describe(interpreter.get_input_details(i)) for i in range(inputs)],
+        "outputs": [describe(interpreter.get_output_details(o)) for o in range(outputs)],
+        "invocations": INVOCATIONS,
+    }
+    rng = np.random.default_rng(zlib.crc32(stem.encode()))
+    # Variable tensors at their reset values (the arena's first contents are undefined).
+    interpreter.reset()
+    for k in range(INVOCATIONS):
+        for i in range(inputs):
+            x = make_input(rng, interpreter.get_input_details(i), k, i)
+            interpreter.set_input(x, i)
+            np.save(os.path.join(folder, f"{k}-in{i}.npy"), x)
+        interpreter.invoke()
+        for o in range(outputs):
+            np.save(os.path.join(folder, f"{k}-out{o}.npy"), np.array(interpreter.get_output(o)))
+    with open(os.path.join(folder, "io.json"), "w") as f:
+        json.dump(io, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
 def generate_models(paths, out):
     """The reference folder of each model at `paths`, under `out`."""
     for path in paths:
         stem = os.path.basename(path)[: -len(".tflite")]
-        folder = os.path.join(out, stem)
-        os.makedirs(folder, exist_ok=True)
-        interpreter = runtime.Interpreter.from_file(path)
-        inputs = count(interpreter.get_input_details)
-        outputs = count(interpreter.get_output_details)
-        io = {
-            "inputs": [describe(interpreter.get_input_details(i)) for i in range(inputs)],
-            "outputs": [describe(interpreter.get_output_details(o)) for o in range(outputs)],
-            "invocations": INVOCATIONS,
-        }
-        rng = np.random.default_rng(zlib.crc32(stem.encode()))
-        # Variable tensors at their reset values (the arena's first contents are undefined).
-        interpreter.reset()
-        for k in range(INVOCATIONS):
-            for i in range(inputs):
-                x = random_input(rng, interpreter.get_input_details(i), narrow=k > 0)
-                interpreter.set_input(x, i)
-                np.save(os.path.join(folder, f"{k}-in{i}.npy"), x)
-            interpreter.invoke()
-            for o in range(outputs):
-                np.save(os.path.join(folder, f"{k}-out{o}.npy"), np.array(interpreter.get_output(o)))
-        with open(os.path.join(folder, "io.json"), "w") as f:
-            json.dump(io, f, indent=1, sort_keys=True)
-            f.write("\n")
+        record(
+            runtime.Interpreter.from_file(path),
+            os.path.join(out, stem),
+            stem,
+            lambda rng, d, k, i: random_input(rng, d, narrow=k > 0),
+        )
 
 
 def main():

@@ -270,13 +270,34 @@ static size_t dtype_bytes(uint8_t dtype) {
     }
 }
 
-/* Value v's meta agrees with its memory: a known kind; dims present for its rank; a tensor of a
+/* A dim order is a tensor's, and a permutation of its dimensions: a kernel that walks memory by
+ * it indexes every dimension once. */
+static int dim_order_ok(const ap_value_meta_t *m) {
+    if (m->kind != AP_VALUE_TENSOR || m->rank == 0 || m->rank > 64) {
+        return 0;
+    }
+    uint64_t seen = 0;
+    for (uint16_t d = 0; d < m->rank; d++) {
+        uint8_t k = m->dim_order[d];
+        if (k >= m->rank || (seen >> k & 1u)) {
+            return 0;
+        }
+        seen |= (uint64_t)1 << k;
+    }
+    return 1;
+}
+
+/* Value v's meta agrees with its memory: a known kind; a dim order only a tensor's, a
+ * permutation; dims present for its rank; a tensor of a
  * known type no more bytes than its memory (a plan may pad an NPU's buffer to whole cache
  * lines), the product of its dimensions other than 0 within 32 bits; an int, double or bool
  * in at least its fixed size; None no bytes; a list whole elements. Kernels read shapes from
  * meta, so a forged shape would make them index past the buffer. */
 static ap_status_t check_meta(const ap_value_meta_t *m, const ap_tensor_desc_t *t) {
     if (m->rank > 0 && m->dims == NULL) {
+        return AP_ERR_INVALID_PROGRAM;
+    }
+    if (m->dim_order != NULL && !dim_order_ok(m)) {
         return AP_ERR_INVALID_PROGRAM;
     }
     /* An absent value (no arena, no data) has no bytes, whatever its size field says. */

@@ -225,8 +225,8 @@ static void value_meta(void) {
     static const char *const names[] = {"sees_meta"};
     const ap_instruction_t ins[] = {{AP_INSTR_KERNEL, 0, args, 4, 3, 1}};
     const ap_kernel_t kernels[] = {{"sees_meta", sees_meta, NULL}};
-    const ap_value_meta_t good[] = {{AP_VALUE_TENSOR, 6, 2, dims}, {AP_VALUE_TENSOR_LIST, 0, 0, NULL},
-                                    {AP_VALUE_TENSOR, 6, 2, dims}, {AP_VALUE_TENSOR, 6, 2, dims}};
+    const ap_value_meta_t good[] = {{AP_VALUE_TENSOR, 6, 2, dims, NULL}, {AP_VALUE_TENSOR_LIST, 0, 0, NULL, NULL},
+                                    {AP_VALUE_TENSOR, 6, 2, dims, NULL}, {AP_VALUE_TENSOR, 6, 2, dims, NULL}};
     ap_method_t m;
     const ap_program_t p = {tensors, 4, ins, 1, NULL, 0, names, 1, in, 1, out, 1, good};
     CHECK_STATUS(setup(&m, &p, NULL, 0, kernels, 1), AP_OK);
@@ -236,12 +236,31 @@ static void value_meta(void) {
     const ap_program_t too_many = {listed_two, 4, ins, 1, NULL, 0, names, 1, in, 1, out, 1, good};
     CHECK_STATUS(setup(&m, &too_many, NULL, 0, kernels, 1), AP_ERR_INVALID_PROGRAM);
     /* A shape larger than the value's memory, strides past 32 bits, and an int of 4 bytes. */
-    const ap_value_meta_t bad_shape[] = {{AP_VALUE_TENSOR, 6, 2, big}, good[1], good[2], good[3]};
-    const ap_value_meta_t bad_strides[] = {{AP_VALUE_TENSOR, 6, 3, empty}, good[1], good[2], good[3]};
-    const ap_value_meta_t bad_int[] = {{AP_VALUE_INT, 0, 0, NULL}, good[1], good[2], good[3]};
+    const ap_value_meta_t bad_shape[] = {{AP_VALUE_TENSOR, 6, 2, big, NULL}, good[1], good[2], good[3]};
+    const ap_value_meta_t bad_strides[] = {{AP_VALUE_TENSOR, 6, 3, empty, NULL}, good[1], good[2], good[3]};
+    const ap_value_meta_t bad_int[] = {{AP_VALUE_INT, 0, 0, NULL, NULL}, good[1], good[2], good[3]};
     const ap_value_meta_t *const bad[] = {bad_shape, bad_strides, bad_int};
     for (int i = 0; i < 3; i++) {
         const ap_program_t q = {tensors, 4, ins, 1, NULL, 0, names, 1, in, 1, out, 1, bad[i]};
+        CHECK_STATUS(setup(&m, &q, NULL, 0, kernels, 1), AP_ERR_INVALID_PROGRAM);
+    }
+    /* A dim order: a permutation of a tensor's dimensions is taken (channels-last, the identity);
+     * one that repeats or leaves out a dimension, names one past the rank, or belongs to a
+     * value that is not a tensor is refused. */
+    static const uint8_t swapped[2] = {1, 0}, identity[2] = {0, 1}, repeated[2] = {0, 0}, past[2] = {0, 2};
+    const uint8_t *const orders_ok[] = {swapped, identity};
+    for (int i = 0; i < 2; i++) {
+        const ap_value_meta_t ordered[] = {{AP_VALUE_TENSOR, 6, 2, dims, orders_ok[i]}, good[1], good[2], good[3]};
+        const ap_program_t q = {tensors, 4, ins, 1, NULL, 0, names, 1, in, 1, out, 1, ordered};
+        CHECK_STATUS(setup(&m, &q, NULL, 0, kernels, 1), AP_OK);
+        ap_method_destroy(&m);
+    }
+    const ap_value_meta_t bad_repeated[] = {{AP_VALUE_TENSOR, 6, 2, dims, repeated}, good[1], good[2], good[3]};
+    const ap_value_meta_t bad_past[] = {{AP_VALUE_TENSOR, 6, 2, dims, past}, good[1], good[2], good[3]};
+    const ap_value_meta_t bad_kind[] = {good[0], {AP_VALUE_TENSOR_LIST, 0, 0, NULL, identity}, good[2], good[3]};
+    const ap_value_meta_t *const bad_orders[] = {bad_repeated, bad_past, bad_kind};
+    for (int i = 0; i < 3; i++) {
+        const ap_program_t q = {tensors, 4, ins, 1, NULL, 0, names, 1, in, 1, out, 1, bad_orders[i]};
         CHECK_STATUS(setup(&m, &q, NULL, 0, kernels, 1), AP_ERR_INVALID_PROGRAM);
     }
     /* An absent value (no arena, no data) described as a tensor with elements. */

@@ -102,7 +102,7 @@ impl Kind {
 ///
 /// ```
 /// use arenaplan::{Kind, Meta};
-/// let m = Meta { kind: Kind::Tensor, dtype: 6, dims: &[2, 3] };
+/// let m = Meta { kind: Kind::Tensor, dtype: 6, dims: &[2, 3], dim_order: &[] };
 /// assert_eq!(m.elements(), 6);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,6 +113,9 @@ pub struct Meta<'a> {
     pub dtype: u8,
     /// A tensor's dimensions (empty for a 0-d tensor and for other kinds).
     pub dims: &'a [u32],
+    /// A tensor's dim order, its dimensions from the outermost in memory to the innermost
+    /// (`[0, 2, 3, 1]`: channels-last); empty when contiguous.
+    pub dim_order: &'a [u8],
 }
 
 impl Meta<'_> {
@@ -121,7 +124,24 @@ impl Meta<'_> {
         kind: Kind::Tensor,
         dtype: u8::MAX,
         dims: &[],
+        dim_order: &[],
     };
+
+    /// Whether a tensor's elements lie in the order of its dimensions (no dim order, or the
+    /// identity).
+    ///
+    /// ```
+    /// use arenaplan::{Kind, Meta};
+    /// let nhwc = Meta { kind: Kind::Tensor, dtype: 6, dims: &[1, 4, 4, 3], dim_order: &[0, 2, 3, 1] };
+    /// assert!(!nhwc.is_contiguous());
+    /// assert!(Meta { dim_order: &[], ..nhwc }.is_contiguous());
+    /// ```
+    pub fn is_contiguous(&self) -> bool {
+        self.dim_order
+            .iter()
+            .enumerate()
+            .all(|(k, &d)| usize::from(d) == k)
+    }
 
     /// The number of elements of a tensor (1 for a 0-d one), saturating.
     pub fn elements(&self) -> usize {
@@ -158,7 +178,7 @@ impl<'a> Call<'a> {
     /// let (x, mut y) = ([0u8; 8], [0u8; 8]);
     /// let inputs: [&[u8]; 1] = [&x];
     /// let mut rest: [&mut [u8]; 1] = [&mut y];
-    /// let meta = [Meta { kind: Kind::Tensor, dtype: 6, dims: &[2] }; 2];
+    /// let meta = [Meta { kind: Kind::Tensor, dtype: 6, dims: &[2], dim_order: &[] }; 2];
     /// let call = Call::new(&inputs, &mut rest, 1).unwrap().with_meta(&meta).unwrap();
     /// assert_eq!(call.meta(1).unwrap().dims, &[2]);
     /// ```

@@ -132,10 +132,17 @@ pub unsafe fn dispatch(
                 // SAFETY: init checked that dims is present for the rank.
                 unsafe { core::slice::from_raw_parts(m.dims, usize::from(m.rank)) }
             };
+            let dim_order: &[u8] = if dims.is_empty() || m.dim_order.is_null() {
+                &[]
+            } else {
+                // SAFETY: init checked that a dim order is a tensor's, `rank` entries long.
+                unsafe { core::slice::from_raw_parts(m.dim_order, dims.len()) }
+            };
             *slot = Meta {
                 kind,
                 dtype: m.dtype,
                 dims,
+                dim_order,
             };
         }
         match call.with_meta(&meta[..nargs]) {

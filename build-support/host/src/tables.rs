@@ -29,6 +29,8 @@ pub struct Tables {
     _kernel_names: Vec<CString>,
     kernel_ptrs: Vec<*const core::ffi::c_char>,
     _dims: Vec<Vec<u32>>,
+    /// The dim order arrays `meta` points into.
+    _orders: Vec<Vec<u8>>,
     meta: Vec<sys::ap_value_meta>,
     inputs: Vec<u32>,
     outputs: Vec<u32>,
@@ -118,6 +120,7 @@ impl Tables {
             .collect::<Option<Vec<_>>>()?;
         let metas = &tables.meta;
         let dims = metas.shapes.clone();
+        let orders = metas.orders.clone();
         let meta = metas
             .entries
             .iter()
@@ -130,6 +133,9 @@ impl Tables {
                     dims: metas
                         .shape_of(v)
                         .map_or(core::ptr::null(), |k| dims[k].as_ptr()),
+                    dim_order: metas
+                        .order_of(v)
+                        .map_or(core::ptr::null(), |k| orders[k].as_ptr()),
                 })
             })
             .collect::<Option<Vec<_>>>()?;
@@ -231,6 +237,7 @@ impl Tables {
             _kernel_names: kernel_names,
             kernel_ptrs,
             _dims: dims,
+            _orders: orders,
             meta,
             inputs: m.inputs.iter().map(|&v| u32_of(v)).collect::<Option<_>>()?,
             outputs: m

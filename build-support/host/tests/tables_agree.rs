@@ -58,6 +58,10 @@ static void dump(const char *name, const ap_program_t *p) {
         const ap_value_meta_t *m = &p->meta[t];
         printf("meta %u %u %u", (unsigned)m->kind, (unsigned)m->dtype, (unsigned)m->rank);
         for (uint16_t r = 0; m->dims && r < m->rank; r++) printf(" %u", (unsigned)m->dims[r]);
+        if (m->dim_order) {
+            printf(" order");
+            for (uint16_t r = 0; r < m->rank; r++) printf(" %u", (unsigned)m->dim_order[r]);
+        }
         printf("\n");
     }
     for (uint32_t i = 0; i < p->ninstructions; i++) {
@@ -140,6 +144,12 @@ fn dump(name: &str, p: &sys::ap_program) -> String {
             write!(out, "meta {} {} {}", m.kind, m.dtype, m.rank).unwrap();
             for d in dims {
                 write!(out, " {d}").unwrap();
+            }
+            if !m.dim_order.is_null() {
+                out.push_str(" order");
+                for d in slice(m.dim_order, u32::from(m.rank)) {
+                    write!(out, " {d}").unwrap();
+                }
             }
             out.push('\n');
         }
@@ -248,39 +258,69 @@ fn dump_generated(dir: &Path, files: &[(String, Vec<u8>)]) -> String {
     String::from_utf8(run.stdout).unwrap()
 }
 
+/// Renders `model` for `target` both ways, checks they agree, and returns the generated C's
+/// printout.
+fn agree(model: &Path, target: &str, k: usize) -> String {
+    let name = model.display();
+    let rendered = Build::new()
+        .model(model)
+        .target(target)
+        .name("m")
+        .symbols(Symbols::C)
+        .blobs(Blobs::CArray)
+        .sources(Vec::<PathBuf>::new())
+        .cargo_metadata(false)
+        .try_render()
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("tables-agree-{}-{k}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let generated = dump_generated(&dir, &rendered.files);
+    let methods = arenaplan_host::method_tables(&rendered.program, &rendered.plan)
+        .unwrap_or_else(|| panic!("{name}: host tables"));
+    let symbols: Vec<&str> = generated
+        .lines()
+        .filter_map(|l| l.strip_prefix("program "))
+        .collect();
+    assert_eq!(symbols.len(), methods.len(), "{name}");
+    let host: String = symbols
+        .iter()
+        .zip(&methods)
+        .map(|(symbol, (_, tables))| dump(symbol, &tables.program()))
+        .collect();
+    assert!(generated.contains("instruction "), "{name}: no calls");
+    assert_eq!(generated, host, "{name}");
+    let _ = std::fs::remove_dir_all(&dir);
+    generated
+}
+
 #[test]
 fn generated_c_and_host_tables_agree_field_for_field() {
     let testdata = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata");
     for (k, &(model, target)) in PROGRAMS.iter().enumerate() {
-        let rendered = Build::new()
-            .model(testdata.join(model))
-            .target(target)
-            .name("m")
-            .symbols(Symbols::C)
-            .blobs(Blobs::CArray)
-            .sources(Vec::<PathBuf>::new())
-            .cargo_metadata(false)
-            .try_render()
-            .unwrap_or_else(|e| panic!("{model}: {e}"));
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("tables-agree-{}-{k}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let generated = dump_generated(&dir, &rendered.files);
-        let methods = arenaplan_host::method_tables(&rendered.program, &rendered.plan)
-            .unwrap_or_else(|| panic!("{model}: host tables"));
-        let symbols: Vec<&str> = generated
-            .lines()
-            .filter_map(|l| l.strip_prefix("program "))
-            .collect();
-        assert_eq!(symbols.len(), methods.len(), "{model}");
-        let host: String = symbols
-            .iter()
-            .zip(&methods)
-            .map(|(symbol, (_, tables))| dump(symbol, &tables.program()))
-            .collect();
-        assert!(generated.contains("instruction "), "{model}: no calls");
-        assert_eq!(generated, host, "{model}");
-        let _ = std::fs::remove_dir_all(&dir);
+        agree(&testdata.join(model), target, k);
     }
+}
+
+/// Tensors with a dim order (the corpus's Arduino keyword model, exported channels-last by
+/// ExecuTorch's Cortex-M flow): both renderings carry each order, and the generated C's agree.
+#[test]
+fn dim_orders_agree() {
+    let model = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/corpus/pte/arduino_KeywordSpotting_model.pte");
+    if !model.is_file() {
+        assert!(
+            std::env::var("CI").map_or(true, |v| v != "true"),
+            "CI=true but {} is missing",
+            model.display()
+        );
+        eprintln!("skipping: no corpus at {}", model.display());
+        return;
+    }
+    let generated = agree(&model, "corstone-300", PROGRAMS.len());
+    assert!(
+        generated.lines().any(|l| l.contains(" order 0 2 3 1")),
+        "no channels-last tensor in the tables:\n{generated}"
+    );
 }

@@ -332,7 +332,7 @@ fn instruction(input: &Input<'_>, i: &InstructionTable) -> String {
 }
 
 /// What each value is (`ap_value_meta_t`), for kernels: one dimensions array per distinct
-/// shape, and one entry per value.
+/// shape, one dim order array per distinct non-contiguous order, and one entry per value.
 fn value_meta(w: &mut CWriter, input: &Input<'_>) {
     let name = input.name;
     let metas = &input.tables.meta;
@@ -340,6 +340,13 @@ fn value_meta(w: &mut CWriter, input: &Input<'_>) {
         w.inline_array(
             format!("static const uint32_t {name}_dims{k}[{}]", dims.len()),
             dims.iter().map(|d| format!("{d}u")),
+            "0u",
+        );
+    }
+    for (k, order) in metas.orders.iter().enumerate() {
+        w.inline_array(
+            format!("static const uint8_t {name}_order{k}[{}]", order.len()),
+            order.iter().map(|d| format!("{d}u")),
             "0u",
         );
     }
@@ -357,7 +364,15 @@ fn value_meta(w: &mut CWriter, input: &Input<'_>) {
                     Some(k) => format!("{name}_dims{k}"),
                     None => "0".into(),
                 };
-                format!("{{{}, {dtype}u, {}u, {table}}}", kind.c_name(), dims.len())
+                let order = match metas.order_of(v) {
+                    Some(k) => format!("{name}_order{k}"),
+                    None => "0".into(),
+                };
+                format!(
+                    "{{{}, {dtype}u, {}u, {table}, {order}}}",
+                    kind.c_name(),
+                    dims.len()
+                )
             }),
     );
     w.blank();

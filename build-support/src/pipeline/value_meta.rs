@@ -25,6 +25,7 @@ use super::{ConstantLayout, ModelPlan};
 /// assert_eq!(metas.entries[x], (EValue::Tensor, 6, vec![2, 3])); // float32 [2, 3]
 /// assert_eq!(metas.shapes, [vec![2, 3]]); // one array for both
 /// assert_eq!(metas.shape_of(y), Some(0));
+/// assert_eq!(metas.order_of(x), None); // contiguous: no dim order array
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ValueMetas {
@@ -32,6 +33,10 @@ pub struct ValueMetas {
     pub entries: Vec<(EValue, u8, Vec<u32>)>,
     /// The distinct non-empty shapes, in order of first use: one dimensions array each.
     pub shapes: Vec<Vec<u32>>,
+    /// Per value: a tensor's dim order, empty when contiguous (no array: NULL in the table).
+    pub dim_orders: Vec<Vec<u8>>,
+    /// The distinct non-contiguous dim orders, in order of first use: one array each.
+    pub orders: Vec<Vec<u8>>,
 }
 
 impl ValueMetas {
@@ -51,7 +56,34 @@ impl ValueMetas {
                 shapes.push(dims.clone());
             }
         }
-        ValueMetas { entries, shapes }
+        // A dim order goes with a tensor's entry only (a value the table calls None has none).
+        let dim_orders: Vec<Vec<u8>> = (0..program.values.len())
+            .map(|v| match entries[v].0 {
+                EValue::Tensor if !entries[v].2.is_empty() => program.values[v].dim_order.clone(),
+                _ => Vec::new(),
+            })
+            .collect();
+        let mut orders: Vec<Vec<u8>> = Vec::new();
+        for order in &dim_orders {
+            if !order.is_empty() && !orders.contains(order) {
+                orders.push(order.clone());
+            }
+        }
+        ValueMetas {
+            entries,
+            shapes,
+            dim_orders,
+            orders,
+        }
+    }
+
+    /// The index in [`ValueMetas::orders`] of value `v`'s dim order (none when contiguous).
+    pub fn order_of(&self, v: usize) -> Option<usize> {
+        let order = self.dim_orders.get(v)?;
+        if order.is_empty() {
+            return None;
+        }
+        self.orders.iter().position(|o| o == order)
     }
 
     /// The index in [`ValueMetas::shapes`] of value `v`'s dimensions (none for a value

@@ -14,7 +14,7 @@ const TENSOR_DESC: u64 = 16;
 const INSTRUCTION: u64 = 24;
 const DELEGATE_DESC: u64 = 20;
 const PROGRAM: u64 = 52;
-const VALUE_META: u64 = 8;
+const VALUE_META: u64 = 12;
 const BUFFER: u64 = 8;
 const POINTER: u64 = 4;
 const INDEX: u64 = 4;
@@ -82,9 +82,15 @@ pub fn table_sizes(program: &Program, plan: &ModelPlan, declared: &Declarations)
     } else {
         0
     };
-    // What each value is: an entry each, and a dimensions array per distinct shape.
+    // What each value is: an entry each, a dimensions array per distinct shape and a byte
+    // array per distinct non-contiguous dim order.
     let metas = crate::pipeline::ValueMetas::new(program, plan);
-    let dims: u64 = metas.shapes.iter().map(|s| INDEX * s.len() as u64).sum();
+    let dims: u64 = metas
+        .shapes
+        .iter()
+        .map(|s| INDEX * s.len() as u64)
+        .sum::<u64>()
+        + metas.orders.iter().map(|o| o.len() as u64).sum::<u64>();
     let flash = TENSOR_DESC * at_least_one(values)
         + VALUE_META * at_least_one(values)
         + dims

@@ -169,6 +169,10 @@ typedef struct ap_value_meta {
     uint8_t dtype; /* a tensor's ScalarType code (0 for other kinds) */
     uint16_t rank; /* a tensor's number of dimensions (0 for other kinds) */
     const uint32_t *dims;
+    /* A tensor's dim order (ExecuTorch's): its rank dimensions from the outermost in memory to
+     * the innermost, a permutation of 0..rank-1 ({0, 2, 3, 1}: channels-last). NULL: contiguous,
+     * the dimensions in order. Kernels that assume contiguous memory refuse a tensor with one. */
+    const uint8_t *dim_order;
 } ap_value_meta_t;
 
 /* What an instruction does. A call (kernel, delegate) runs `index` of the program's kernels or

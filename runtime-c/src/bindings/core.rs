@@ -199,6 +199,7 @@ pub struct ap_value_meta {
     pub dtype: u8,
     pub rank: u16,
     pub dims: *const u32,
+    pub dim_order: *const u8,
 }
 pub type ap_value_meta_t = ap_value_meta;
 pub const AP_INSTR_KERNEL: _bindgen_ty_2 = 0;

@@ -218,6 +218,7 @@ fn call(
             kind: a.kind,
             dtype: a.dtype,
             dims: &shapes[a.dims],
+            dim_order: &[],
         })
         .collect();
     if metas.len() > 32 {

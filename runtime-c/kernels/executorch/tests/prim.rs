@@ -31,12 +31,14 @@ fn run(op: &str, args: &[V], out: V) -> Option<V> {
             kind: *k,
             dtype: 0,
             dims: &[],
+            dim_order: &[],
         })
         .collect();
     metas.push(Meta {
         kind,
         dtype: 0,
         dims: &[],
+        dim_order: &[],
     });
     let views: Vec<&[u8]> = inputs.iter().map(|(_, b)| b.as_slice()).collect();
     let mut rest: [&mut [u8]; 1] = [&mut result];
@@ -221,16 +223,19 @@ fn sizes_come_from_the_value_table() {
             kind: Kind::Tensor,
             dtype: 6,
             dims: &[2, 3],
+            dim_order: &[],
         },
         Meta {
             kind: Kind::Int,
             dtype: 0,
             dims: &[],
+            dim_order: &[],
         },
         Meta {
             kind: Kind::Int,
             dtype: 0,
             dims: &[],
+            dim_order: &[],
         },
     ];
     let inputs: [&[u8]; 2] = [&x, &dim];

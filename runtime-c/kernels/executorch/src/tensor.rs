@@ -208,12 +208,14 @@ fn meta<'a>(call: &Call<'a>, i: usize) -> Result<Meta<'a>, Error> {
     call.meta(i).ok_or(Error::BadArguments)
 }
 
-/// Input `i` as a tensor whose bytes hold its elements.
+/// Input `i` as a tensor whose bytes hold its elements. These kernels index memory in the
+/// order of the dimensions: a tensor with another dim order (channels-last) is refused, never
+/// read in the wrong order.
 pub fn input<'a>(call: &Call<'a>, i: usize) -> Result<Tensor<'a>, Error> {
     let m = meta(call, i)?;
     let dtype = DType::from_code(m.dtype).ok_or(Error::BadArguments)?;
     let data = call.input(i).unwrap_or(&[]);
-    if m.kind != Kind::Tensor || !holds(data, m.dims, dtype) {
+    if m.kind != Kind::Tensor || !m.is_contiguous() || !holds(data, m.dims, dtype) {
         return Err(Error::BadArguments);
     }
     Ok(Tensor {
@@ -314,13 +316,14 @@ pub fn output_meta<'a>(call: &Call<'a>) -> Result<Meta<'a>, Error> {
     meta(call, call.input_count())
 }
 
-/// The call's first output, as a tensor the kernel writes (every kernel here has one).
+/// The call's first output, as a tensor the kernel writes (every kernel here has one), in the
+/// order of its dimensions, as [`input`]'s.
 pub fn output_tensor<'a, 'c>(call: &'c mut Call<'a>) -> Result<TensorMut<'a, 'c>, Error> {
     let m = output_meta(call)?;
     let dtype = DType::from_code(m.dtype).ok_or(Error::BadArguments)?;
     let (_, outputs, _) = call.split();
     let data = outputs.first_mut().ok_or(Error::BadArguments)?;
-    if m.kind != Kind::Tensor || !holds(data, m.dims, dtype) {
+    if m.kind != Kind::Tensor || !m.is_contiguous() || !holds(data, m.dims, dtype) {
         return Err(Error::BadArguments);
     }
     Ok(TensorMut {

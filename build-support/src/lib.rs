@@ -87,6 +87,7 @@ pub use verify::PlanCheckError;
 pub mod model;
 
 pub use emit::tables;
+pub use kernels::executorch;
 pub use kernels::tflite::cmsis_nn;
 
 mod c_writer;

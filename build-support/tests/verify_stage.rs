@@ -35,6 +35,7 @@ fn finish(program: &Program, plan: &ModelPlan) -> Result<Vec<(String, Vec<u8>)>,
         symbols: Symbols::C,
         blobs: Default::default(),
         what: Emit::ALL,
+        executorch: &[],
     };
     verify_and_emit(
         program,
@@ -289,6 +290,7 @@ fn a_call_missing_its_declared_scratch_is_not_emitted() {
         symbols: Symbols::C,
         blobs: Default::default(),
         what: Emit::ALL,
+        executorch: &[],
     };
     match verify_and_emit(
         &program,

@@ -141,12 +141,14 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Failure> {
     let arenas = Arenas::new(program, plan);
     let runtime = |e: arenaplan::RuntimeError| Failure::new(Status::DoesNotFit, e);
     let backends = arenaplan_host::emulated_backends(&plan.target).map_err(runtime)?;
-    let kernels = arenaplan_host::kernels();
+    let kernels = arenaplan_host::ProgramKernels::for_program(program)
+        .map_err(|e| Failure::new(Status::DoesNotFit, e))?;
+    let kernels = kernels.entries();
     let mut runners = Vec::with_capacity(tables.len());
     for (m, (_, t)) in tables.iter().enumerate() {
         // SAFETY: tables, arenas, backends and kernels outlive the runners, which run one at a
         // time over the arenas.
-        let runner = unsafe { Runner::with_kernels(t, arenas.pools(), &backends, &kernels) }
+        let runner = unsafe { Runner::with_kernels(t, arenas.pools(), &backends, kernels) }
             .map_err(|e| {
                 Failure::new(Status::DoesNotFit, format!("method `{}`: {e}", io[m].name))
             })?;

@@ -47,6 +47,7 @@
 
 mod arenas;
 mod emulated;
+mod executorch;
 mod failure;
 mod kernels;
 mod methods;
@@ -56,8 +57,9 @@ mod tables;
 
 pub use arenas::Arenas;
 pub use emulated::emulated_backends;
+pub use executorch::{ExecuTorchKernels, ENV_KERNEL_CACHE};
 pub use failure::failure_text;
-pub use kernels::kernels;
+pub use kernels::{kernels, ProgramKernels};
 pub use methods::method_tables;
 pub use runnable::why_not_runnable;
 pub use runner::Runner;

@@ -3,12 +3,14 @@
 use std::string::String;
 use std::vec::Vec;
 
+use arenaplan_build::executorch::{implementation, Implementation};
 use arenaplan_build::model::{Instruction, Program};
 
 use crate::kernels;
 
-/// Why `program` cannot run on the host runner, if it cannot: operators no kernel of
-/// [`kernels`] implements (each named), or a call taking a value without memory.
+/// Why `program` cannot run on the host runner, if it cannot: operators neither a kernel of
+/// [`kernels`] nor one of ExecuTorch's implements (each named), or a call taking a value
+/// without memory.
 pub fn why_not_runnable(program: &Program) -> Option<String> {
     // What a runner registers ([`kernels`]), by name.
     let registered = kernels();
@@ -21,7 +23,8 @@ pub fn why_not_runnable(program: &Program) -> Option<String> {
     let mut missing: Vec<&str> = Vec::new();
     for (_, instruction) in program.flat_instructions() {
         if let Instruction::Kernel(k) = instruction {
-            let known = known_op(&k.op);
+            let known =
+                known_op(&k.op) || matches!(implementation(&k.op), Implementation::ExecuTorch(_));
             if !known && !missing.contains(&k.op.as_str()) {
                 missing.push(&k.op);
             }
@@ -30,7 +33,8 @@ pub fn why_not_runnable(program: &Program) -> Option<String> {
     if !missing.is_empty() {
         let names: Vec<String> = missing.iter().map(|m| format!("`{m}`")).collect();
         return Some(format!(
-            "no kernel for {} {}: arenaplan-kernels does not implement {} yet",
+            "no kernel for {} {}: neither ExecuTorch's kernel libraries (portable, quantized, \
+             Cortex-M) nor arenaplan-kernels implement {}",
             if missing.len() > 1 {
                 "operators"
             } else {

@@ -19,6 +19,9 @@ pub struct Artifacts<'a> {
     pub blobs: Blobs,
     /// Which artifacts.
     pub what: Emit,
+    /// The operators that run on ExecuTorch's own kernels, whose shims the C artifacts include
+    /// (`kernels::executorch::program_operators`).
+    pub executorch: &'a [&'static crate::kernels::executorch::Signature],
 }
 
 /// The stages after planning, as every build runs them: the verify stage on the plan and on
@@ -39,5 +42,20 @@ pub fn verify_and_emit(
         artifacts.symbols,
     )
     .blobs(artifacts.blobs);
-    Ok(emit(&input, artifacts.what)?)
+    let mut files = emit(&input, artifacts.what)?;
+    // The C++ binding the program's operators to ExecuTorch's kernels, beside the C.
+    if artifacts.what.c {
+        if let Some(shims) =
+            crate::kernels::executorch::program_shims(program, artifacts.executorch)
+                .map_err(BuildError::Missing)?
+        {
+            files.push((kernels_file(artifacts.name), shims.into_bytes()));
+        }
+    }
+    Ok(files)
+}
+
+/// The file of a build's ExecuTorch kernel shims.
+pub fn kernels_file(name: &str) -> String {
+    format!("{name}_kernels.cpp")
 }

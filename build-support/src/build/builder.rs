@@ -54,6 +54,8 @@ pub struct Rendered {
     /// Every requested artifact as (file name, contents), in a fixed order: text but for the
     /// blob files of [`Blobs::Incbin`].
     pub files: Vec<(String, Vec<u8>)>,
+    /// The operators that run on ExecuTorch's own kernels, in order of first call.
+    pub executorch_kernels: Vec<&'static crate::kernels::executorch::Signature>,
 }
 
 impl Build {
@@ -323,6 +325,7 @@ impl Build {
             plan: rendered.plan,
             program: rendered.program,
             cargo_instructions: Vec::new(),
+            executorch_kernels: rendered.executorch_kernels,
         };
         cargo.line(format!("cargo::rustc-env={ENV_TARGET}={}", rendered.target));
         if let Some(path) = self.targets_path() {
@@ -469,11 +472,18 @@ impl Build {
             pipeline.declare_kernel(k.clone());
         }
         let (program, plan) = pipeline.run(program)?;
+        let firmware_has = |op: &str| {
+            declared.kernels.iter().any(|k| k.op == op)
+                || self.external_kernels.iter().any(|e| e == op)
+        };
+        let executorch_kernels =
+            crate::kernels::executorch::program_operators(&program, firmware_has);
         let files = verify_and_emit(
             &program,
             &plan,
             target,
             &Artifacts {
+                executorch: &executorch_kernels,
                 name: &name,
                 declared: &declared,
                 symbols: self.symbols,
@@ -487,6 +497,7 @@ impl Build {
             program,
             plan,
             files,
+            executorch_kernels,
         })
     }
 }

@@ -32,6 +32,9 @@ pub struct Generated {
     pub program: Program,
     /// The `cargo::` instructions the build gave (printed when running under Cargo).
     pub cargo_instructions: Vec<String>,
+    /// The program's operators that run on ExecuTorch's own kernels
+    /// ([`Generated::executorch_build`] compiles them), in order of first call.
+    pub executorch_kernels: Vec<&'static crate::kernels::executorch::Signature>,
 }
 
 impl Generated {
@@ -113,6 +116,91 @@ impl Generated {
                 .file(self.dir.join(format!("{}_program.c", self.name)));
         }
         build
+    }
+}
+
+impl Generated {
+    /// A `cc::Build` (C++) of ExecuTorch's own kernels for the operators the program calls
+    /// ([`Generated::executorch_kernels`]): each operator's file from ExecuTorch's sources
+    /// (`EXECUTORCH_PATH`), the utilities they share, the bridge (from arenaplan-kernels, which
+    /// the firmware depends on) and the generated shims (`NAME_kernels.cpp`); `None` when the
+    /// program calls none. On a failure it prints `cargo::error=` and exits with status 1.
+    ///
+    /// ```no_run
+    /// let generated = arenaplan_build::Build::new().model("model.pte").target("corstone-300").compile();
+    /// generated.cc_build().compile("model_tables");
+    /// if let Some(kernels) = generated.executorch_build() {
+    ///     kernels.compile("model_kernels");
+    /// }
+    /// ```
+    pub fn executorch_build(&self) -> Option<cc::Build> {
+        match self.try_executorch_build() {
+            Ok(b) => b,
+            Err(e) => {
+                for line in e.lines() {
+                    println!("cargo::error=arenaplan: {line}");
+                }
+                std::process::exit(1);
+            }
+        }
+    }
+
+    /// [`Generated::executorch_build`], with its failure returned.
+    pub fn try_executorch_build(&self) -> Result<Option<cc::Build>, String> {
+        use crate::kernels::executorch::{ExecuTorchSources, DEFINES, ENV_EXECUTORCH_PATH, FLAGS};
+        if std::env::var_os("OUT_DIR").is_some() {
+            println!("cargo::rerun-if-env-changed={ENV_EXECUTORCH_PATH}");
+        }
+        if self.executorch_kernels.is_empty() {
+            return Ok(None);
+        }
+        let ops: Vec<&str> = self.executorch_kernels.iter().map(|s| s.op).collect();
+        let sources = ExecuTorchSources::from_env().ok_or_else(|| {
+            format!(
+                "the program's operators {} run on ExecuTorch's own kernels, compiled from its \
+                 sources: set {ENV_EXECUTORCH_PATH} to a checkout of ExecuTorch (a folder named \
+                 `executorch`)",
+                ops.join(", ")
+            )
+        })??;
+        let bridge = std::env::var_os("DEP_ARENAPLAN_KERNELS_BRIDGE")
+            .map(PathBuf::from)
+            .ok_or_else(|| {
+                format!(
+                    "the program's operators {} run on ExecuTorch's own kernels, which bind \
+                     through arenaplan-kernels: add `arenaplan-kernels` to [dependencies]",
+                    ops.join(", ")
+                )
+            })?;
+        let mut build = cc::Build::new();
+        build.cpp(true).warnings(false).include(&self.dir);
+        for dir in sources.includes() {
+            build.include(dir);
+        }
+        build.include(&bridge);
+        if let Some(runtime) = std::env::var_os("DEP_ARENAPLAN_RUNTIME_INCLUDE") {
+            build.include(runtime);
+        }
+        for flag in FLAGS {
+            build.flag(flag);
+        }
+        for define in DEFINES {
+            let (name, value) = define
+                .split_once('=')
+                .map_or((*define, None), |(n, v)| (n, Some(v)));
+            build.define(name, value);
+        }
+        // Firmware keeps only the functions it calls.
+        build
+            .flag_if_supported("-ffunction-sections")
+            .flag_if_supported("-fdata-sections");
+        for file in sources.files(&self.executorch_kernels) {
+            build.file(file);
+        }
+        build
+            .file(bridge.join("ap_et_platform.cpp"))
+            .file(self.dir.join(super::artifacts::kernels_file(&self.name)));
+        Ok(Some(build))
     }
 }
 

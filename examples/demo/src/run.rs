@@ -20,13 +20,14 @@ pub fn run(program: &Program, plan: &ModelPlan) -> Result<String, String> {
     let pools = arenas.pools();
     let text = |e: arenaplan::RuntimeError| e.to_string();
     let backends = arenaplan_host::emulated_backends(&plan.target).map_err(text)?;
-    let kernels = arenaplan_host::kernels();
+    let kernels = arenaplan_host::ProgramKernels::for_program(program)?;
+    let kernels = kernels.entries();
     let mut lines = Vec::new();
     for (name, t) in &tables {
         // SAFETY: the tables, arenas, backends and kernels outlive the runner, which alone uses the
         // arenas while it runs (the methods run one after another).
         let mut runner =
-            unsafe { Runner::with_kernels(t, pools, &backends, &kernels) }.map_err(text)?;
+            unsafe { Runner::with_kernels(t, pools, &backends, kernels) }.map_err(text)?;
         let (ninputs, noutputs) = t.io_counts();
         for i in 0..ninputs {
             for (j, byte) in runner.input(i).map_err(text)?.iter_mut().enumerate() {

@@ -13,5 +13,6 @@ pub mod delegate;
 pub mod diagnostic;
 pub mod digest;
 pub mod input;
+pub mod kernels;
 pub mod names;
 pub mod targets;

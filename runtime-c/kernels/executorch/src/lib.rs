@@ -1,7 +1,10 @@
-//! CPU kernels for the operators ExecuTorch's exporters leave on the CPU, written in Rust over
-//! arenaplan's [`Call`](arenaplan::Call) view, `no_std`, without allocation. Each kernel
-//! reads its arguments' types and shapes from the value table the program records and checks
-//! them before it writes; a call it cannot run is `Error::BadArguments`, never a panic.
+//! ExecuTorch's scalar (prim) operators in Rust over arenaplan's [`Call`](arenaplan::Call)
+//! view, `no_std`, without allocation: the operators ExecuTorch registers by hand rather than
+//! from a schema, so no shim binds them. Every other operator of a program runs on
+//! ExecuTorch's own C++ kernel, which the build compiles for the program and binds through
+//! the bridge in `bridge/` (`ap_et_call.h`); this crate ships that bridge to the build
+//! (`links = "arenaplan_kernels"`, `DEP_ARENAPLAN_KERNELS_BRIDGE`). A call a kernel cannot run
+//! is `Error::BadArguments`, never a panic.
 //!
 //! [`KERNELS`] lists them by operator name, the names the program's kernel calls use; a runner
 //! registers them all with one call:
@@ -9,23 +12,17 @@
 //! ```
 //! let entries: Vec<arenaplan::sys::ap_kernel> = arenaplan_kernels::entries().collect();
 //! assert!(entries.len() >= 20);
-//! assert!(arenaplan_kernels::find("aten::addmm.out").is_some());
+//! assert!(arenaplan_kernels::find("executorch_prim::add.Scalar").is_some());
+//! assert!(arenaplan_kernels::find("aten::add.out").is_none()); // ExecuTorch's kernel
 //! ```
 //!
-//! Numerics follow ExecuTorch's portable kernels: float32 computed in float32, sums in
-//! increasing index order, quantization rounding half to even. See README.md for each
-//! operator's tolerance against ExecuTorch's runtime.
+//! Numerics follow ExecuTorch's runtime (`kernels/prim_ops`): see README.md.
 #![no_std]
 #![deny(missing_docs)]
 
 use core::ffi::CStr;
 
-pub mod elementwise;
-pub mod index;
-pub mod linalg;
 pub mod prim;
-pub mod quant;
-pub mod shape;
 pub mod tensor;
 
 /// A kernel: the operator it runs and the function.
@@ -76,30 +73,6 @@ macro_rules! kernels {
 }
 
 kernels! {
-    c"aten::add.out" as "aten_3a_3aadd_2eout" => elementwise::add,
-    c"aten::add.Scalar_out" as "aten_3a_3aadd_2eScalar__out" => elementwise::add_scalar,
-    c"aten::sub.out" as "aten_3a_3asub_2eout" => elementwise::sub,
-    c"aten::sub.Scalar_out" as "aten_3a_3asub_2eScalar__out" => elementwise::sub_scalar,
-    c"aten::mul.out" as "aten_3a_3amul_2eout" => elementwise::mul,
-    c"aten::mul.Scalar_out" as "aten_3a_3amul_2eScalar__out" => elementwise::mul_scalar,
-    c"aten::relu.out" as "aten_3a_3arelu_2eout" => elementwise::relu,
-    c"aten::gt.Tensor_out" as "aten_3a_3agt_2eTensor__out" => elementwise::gt,
-    c"aten::gt.Scalar_out" as "aten_3a_3agt_2eScalar__out" => elementwise::gt_scalar,
-    c"aten::where.self_out" as "aten_3a_3awhere_2eself__out" => elementwise::where_self,
-    c"aten::mm.out" as "aten_3a_3amm_2eout" => linalg::mm,
-    c"aten::addmm.out" as "aten_3a_3aaddmm_2eout" => linalg::addmm,
-    c"aten::linear.out" as "aten_3a_3alinear_2eout" => linalg::linear,
-    c"aten::permute_copy.out" as "aten_3a_3apermute__copy_2eout" => shape::permute_copy,
-    c"aten::view_copy.out" as "aten_3a_3aview__copy_2eout" => shape::view_copy,
-    c"aten::clone.out" as "aten_3a_3aclone_2eout" => shape::clone,
-    c"dim_order_ops::_to_dim_order_copy.out" as "dim__order__ops_3a_3a__to__dim__order__copy_2eout" => shape::to_dim_order_copy,
-    c"dim_order_ops::_clone_dim_order.out" as "dim__order__ops_3a_3a__clone__dim__order_2eout" => shape::to_dim_order_copy,
-    c"aten::select_copy.int_out" as "aten_3a_3aselect__copy_2eint__out" => shape::select_copy,
-    c"aten::sum.IntList_out" as "aten_3a_3asum_2eIntList__out" => shape::sum,
-    c"aten::cat.out" as "aten_3a_3acat_2eout" => shape::cat,
-    c"aten::copy_" as "aten_3a_3acopy__" => index::copy_,
-    c"aten::index_put_" as "aten_3a_3aindex__put__" => index::index_put_,
-    c"aten::index_put.out" as "aten_3a_3aindex__put_2eout" => index::index_put,
     c"executorch_prim::add.Scalar" as "executorch__prim_3a_3aadd_2eScalar" => prim::add,
     c"executorch_prim::sub.Scalar" as "executorch__prim_3a_3asub_2eScalar" => prim::sub,
     c"executorch_prim::mul.Scalar" as "executorch__prim_3a_3amul_2eScalar" => prim::mul,
@@ -125,8 +98,6 @@ kernels! {
     c"aten::sym_size.int" as "aten_3a_3asym__size_2eint" => prim::sym_size,
     c"aten::sym_numel" as "aten_3a_3asym__numel" => prim::sym_numel,
     c"aten::_local_scalar_dense" as "aten_3a_3a__local__scalar__dense" => prim::local_scalar_dense,
-    c"quantized_decomposed::quantize_per_tensor.out" as "quantized__decomposed_3a_3aquantize__per__tensor_2eout" => quant::quantize_per_tensor,
-    c"quantized_decomposed::dequantize_per_tensor.out" as "quantized__decomposed_3a_3adequantize__per__tensor_2eout" => quant::dequantize_per_tensor,
 }
 
 /// The kernel for operator `op`, if the library has one.

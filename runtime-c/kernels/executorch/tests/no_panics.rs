@@ -28,30 +28,6 @@ impl Rng {
 /// list, N None, O tensor or None, X a tensor list with its elements; then one output (a
 /// tensor, an int, a double or a bool at random).
 const SIGNATURES: &[(&str, &str)] = &[
-    ("aten::add.out", "TTS"),
-    ("aten::add.Scalar_out", "TSS"),
-    ("aten::sub.out", "TTS"),
-    ("aten::sub.Scalar_out", "TSS"),
-    ("aten::mul.out", "TT"),
-    ("aten::mul.Scalar_out", "TS"),
-    ("aten::relu.out", "T"),
-    ("aten::gt.Tensor_out", "TT"),
-    ("aten::gt.Scalar_out", "TS"),
-    ("aten::where.self_out", "TTT"),
-    ("aten::mm.out", "TT"),
-    ("aten::addmm.out", "TTTSS"),
-    ("aten::linear.out", "TTO"),
-    ("aten::permute_copy.out", "TL"),
-    ("aten::view_copy.out", "TL"),
-    ("aten::clone.out", "TN"),
-    ("dim_order_ops::_to_dim_order_copy.out", "TBL"),
-    ("dim_order_ops::_clone_dim_order.out", "TBL"),
-    ("aten::select_copy.int_out", "TII"),
-    ("aten::sum.IntList_out", "TLBN"),
-    ("aten::cat.out", "XI"),
-    ("aten::copy_", "TB"),
-    ("aten::index_put_", "XTB"),
-    ("aten::index_put.out", "TXTB"),
     ("executorch_prim::add.Scalar", "SS"),
     ("executorch_prim::sub.Scalar", "SS"),
     ("executorch_prim::mul.Scalar", "SS"),
@@ -77,8 +53,6 @@ const SIGNATURES: &[(&str, &str)] = &[
     ("aten::sym_size.int", "TI"),
     ("aten::sym_numel", "T"),
     ("aten::_local_scalar_dense", "T"),
-    ("quantized_decomposed::quantize_per_tensor.out", "TDIIII"),
-    ("quantized_decomposed::dequantize_per_tensor.out", "TDIIIIN"),
 ];
 
 const DTYPES: [u8; 9] = [0, 1, 2, 3, 4, 6, 7, 11, 99];

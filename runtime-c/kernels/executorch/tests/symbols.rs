@@ -24,3 +24,14 @@ fn operators_are_listed_once() {
         assert!(ops[..i].iter().all(|o| o.op != k.op), "{:?} twice", k.op);
     }
 }
+
+/// The build decides which operators run in Rust from arenaplan-syntax's list: it must be
+/// this crate's, or an operator would get two kernels (or none).
+#[test]
+fn the_build_knows_exactly_these_operators() {
+    let ours: Vec<&str> = arenaplan_kernels::KERNELS
+        .iter()
+        .map(|k| k.op.to_str().unwrap())
+        .collect();
+    assert_eq!(ours, arenaplan_syntax::kernels::RUST_KERNELS);
+}

@@ -1,0 +1,256 @@
+//! ExecuTorch's own kernels for one program, compiled for the host and loaded: what a
+//! firmware build compiles into the firmware (`Generated::executorch_build`), the host runner
+//! compiles into a shared library and loads, so `arenaplan run` and the tests run the same C++.
+//!
+//! Only the operators the program calls are compiled. Objects are cached by their source's
+//! bytes and flags (`ARENAPLAN_KERNEL_CACHE`, default in this crate's build folder), so a
+//! kernel compiles once however many programs call it; files are written under a temporary
+//! name and renamed, so runners in parallel never see half a file.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::string::String;
+use std::vec::Vec;
+
+use arenaplan::sys;
+use arenaplan_build::executorch::{
+    program_operators, render_shims, Capacities, ExecuTorchSources, Signature, DEFINES,
+    ENV_EXECUTORCH_PATH, FLAGS,
+};
+use arenaplan_build::model::Program;
+use arenaplan_syntax::digest::fnv1a;
+use arenaplan_syntax::names::kernel_symbol;
+
+/// The environment variable naming the folder compiled kernels are cached in.
+pub const ENV_KERNEL_CACHE: &str = "ARENAPLAN_KERNEL_CACHE";
+
+/// ExecuTorch's kernels for one program, loaded: the entries stay valid while this lives.
+///
+/// ```no_run
+/// # fn main() -> Result<(), String> {
+/// # let program: arenaplan_build::model::Program = unimplemented!();
+/// let kernels = arenaplan_host::ExecuTorchKernels::for_program(&program)?;
+/// println!("{} ExecuTorch kernels", kernels.entries().len());
+/// # Ok(())
+/// # }
+/// ```
+pub struct ExecuTorchKernels {
+    entries: Vec<sys::ap_kernel>,
+    // Holds the code the entries point into; dropped last.
+    _library: Option<libloading::Library>,
+}
+
+impl std::fmt::Debug for ExecuTorchKernels {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExecuTorchKernels")
+            .field("kernels", &self.entries.len())
+            .finish()
+    }
+}
+
+impl ExecuTorchKernels {
+    /// Compiles (or finds compiled) and loads the kernels of `program`'s operators that run on
+    /// ExecuTorch's kernels; none when it calls none. The sources are `EXECUTORCH_PATH`'s (or
+    /// the path it had when this crate was built).
+    pub fn for_program(program: &Program) -> Result<Self, String> {
+        // The host runner registers no kernels of its own for operators ExecuTorch implements.
+        let ops = program_operators(program, |_| false);
+        if ops.is_empty() {
+            return Ok(ExecuTorchKernels {
+                entries: Vec::new(),
+                _library: None,
+            });
+        }
+        let sources = sources().ok_or_else(|| {
+            let names: Vec<String> = ops.iter().map(|s| format!("`{}`", s.op)).collect();
+            format!(
+                "{} run on ExecuTorch's own kernels, compiled from its sources: set \
+                 {ENV_EXECUTORCH_PATH} to a checkout of ExecuTorch (a folder named `executorch`)",
+                names.join(", ")
+            )
+        })??;
+        let caps = Capacities::of(program, |op| ops.iter().any(|s| s.op == op));
+        let library = compile(&sources, &ops, caps)?;
+        // SAFETY: the library is ours, just compiled from ExecuTorch's kernels and the bridge;
+        // loading it runs no initializer beyond C++ statics of those files.
+        let library = unsafe { libloading::Library::new(&library) }
+            .map_err(|e| format!("loading {}: {e}", library.display()))?;
+        let mut entries = Vec::with_capacity(ops.len());
+        for sig in &ops {
+            let symbol = kernel_symbol(sig.op);
+            // SAFETY: the shim file defines `symbol` as a const ap_kernel_t.
+            let entry: libloading::Symbol<'_, *const sys::ap_kernel> =
+                unsafe { library.get(symbol.as_bytes()) }
+                    .map_err(|e| format!("{symbol} in the compiled kernels: {e}"))?;
+            // SAFETY: a const struct of the loaded library, which outlives the copy.
+            entries.push(unsafe { **entry });
+        }
+        Ok(ExecuTorchKernels {
+            entries,
+            _library: Some(library),
+        })
+    }
+
+    /// The kernels, as entries of the list `ap_method_init` resolves calls against.
+    pub fn entries(&self) -> &[sys::ap_kernel] {
+        &self.entries
+    }
+}
+
+/// ExecuTorch's sources: the environment's, else those this crate was built with.
+fn sources() -> Option<Result<ExecuTorchSources, String>> {
+    ExecuTorchSources::from_env()
+        .or_else(|| option_env!("ARENAPLAN_HOST_EXECUTORCH_PATH").map(ExecuTorchSources::at))
+}
+
+fn cache_dir() -> PathBuf {
+    std::env::var_os(ENV_KERNEL_CACHE)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("ARENAPLAN_HOST_KERNEL_CACHE")))
+}
+
+/// The compiler and the flags every file gets.
+fn compiler(sources: &ExecuTorchSources) -> Result<(PathBuf, Vec<String>), String> {
+    let target = env!("ARENAPLAN_HOST_TARGET");
+    let tool = cc::Build::new()
+        .cpp(true)
+        .target(target)
+        .host(target)
+        .opt_level(1)
+        .debug(false)
+        .cargo_metadata(false)
+        .try_get_compiler()
+        .map_err(|e| format!("no C++ compiler for the host: {e}"))?;
+    let mut args: Vec<String> = tool
+        .args()
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    args.push("-fPIC".into());
+    // ExecuTorch's sources are not ours to fix: their warnings are not this build's.
+    args.push("-w".into());
+    args.extend(FLAGS.iter().map(|f| f.to_string()));
+    args.extend(DEFINES.iter().map(|d| format!("-D{d}")));
+    for dir in sources.includes() {
+        args.push(format!("-I{}", dir.display()));
+    }
+    args.push(format!("-I{}", env!("ARENAPLAN_HOST_BRIDGE")));
+    args.push(format!("-I{}", env!("ARENAPLAN_HOST_RUNTIME_INCLUDE")));
+    Ok((tool.path().to_path_buf(), args))
+}
+
+/// Compiles what `ops` need into a shared library (reusing cached objects) and returns its
+/// path.
+fn compile(
+    sources: &ExecuTorchSources,
+    ops: &[&'static Signature],
+    caps: Capacities,
+) -> Result<PathBuf, String> {
+    let cache = cache_dir();
+    let (cxx, args) = compiler(sources)?;
+    let shim = render_shims(ops, caps)?;
+    let shim_path = cache
+        .join("shims")
+        .join(format!("{:016x}.cpp", fnv1a(shim.as_bytes())));
+    write_atomically(&shim_path, shim.as_bytes())?;
+    let mut files = sources.files(ops);
+    files.push(Path::new(env!("ARENAPLAN_HOST_BRIDGE")).join("ap_et_platform.cpp"));
+    files.push(shim_path);
+
+    let flags_key = args.join("\u{1f}") + &cxx.display().to_string();
+    let mut jobs: Vec<(PathBuf, PathBuf)> = Vec::with_capacity(files.len());
+    for file in &files {
+        let bytes = std::fs::read(file).map_err(|e| format!("reading {}: {e}", file.display()))?;
+        let mut key = flags_key.clone().into_bytes();
+        key.extend_from_slice(file.display().to_string().as_bytes());
+        key.extend_from_slice(&bytes);
+        let object = cache.join("obj").join(format!("{:016x}.o", fnv1a(&key)));
+        jobs.push((file.clone(), object));
+    }
+    let todo: Vec<&(PathBuf, PathBuf)> = jobs.iter().filter(|(_, o)| !o.is_file()).collect();
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failures = std::sync::Mutex::new(Vec::<String>::new());
+    std::thread::scope(|scope| {
+        for _ in 0..workers.min(todo.len()) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((src, object)) = todo.get(i) else {
+                    break;
+                };
+                if let Err(e) = compile_one(&cxx, &args, src, object) {
+                    failures.lock().unwrap_or_else(|p| p.into_inner()).push(e);
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap_or_else(|p| p.into_inner());
+    if let Some(first) = failures.into_iter().next() {
+        return Err(first);
+    }
+
+    let objects: Vec<&PathBuf> = jobs.iter().map(|(_, o)| o).collect();
+    let key: String = objects.iter().map(|o| o.display().to_string()).collect();
+    let library = cache
+        .join("lib")
+        .join(format!("{:016x}.so", fnv1a(key.as_bytes())));
+    if !library.is_file() {
+        let tmp = temporary(&library)?;
+        let out = Command::new(&cxx)
+            .arg("-shared")
+            .arg("-o")
+            .arg(&tmp)
+            .args(&objects)
+            .output()
+            .map_err(|e| format!("running {}: {e}", cxx.display()))?;
+        if !out.status.success() {
+            return Err(format!(
+                "linking ExecuTorch's kernels failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        std::fs::rename(&tmp, &library)
+            .map_err(|e| format!("writing {}: {e}", library.display()))?;
+    }
+    Ok(library)
+}
+
+fn compile_one(cxx: &Path, args: &[String], src: &Path, object: &Path) -> Result<(), String> {
+    let tmp = temporary(object)?;
+    let out = Command::new(cxx)
+        .args(args)
+        .arg("-c")
+        .arg(src)
+        .arg("-o")
+        .arg(&tmp)
+        .output()
+        .map_err(|e| format!("running {}: {e}", cxx.display()))?;
+    if !out.status.success() {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(format!(
+            "compiling {} failed:\n{}",
+            src.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    std::fs::rename(&tmp, object).map_err(|e| format!("writing {}: {e}", object.display()))
+}
+
+/// A name beside `path` no other process or thread uses.
+fn temporary(path: &Path) -> Result<PathBuf, String> {
+    static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    Ok(dir.join(format!(".{name}.{}.{n}.tmp", std::process::id())))
+}
+
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    if std::fs::read(path).is_ok_and(|b| b == bytes) {
+        return Ok(());
+    }
+    let tmp = temporary(path)?;
+    std::fs::write(&tmp, bytes).map_err(|e| format!("writing {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("writing {}: {e}", path.display()))
+}

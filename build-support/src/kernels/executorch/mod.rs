@@ -1,0 +1,99 @@
+//! ExecuTorch's own C++ kernels, bound to arenaplan's runtime: for every operator a program
+//! calls that ExecuTorch implements (its portable kernels, its quantized kernels, its Cortex-M
+//! backend's CMSIS-NN kernels), the kernel ExecuTorch itself links, so a program computes what
+//! ExecuTorch's runtime computes, by construction.
+//!
+//! The room's layout:
+//! - `signatures.tsv` and [`signatures`]: each kernel's C++ signature, written by
+//!   `scripts/make_et_signatures.py` from ExecuTorch's and torch's schemas;
+//! - [`readers`]: which bridge reader takes each C++ argument type;
+//! - [`shims`]: the generated C++ file, one shim per operator the program calls;
+//! - [`sources`]: the files and flags that compile them.
+//!
+//! The bridge the shims call (`ap_et_call.h`, `ap_et_platform.cpp`) is hand-written C++ in
+//! `runtime-c/kernels/executorch/bridge/`, shipped by arenaplan-kernels. The build compiles
+//! only the operators the program calls; which operators run here and which in Rust
+//! (arenaplan-kernels) is [`implementation`]'s answer.
+
+pub mod readers;
+pub mod shims;
+pub mod signatures;
+pub mod sources;
+
+pub use readers::reader;
+pub use shims::{render_shims, Capacities};
+pub use signatures::{signature, Signature};
+pub use sources::{ExecuTorchSources, DEFINES, ENV_EXECUTORCH_PATH, FLAGS};
+
+/// The operators of `program` that run on ExecuTorch's kernels, each once, in order of first
+/// call: those ExecuTorch implements that the firmware does not implement itself
+/// (`firmware_has`: its own `#[kernel]`s and the kernels it links from C).
+pub fn program_operators(
+    program: &crate::model::Program,
+    firmware_has: impl Fn(&str) -> bool,
+) -> Vec<&'static Signature> {
+    let mut out: Vec<&'static Signature> = Vec::new();
+    for (_, instruction) in program.flat_instructions() {
+        if let crate::model::Instruction::Kernel(call) = instruction {
+            if firmware_has(&call.op) {
+                continue;
+            }
+            if let Implementation::ExecuTorch(sig) = implementation(&call.op) {
+                if !out.iter().any(|s| s.op == sig.op) {
+                    out.push(sig);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The shims of `ops`, operators of `program` (`NAME_kernels.cpp`), if there are any.
+pub fn program_shims(
+    program: &crate::model::Program,
+    ops: &[&'static Signature],
+) -> Result<Option<String>, String> {
+    if ops.is_empty() {
+        return Ok(None);
+    }
+    let caps = Capacities::of(program, |op| ops.iter().any(|s| s.op == op));
+    render_shims(ops, caps).map(Some)
+}
+
+/// Who implements an ExecuTorch operator in a build.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Implementation {
+    /// arenaplan-kernels, in Rust (ExecuTorch's prim ops, which have no C++ schema to bind,
+    /// and the operators it has kept: each is tested against ExecuTorch's C++ kernel).
+    Rust,
+    /// ExecuTorch's own kernel, through a generated shim.
+    ExecuTorch(&'static Signature),
+    /// Neither.
+    None,
+}
+
+/// Who implements `op`: arenaplan-kernels if it has it (one implementation per operator),
+/// else ExecuTorch's kernel if its signature is bindable.
+///
+/// ```
+/// use arenaplan_build::executorch::{implementation, Implementation};
+/// assert_eq!(implementation("executorch_prim::add.Scalar"), Implementation::Rust);
+/// assert!(matches!(implementation("aten::convolution.out"), Implementation::ExecuTorch(_)));
+/// assert_eq!(implementation("aten::no_such_op.out"), Implementation::None);
+/// ```
+pub fn implementation(op: &str) -> Implementation {
+    if arenaplan_syntax::kernels::RUST_KERNELS.contains(&op) {
+        return Implementation::Rust;
+    }
+    match signature(op) {
+        Some(sig)
+            if sig
+                .args
+                .iter()
+                .all(|(cxx, name)| reader(cxx, name).is_some()) =>
+        {
+            Implementation::ExecuTorch(sig)
+        }
+        _ => Implementation::None,
+    }
+}

@@ -1,0 +1,141 @@
+//! What compiles a program's ExecuTorch kernels, and how: the files (each operator's own file,
+//! the utilities they share, the two runtime-core files a kernel links, the bridge) and the
+//! flags ExecuTorch's own embedded build uses. One list for the firmware's `cc::Build` and
+//! for the host runner's compile, so both run the same code.
+
+use std::path::{Path, PathBuf};
+
+use super::signatures::Signature;
+
+/// The environment variable naming a checkout of ExecuTorch's sources (a folder named
+/// `executorch`, whose parent is where `<executorch/...>` includes resolve).
+pub const ENV_EXECUTORCH_PATH: &str = "EXECUTORCH_PATH";
+
+/// ExecuTorch's sources, checked to be what the kernels need.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExecuTorchSources {
+    root: PathBuf,
+}
+
+impl ExecuTorchSources {
+    /// `root` if it holds ExecuTorch's kernels and runtime headers, in a folder named
+    /// `executorch` (ExecuTorch's sources include each other as `<executorch/...>`).
+    pub fn at(root: impl Into<PathBuf>) -> Result<Self, String> {
+        let root = root.into();
+        let probe = root.join("kernels/portable/cpu/op_add.cpp");
+        if !probe.is_file()
+            || !root
+                .join("runtime/kernel/kernel_runtime_context.h")
+                .is_file()
+        {
+            return Err(format!(
+                "{} is not a checkout of ExecuTorch's sources (no kernels/portable/cpu/op_add.cpp \
+                 or runtime/kernel/kernel_runtime_context.h there); point {ENV_EXECUTORCH_PATH} \
+                 at one",
+                root.display()
+            ));
+        }
+        if root.file_name().and_then(|n| n.to_str()) != Some("executorch") {
+            return Err(format!(
+                "{} holds ExecuTorch's sources but is not named `executorch`: its files include \
+                 each other as <executorch/...>; use a folder of that name",
+                root.display()
+            ));
+        }
+        Ok(ExecuTorchSources { root })
+    }
+
+    /// The sources `EXECUTORCH_PATH` names, if it is set.
+    pub fn from_env() -> Option<Result<Self, String>> {
+        std::env::var_os(ENV_EXECUTORCH_PATH).map(|p| Self::at(PathBuf::from(p)))
+    }
+
+    /// The checkout's root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The include folders a kernel compiles with (before the bridge's and the runtime's).
+    pub fn includes(&self) -> Vec<PathBuf> {
+        let parent = self
+            .root
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        vec![parent, self.root.join("runtime/core/portable_type/c10")]
+    }
+
+    /// The files compiled for `kernels`: each kernel's own file once, in the order given, then
+    /// what every kernel may link (shared utilities, TensorImpl, the tensor checks). Unused
+    /// functions cost nothing in firmware: it links with section garbage collection.
+    pub fn files(&self, kernels: &[&Signature]) -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> = Vec::new();
+        for k in kernels {
+            let f = self.root.join(k.file);
+            if !files.contains(&f) {
+                files.push(f);
+            }
+        }
+        for shared in SHARED {
+            files.push(self.root.join(shared));
+        }
+        files
+    }
+}
+
+/// What every kernel may link: the portable kernels' utilities, the tensor type and the tensor
+/// checks. (Not ExecuTorch's platform layer: the bridge's `ap_et_platform.cpp` stands in.)
+const SHARED: &[&str] = &[
+    "kernels/portable/cpu/util/activation_ops_util.cpp",
+    "kernels/portable/cpu/util/advanced_index_util.cpp",
+    "kernels/portable/cpu/util/arange_util.cpp",
+    "kernels/portable/cpu/util/broadcast_util.cpp",
+    "kernels/portable/cpu/util/copy_ops_util.cpp",
+    "kernels/portable/cpu/util/delinearize_index.cpp",
+    "kernels/portable/cpu/util/distance_util.cpp",
+    "kernels/portable/cpu/util/dtype_util.cpp",
+    "kernels/portable/cpu/util/grid_sampler_2d_util.cpp",
+    "kernels/portable/cpu/util/index_util.cpp",
+    "kernels/portable/cpu/util/kernel_ops_util.cpp",
+    "kernels/portable/cpu/util/matmul_ops_util.cpp",
+    "kernels/portable/cpu/util/normalization_ops_util.cpp",
+    "kernels/portable/cpu/util/padding_util.cpp",
+    "kernels/portable/cpu/util/reduce_util.cpp",
+    "kernels/portable/cpu/util/repeat_util.cpp",
+    "kernels/portable/cpu/util/select_copy_util.cpp",
+    "kernels/portable/cpu/util/slice_util.cpp",
+    "kernels/portable/cpu/util/stack_util.cpp",
+    "kernels/portable/cpu/util/upsample_util.cpp",
+    "runtime/core/portable_type/tensor_impl.cpp",
+    "runtime/core/exec_aten/util/tensor_util_portable.cpp",
+];
+
+/// The flags every file compiles with, as ExecuTorch's embedded builds use them: C++17, no
+/// exceptions or RTTI (firmware has neither), logging compiled out (the runtime reports a
+/// failed call by its instruction; ExecuTorch's log strings would cost flash), release checks.
+pub const FLAGS: &[&str] = &[
+    "-std=c++17",
+    "-fno-exceptions",
+    "-fno-rtti",
+    "-Wno-deprecated-declarations",
+    // No guard variables for function statics: firmware links no C++ runtime library.
+    "-fno-threadsafe-statics",
+];
+
+/// The defines every file compiles with (`NAME` or `NAME=VALUE`).
+pub const DEFINES: &[&str] = &[
+    "C10_USING_CUSTOM_GENERATED_MACROS",
+    "ET_LOG_ENABLED=0",
+    "NDEBUG",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_without_the_kernels_is_refused_naming_the_variable() {
+        let err = ExecuTorchSources::at("/nonexistent/executorch").unwrap_err();
+        assert!(err.contains("EXECUTORCH_PATH"), "{err}");
+    }
+}

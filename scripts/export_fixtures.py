@@ -546,6 +546,277 @@ def scalar_zero_dim_input():
 
 
 # ---------------------------------------------------------------------------------------------
+# Realistic CPU programs: the families firmware teams deploy, at small shapes. Every operator
+# ExecuTorch's exporter leaves in them runs on ExecuTorch's own kernels.
+
+def cpu_case(model, example, calls_inputs, seed):
+    """A float32 CPU program: exported, lowered with ExecuTorch's defaults, two or more calls."""
+    torch.manual_seed(seed)
+    model = model().eval()
+    et = lower(torch.export.export(model, example))
+    calls = [("forward", list(inputs)) for inputs in calls_inputs()]
+    return Built(et.buffer, calls, method_caller(model))
+
+
+class InvertedResidual(torch.nn.Module):
+    """MobileNetV2's block and head: 1x1 expand, 3x3 depthwise, 1x1 project, each with
+    batch norm, ReLU6 between; a residual add; global average pool and a classifier."""
+
+    def __init__(self):
+        super().__init__()
+        c, e = 8, 16
+        self.stem = torch.nn.Sequential(torch.nn.Conv2d(3, c, 3, stride=2, padding=1, bias=False),
+                                        torch.nn.BatchNorm2d(c), torch.nn.ReLU6())
+        self.block = torch.nn.Sequential(
+            torch.nn.Conv2d(c, e, 1, bias=False), torch.nn.BatchNorm2d(e), torch.nn.ReLU6(),
+            torch.nn.Conv2d(e, e, 3, padding=1, groups=e, bias=False), torch.nn.BatchNorm2d(e),
+            torch.nn.ReLU6(),
+            torch.nn.Conv2d(e, c, 1, bias=False), torch.nn.BatchNorm2d(c))
+        self.fc = torch.nn.Linear(c, 5)
+
+    def forward(self, x):
+        x = self.stem(x)
+        x = x + self.block(x)
+        return self.fc(x.mean(dim=(2, 3)))
+
+
+def randomize_batch_norms(model):
+    """Batch-norm statistics other than the initial ones, so their arithmetic shows."""
+    for m in model.modules():
+        if isinstance(m, (torch.nn.BatchNorm1d, torch.nn.BatchNorm2d)):
+            m.running_mean.uniform_(-0.5, 0.5)
+            m.running_var.uniform_(0.5, 2.0)
+            m.weight.data.uniform_(0.5, 1.5)
+            m.bias.data.uniform_(-0.2, 0.2)
+    return model
+
+
+@case("cnn_mobilenet_v2_block", "corstone-300",
+      "MobileNetV2's inverted residual block with a stride-2 stem and its head (1x1 expand, 3x3 "
+      "depthwise, 1x1 project, batch norm, ReLU6, residual add, mean over H and W, linear), "
+      "float32, input 1 x 3 x 16 x 16. Two calls.")
+def cnn_mobilenet_v2_block():
+    return cpu_case(lambda: randomize_batch_norms(InvertedResidual()), (torch.randn(1, 3, 16, 16),),
+                    lambda: [(torch.randn(1, 3, 16, 16),) for _ in range(2)], 30)
+
+
+class ResNetBlock(torch.nn.Module):
+    """ResNet's stem and basic block: 3x3 conv, batch norm, ReLU, 3x3 max pool, two 3x3 convs
+    with a residual, a strided average pool and a classifier."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1, bias=False),
+                                        torch.nn.BatchNorm2d(8), torch.nn.ReLU(),
+                                        torch.nn.MaxPool2d(3, stride=2, padding=1))
+        self.conv1 = torch.nn.Conv2d(8, 8, 3, padding=1, bias=False)
+        self.bn1 = torch.nn.BatchNorm2d(8)
+        self.conv2 = torch.nn.Conv2d(8, 8, 3, padding=1, bias=False)
+        self.bn2 = torch.nn.BatchNorm2d(8)
+        self.pool = torch.nn.AvgPool2d(2)
+        self.fc = torch.nn.Linear(8 * 4 * 4, 4)
+
+    def forward(self, x):
+        x = self.stem(x)
+        y = torch.relu(self.bn1(self.conv1(x)))
+        x = torch.relu(x + self.bn2(self.conv2(y)))
+        return self.fc(torch.flatten(self.pool(x), 1))
+
+
+@case("cnn_resnet_block", "corstone-300",
+      "ResNet's stem and basic block (3x3 conv, batch norm, ReLU, 3x3/2 max pool, two 3x3 convs "
+      "with a residual, 2x2 average pool, flatten, linear), float32, input 1 x 3 x 16 x 16. "
+      "Two calls.")
+def cnn_resnet_block():
+    return cpu_case(lambda: randomize_batch_norms(ResNetBlock()), (torch.randn(1, 3, 16, 16),),
+                    lambda: [(torch.randn(1, 3, 16, 16),) for _ in range(2)], 31)
+
+
+class DsCnn(torch.nn.Module):
+    """The DS-CNN keyword spotter's shape (MLPerf Tiny's KWS): a strided 10x4 conv over MFCC
+    frames, depthwise-separable blocks, global average pool, classifier; hardtanh as ReLU6."""
+
+    def __init__(self):
+        super().__init__()
+        c = 8
+        self.conv = torch.nn.Conv2d(1, c, (10, 4), stride=2, padding=(5, 1))
+        self.bn = torch.nn.BatchNorm2d(c)
+        blocks = []
+        for _ in range(2):
+            blocks += [torch.nn.Conv2d(c, c, 3, padding=1, groups=c), torch.nn.BatchNorm2d(c),
+                       torch.nn.Hardtanh(0.0, 6.0),
+                       torch.nn.Conv2d(c, c, 1), torch.nn.BatchNorm2d(c), torch.nn.Hardtanh(0.0, 6.0)]
+        self.blocks = torch.nn.Sequential(*blocks)
+        self.pool = torch.nn.AvgPool2d((13, 5))
+        self.fc = torch.nn.Linear(c, 12)
+
+    def forward(self, x):
+        x = torch.nn.functional.hardtanh(self.bn(self.conv(x)), 0.0, 6.0)
+        x = self.pool(self.blocks(x))
+        return torch.softmax(self.fc(torch.flatten(x, 1)), dim=1)
+
+
+@case("cnn_ds_cnn", "corstone-300",
+      "A DS-CNN keyword spotter (MLPerf Tiny KWS's shape, narrower): 10x4/2 conv over 1 x 1 x 25 "
+      "x 10 MFCC frames, two depthwise-separable blocks with batch norm and hardtanh(0, 6), "
+      "average pool over the whole map, linear, softmax; float32. Two calls.")
+def cnn_ds_cnn():
+    return cpu_case(lambda: randomize_batch_norms(DsCnn()), (torch.randn(1, 1, 25, 10),),
+                    lambda: [(torch.randn(1, 1, 25, 10),) for _ in range(2)], 32)
+
+
+class Conv1dAudio(torch.nn.Module):
+    """A 1-D convolutional audio classifier: strided conv over raw samples, batch norm, ReLU,
+    max pool, a second conv, mean over time, classifier."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv1d(1, 8, 9, stride=4, padding=4)
+        self.bn1 = torch.nn.BatchNorm1d(8)
+        self.pool = torch.nn.MaxPool1d(2)
+        self.conv2 = torch.nn.Conv1d(8, 8, 5, padding=2)
+        self.fc = torch.nn.Linear(8, 3)
+
+    def forward(self, x):
+        x = self.pool(torch.relu(self.bn1(self.conv1(x))))
+        x = torch.relu(self.conv2(x))
+        return self.fc(x.mean(dim=2))
+
+
+@case("conv1d_audio", "corstone-300",
+      "A 1-D conv audio net over 1 x 1 x 128 samples: 9-tap/4 conv, batch norm, ReLU, max pool 2, "
+      "5-tap conv, ReLU, mean over time, linear; float32. Two calls.")
+def conv1d_audio():
+    return cpu_case(lambda: randomize_batch_norms(Conv1dAudio()), (torch.randn(1, 1, 128),),
+                    lambda: [(torch.randn(1, 1, 128),) for _ in range(2)], 33)
+
+
+class Recurrent(torch.nn.Module):
+    def __init__(self, kind):
+        super().__init__()
+        self.rnn = kind(8, 12, batch_first=True)
+        self.fc = torch.nn.Linear(12, 4)
+
+    def forward(self, x):
+        out, _ = self.rnn(x)
+        return self.fc(out[:, -1])
+
+
+@case("rnn_lstm", "corstone-300",
+      "nn.LSTM(8, 12) over a 1 x 6 x 8 sequence (batch first), the last step through a linear; "
+      "float32. Two calls.")
+def rnn_lstm():
+    return cpu_case(lambda: Recurrent(torch.nn.LSTM), (torch.randn(1, 6, 8),),
+                    lambda: [(torch.randn(1, 6, 8),) for _ in range(2)], 34)
+
+
+@case("rnn_gru", "corstone-300",
+      "nn.GRU(8, 12) over a 1 x 6 x 8 sequence (batch first), the last step through a linear; "
+      "float32. Two calls.")
+def rnn_gru():
+    return cpu_case(lambda: Recurrent(torch.nn.GRU), (torch.randn(1, 6, 8),),
+                    lambda: [(torch.randn(1, 6, 8),) for _ in range(2)], 35)
+
+
+class Encoder(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layer = torch.nn.TransformerEncoderLayer(16, 2, dim_feedforward=32, dropout=0.0,
+                                                      batch_first=True)
+
+    def forward(self, x):
+        return self.layer(x)
+
+
+@case("transformer_encoder", "corstone-300",
+      "nn.TransformerEncoderLayer(d_model 16, 2 heads, feed-forward 32, no dropout, batch first) "
+      "over a 1 x 6 x 16 sequence; float32. Two calls.")
+def transformer_encoder():
+    return cpu_case(Encoder, (torch.randn(1, 6, 16),),
+                    lambda: [(torch.randn(1, 6, 16),) for _ in range(2)], 36)
+
+
+class NormMlp(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.norm = torch.nn.LayerNorm(16)
+        self.fc1 = torch.nn.Linear(16, 32)
+        self.fc2 = torch.nn.Linear(32, 6)
+
+    def forward(self, x):
+        x = torch.nn.functional.gelu(self.fc1(self.norm(x)))
+        return torch.softmax(self.fc2(x), dim=-1)
+
+
+@case("mlp_layernorm_gelu_softmax", "corstone-300",
+      "LayerNorm(16) -> linear 16x32 -> GELU -> linear 32x6 -> softmax over a 2 x 4 x 16 input; "
+      "float32. Two calls.")
+def mlp_layernorm_gelu_softmax():
+    return cpu_case(NormMlp, (torch.randn(2, 4, 16),),
+                    lambda: [(torch.randn(2, 4, 16),) for _ in range(2)], 37)
+
+
+class DecoderStep(torch.nn.Module):
+    """One decoder step with a KV cache kept in the program's state: the new token's key and
+    value are written at position `pos`, attention runs over the cache with positions after
+    `pos` masked out."""
+
+    def __init__(self):
+        super().__init__()
+        self.d, self.n = 8, 6
+        self.q = torch.nn.Linear(8, 8, bias=False)
+        self.k = torch.nn.Linear(8, 8, bias=False)
+        self.v = torch.nn.Linear(8, 8, bias=False)
+        self.o = torch.nn.Linear(8, 8)
+        self.register_buffer("k_cache", torch.zeros(1, 6, 8))
+        self.register_buffer("v_cache", torch.zeros(1, 6, 8))
+
+    def forward(self, x, pos):
+        self.k_cache[:, pos] = self.k(x)
+        self.v_cache[:, pos] = self.v(x)
+        scores = torch.bmm(self.q(x), self.k_cache.transpose(1, 2)) / (self.d ** 0.5)
+        mask = torch.arange(self.n).unsqueeze(0).unsqueeze(0) > pos
+        scores = scores.masked_fill(mask, float("-inf"))
+        return self.o(torch.bmm(torch.softmax(scores, dim=-1), self.v_cache))
+
+
+@case("kv_decoder_step", "corstone-300",
+      "One attention decoder step with a 6-position KV cache in mutable buffers: the new key and "
+      "value written at `pos` (int64 input, `cache[:, pos] = k`), bmm, causal mask, softmax, bmm, output "
+      "projection; float32 1 x 1 x 8 token. Three calls, positions 0, 1, 2: the cache carries.")
+def kv_decoder_step():
+    torch.manual_seed(38)
+    model = DecoderStep().eval().requires_grad_(False)
+    eager = copy.deepcopy(model)
+    et = lower(torch.export.export(model, (torch.randn(1, 1, 8), torch.tensor([0]))))
+    calls = [("forward", [torch.randn(1, 1, 8), torch.tensor([p])]) for p in range(3)]
+    return Built(et.buffer, calls, method_caller(eager))
+
+
+class CondConv(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Conv2d(2, 4, 3, padding=1)
+        self.b = torch.nn.Conv2d(2, 4, 1)
+
+    def forward(self, x):
+        return torch.cond(x.sum() > 0, lambda t: torch.relu(self.a(t)), lambda t: self.b(t) * 0.5,
+                          (x,))
+
+
+@case("cond_conv", "corstone-300",
+      "torch.cond on x.sum() > 0 choosing a 3x3 conv + ReLU or a 1x1 conv * 0.5, float32 input "
+      "1 x 2 x 6 x 6. Two calls, one per branch.")
+def cond_conv():
+    torch.manual_seed(39)
+    model = CondConv().eval()
+    et = lower(torch.export.export(model, (torch.randn(1, 2, 6, 6),)))
+    calls = [("forward", [torch.randn(1, 2, 6, 6).abs()]),
+             ("forward", [-torch.randn(1, 2, 6, 6).abs()])]
+    return Built(et.buffer, calls, method_caller(model))
+
+
+# ---------------------------------------------------------------------------------------------
 # Ethos-U
 
 class TinyConv(torch.nn.Module):

@@ -755,6 +755,49 @@ fn a_tflite_operator_without_a_kernel_exits_1_naming_it_unless_kernel_names_it()
 }
 
 #[test]
+fn an_executorch_operator_without_a_kernel_exits_1_at_plan_time_naming_it() {
+    let model = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../testdata/models/executorch_without_kernels.toml");
+    let out = temp_dir("no-et-kernel");
+    let (model, dir) = (model.to_str().unwrap(), out.to_str().unwrap());
+    let plan = |extra: &[&str]| {
+        let mut args = vec![
+            "plan",
+            "--model",
+            model,
+            "--target",
+            "corstone-300",
+            "--out",
+            dir,
+        ];
+        args.extend_from_slice(extra);
+        arenaplan(&args)
+    };
+    let refused = plan(&[]);
+    assert_eq!(refused.status.code(), Some(1), "{}", stderr(&refused));
+    let text = stderr(&refused);
+    for op in ["aten::_fft_r2c.out", "my_ops::front_end.out"] {
+        assert!(
+            text.contains(&format!("`{op}` (an ExecuTorch operator")),
+            "{text}"
+        );
+        assert!(text.contains(&format!("--kernel {op}")), "{text}");
+    }
+    assert!(
+        !text.contains("aten::add.out"),
+        "ExecuTorch's kernel runs it: {text}"
+    );
+    assert!(!out.exists() || entries(&out).is_empty(), "nothing written");
+    let planned = plan(&[
+        "--kernel",
+        "aten::_fft_r2c.out",
+        "--kernel",
+        "my_ops::front_end.out",
+    ]);
+    assert!(planned.status.success(), "{}", stderr(&planned));
+}
+
+#[test]
 fn fastest_kernels_plans_the_scratch_the_default_leaves_out() {
     // The fixture's 3x3 convolution runs between its largest tensors: by default on
     // corstone-300's Helium it runs without CMSIS-NN's buffer, with --fastest-kernels with it.

@@ -49,7 +49,7 @@ fn a_program_with_an_operator_no_kernel_implements_exits_1_naming_it() {
     let result = run(&model, "corstone-300", &["".to_owned()], &out);
     assert_eq!(result.status.code(), Some(1), "{}", stderr(&result));
     assert!(
-        stderr(&result).contains("`aten::max_pool2d.out`"),
+        stderr(&result).contains("`app_max_pool`"),
         "{}",
         stderr(&result)
     );

@@ -15,7 +15,25 @@ const NOT_YET: &[(&str, &str)] = &[];
 
 /// Cases whose float outputs may differ from the reference by a few units in the last place,
 /// with the most allowed and why. Every other case must match bit for bit.
-const TOLERANCE: &[(&str, u32, &str)] = &[];
+///
+/// ExecuTorch's Python runtime (the reference) registers its optimized CPU kernels
+/// (`libexecutorch_kernels_optimized`) where they exist; arenaplan runs the portable kernels,
+/// as ExecuTorch's own Cortex-M builds do. The two agree bit for bit on every operator of these
+/// fixtures but `aten::gelu.out` (the optimized one evaluates erf vectorized) and
+/// `aten::bmm.out` (a BLAS product, summed in another order): measured one operator at a time,
+/// gelu within 1 ulp, bmm within 3e-5 absolute.
+const TOLERANCE: &[(&str, u32, &str)] = &[
+    (
+        "mlp_layernorm_gelu_softmax",
+        1,
+        "the reference's aten::gelu.out is ExecuTorch's optimized kernel",
+    ),
+    (
+        "transformer_encoder",
+        16,
+        "the reference's aten::bmm.out is ExecuTorch's optimized (BLAS) kernel",
+    ),
+];
 
 /// Outputs whose values cannot be checked here, with why: only their type and size are. A
 /// case's every other output is checked.

@@ -198,6 +198,9 @@ fn compile(
         let tmp = temporary(&library)?;
         let out = Command::new(&cxx)
             .arg("-shared")
+            // Every symbol resolved now: a kernel missing a helper fails here, named, rather
+            // than when the runner first calls it.
+            .arg("-Wl,-z,defs")
             .arg("-o")
             .arg(&tmp)
             .args(&objects)

@@ -1,8 +1,12 @@
-//! TFLite operators no kernel implements, refused at build time: the importer leaves an
-//! operator arenaplan has no kernel for as `builtin:N` or `custom:NAME`, and generated tables
-//! that call it would fail to link on an undefined `ap_kernel_builtin_3aN`. The build names
-//! each instead, with what to do: write the kernel (`#[kernel(op = "builtin:N")]`, which the
-//! scan finds), or say a C one is linked ([`Build::external_kernel`](super::Build::external_kernel),
+//! Operators no kernel implements, refused at build time, before generated tables that call
+//! them fail to link on an undefined `ap_kernel_...`:
+//! - a TFLite operator the importer left as `builtin:N` or `custom:NAME` (arenaplan's runtime
+//!   has no kernel for it);
+//! - an ExecuTorch operator (`namespace::name.overload`) that neither ExecuTorch's kernel
+//!   libraries bound here (portable, quantized, Cortex-M) nor arenaplan-kernels implement.
+//!
+//! The build names each, with what to do: write the kernel (`#[kernel(op = "...")]`, which
+//! the scan finds), or say a C one is linked ([`Build::external_kernel`](super::Build::external_kernel),
 //! `arenaplan plan --kernel`).
 
 use std::fmt;
@@ -15,7 +19,7 @@ use crate::pipeline::Declarations;
 pub struct MissingKernel {
     /// The operator as the program calls it (`builtin:53`).
     pub op: String,
-    /// What TFLite calls it ("TFLite's CAST").
+    /// What it is ("TFLite's CAST", "an ExecuTorch operator").
     pub operator: String,
     /// The first call's flat instruction index.
     pub first_call: usize,
@@ -44,8 +48,9 @@ impl fmt::Display for MissingKernel {
     }
 }
 
-/// The TFLite operators of `program` that neither a `#[kernel]` of `declared` nor one of
-/// `external` implements, in order of first call.
+/// The operators of `program` (TFLite's, ExecuTorch's) that no kernel implements: not the
+/// runtime's, not ExecuTorch's or arenaplan-kernels', not a `#[kernel]` of `declared`, not one
+/// of `external`; in order of first call.
 pub fn missing_kernels(
     program: &Program,
     declared: &Declarations,
@@ -56,7 +61,16 @@ pub fn missing_kernels(
         let Instruction::Kernel(call) = instruction else {
             continue;
         };
-        let Some(operator) = crate::import::tflite_operator(&call.op) else {
+        let Some(operator) = crate::import::tflite_operator(&call.op).or_else(|| {
+            use crate::kernels::executorch::{implementation, Implementation};
+            (call.op.contains("::") && implementation(&call.op) == Implementation::None).then(
+                || {
+                    "an ExecuTorch operator that none of ExecuTorch's kernel libraries arenaplan \
+                     binds (portable, quantized, Cortex-M) nor arenaplan-kernels implements"
+                        .to_string()
+                },
+            )
+        }) else {
             continue;
         };
         if declared.kernels.iter().any(|k| k.op == call.op) || external.contains(&call.op) {

@@ -83,9 +83,12 @@ impl ExecuTorchSources {
     }
 }
 
-/// What every kernel may link: the portable kernels' utilities, the tensor type and the tensor
-/// checks. (Not ExecuTorch's platform layer: the bridge's `ap_et_platform.cpp` stands in.)
+/// What every kernel may link: the portable kernels' utilities and patterns (the elementwise
+/// loops the unary kernels share), the tensor type and the tensor checks. (Not ExecuTorch's platform layer: the bridge's `ap_et_platform.cpp` stands in.)
 const SHARED: &[&str] = &[
+    "kernels/portable/cpu/pattern/unary_ufunc_realhbbf16_to_bool.cpp",
+    "kernels/portable/cpu/pattern/unary_ufunc_realhbbf16_to_floathbf16.cpp",
+    "kernels/portable/cpu/pattern/unary_ufunc_realhbf16.cpp",
     "kernels/portable/cpu/util/activation_ops_util.cpp",
     "kernels/portable/cpu/util/advanced_index_util.cpp",
     "kernels/portable/cpu/util/arange_util.cpp",

@@ -30,6 +30,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <tuple> /* the return type of kernels with several outputs */
+
 #include <arenaplan/runtime.h>
 #include <executorch/runtime/core/exec_aten/exec_aten.h>
 #include <executorch/runtime/core/memory_allocator.h>

@@ -132,6 +132,14 @@ fn main() {
     let include =
         Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default()).join("include");
     println!("cargo::metadata=include={}", include.display());
+    // And the CMSIS-NN files it compiles, for the host runner's build of ExecuTorch's Cortex-M
+    // operators (which call CMSIS-NN too).
+    println!(
+        "cargo::metadata=cmsis_nn_sources={}",
+        Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default())
+            .join("kernels/tflite/cmsis-nn-sources.txt")
+            .display()
+    );
     for dir in [
         "core",
         "backends",

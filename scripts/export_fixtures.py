@@ -58,6 +58,10 @@ RECORDED_PACKAGES = ["torch", "executorch", "torchao", "tosa-tools", "ethos-u-ve
 
 RUNTIME = "executorch.runtime"
 QUANTIZED = "pytorch-quantized"
+# The Cortex-M backend's operators (cortex_m::*) are not registered in ExecuTorch's Python
+# runtime: their reference is the lowered program run by PyTorch on the reference
+# implementations the backend registers for them (backends/cortex_m/ops/operators.py).
+CORTEX_M_REFERENCE = "cortex-m-torch-reference"
 
 NO_FVP = ("No Corstone FVP and no Vela numerical reference were available when these files "
           "were made, so the NPU's own outputs were never observed: the int8 values on the "
@@ -814,6 +818,82 @@ def cond_conv():
     calls = [("forward", [torch.randn(1, 2, 6, 6).abs()]),
              ("forward", [-torch.randn(1, 2, 6, 6).abs()])]
     return Built(et.buffer, calls, method_caller(model))
+
+
+# ---------------------------------------------------------------------------------------------
+# Cortex-M: ExecuTorch's Cortex-M backend (the `--target cortex-m55` flow of aot_arm_compiler):
+# CortexMQuantizer, to_edge with the backend's compile config, CortexMPassManager for the M55.
+
+class TinyKws(torch.nn.Module):
+    """A small int8 keyword spotter: conv, depthwise conv, pointwise conv (ReLU after each), a
+    residual add, max pool, linear. (Max, not average, pool: the backend's reference for its
+    average pool dequantizes and averages in float, a rounding step from CMSIS-NN's integer
+    average, so it cannot be a bit-exact reference.)"""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(1, 8, 3, stride=2, padding=1)
+        self.dw = torch.nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.pw = torch.nn.Conv2d(8, 8, 1)
+        self.pool = torch.nn.MaxPool2d(2)
+        self.fc = torch.nn.Linear(8 * 4 * 3, 6)
+
+    def forward(self, x):
+        x = torch.relu(self.conv(x))
+        y = torch.relu(self.pw(torch.relu(self.dw(x))))
+        x = self.pool(x + y)
+        return self.fc(torch.flatten(x, 1))
+
+
+def channels_last(t):
+    return t.to(memory_format=torch.channels_last)
+
+
+def cortex_m_lower(model, example, calibration):
+    from executorch.backends.cortex_m.edge_compile_config import cortex_m_edge_compile_config
+    from executorch.backends.cortex_m.passes.cortex_m_pass_manager import CortexMPassManager
+    from executorch.backends.cortex_m.quantizer.quantizer import CortexMQuantizer
+    from executorch.backends.cortex_m.target_config import CortexM, CortexMTargetConfig
+    from executorch.exir import to_edge
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    captured = torch.export.export(model, example, strict=True).module(check_guards=False)
+    prepared = prepare_pt2e(captured, CortexMQuantizer())
+    for inputs in calibration:
+        prepared(*inputs)
+    converted = convert_pt2e(prepared)
+    edge = to_edge(torch.export.export(converted, example, strict=True),
+                   compile_config=cortex_m_edge_compile_config())
+    manager = CortexMPassManager(edge.exported_program(), CortexMPassManager.pass_list,
+                                 target_config=CortexMTargetConfig(cpu=CortexM.M55))
+    edge._edge_programs["forward"] = manager.transform()
+    lowered = edge.exported_program().module()
+
+    def reference(method, inputs):
+        with torch.no_grad():
+            out = lowered(*inputs)
+        return list(out) if isinstance(out, (tuple, list)) else [out]
+
+    return edge.to_executorch(), reference
+
+
+@case("cortex_m55_kws", "corstone-300",
+      "A small int8 keyword spotter (3x3/2 conv, depthwise 3x3, pointwise 1x1, ReLUs, residual "
+      "add, 2x2 max pool, linear) lowered by ExecuTorch's Cortex-M backend for the M55 "
+      "(CortexMQuantizer, CortexMPassManager): cortex_m:: quantize/dequantize, quantized conv2d, "
+      "depthwise conv2d, add, max_pool2d and linear on CMSIS-NN, float32 I/O, input "
+      "1 x 1 x 16 x 12. Reference: the lowered program on the backend's PyTorch reference "
+      "operators. Two calls.")
+def cortex_m55_kws():
+    torch.manual_seed(40)
+    # Channels-last, as the backend's convolutions want their tensors (CMSIS-NN is NHWC).
+    model = TinyKws().eval().to(memory_format=torch.channels_last)
+    example = (channels_last(torch.randn(1, 1, 16, 12)),)
+    calibration = [(channels_last(torch.randn(1, 1, 16, 12)),) for _ in range(8)]
+    et, reference = cortex_m_lower(model, example, calibration)
+    calls = [("forward", [channels_last(torch.randn(1, 1, 16, 12))]) for _ in range(2)]
+    return Built(et.buffer, calls, method_caller(model), reference=CORTEX_M_REFERENCE,
+                 quantized=reference)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -18,6 +18,14 @@ fn main() {
         "cargo::rustc-env=ARENAPLAN_HOST_RUNTIME_INCLUDE={}",
         env("DEP_ARENAPLAN_RUNTIME_INCLUDE")
     );
+    println!(
+        "cargo::rustc-env=ARENAPLAN_HOST_CMSIS_NN_SOURCES={}",
+        env("DEP_ARENAPLAN_RUNTIME_CMSIS_NN_SOURCES")
+    );
+    println!("cargo::rerun-if-env-changed=CMSIS_NN_PATH");
+    if let Ok(path) = std::env::var("CMSIS_NN_PATH") {
+        println!("cargo::rustc-env=ARENAPLAN_HOST_CMSIS_NN_PATH={path}");
+    }
     println!("cargo::rerun-if-env-changed=EXECUTORCH_PATH");
     if let Ok(path) = std::env::var("EXECUTORCH_PATH") {
         println!("cargo::rustc-env=ARENAPLAN_HOST_EXECUTORCH_PATH={path}");

@@ -4,6 +4,7 @@
 #![allow(rustdoc::broken_intra_doc_links)]
 
 mod input;
+mod layout;
 mod npy;
 mod plan_csv;
 mod plan_model;

@@ -193,10 +193,11 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Failure> {
                     format!("call {k}: output {i} (`{}`) has no memory", value.name),
                 )
             })?;
+            let width = usize::try_from(value.dtype.size()).unwrap_or(1);
             let array = Array {
                 dtype: value.dtype,
                 shape: value.shape.clone(),
-                data,
+                data: crate::layout::from_memory(data, width, &value.shape, &value.dim_order),
             };
             let file = npy::write(&array).map_err(|e| {
                 Failure::new(Status::DoesNotFit, format!("call {k}: output {i}: {e}"))
@@ -251,7 +252,13 @@ fn read_inputs(
         let array = npy::parse(&input::read(file, MAX_NPY_FILE)?)
             .map_err(|e| Failure::bad_input(format!("{}: {e}", file.display())))?;
         check_input(value.dtype, &value.shape, &array, file, i)?;
-        out.push(array.data);
+        let width = usize::try_from(value.dtype.size()).unwrap_or(1);
+        out.push(crate::layout::to_memory(
+            array.data,
+            width,
+            &value.shape,
+            &value.dim_order,
+        ));
     }
     Ok(out)
 }

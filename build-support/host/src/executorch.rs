@@ -14,8 +14,8 @@ use std::vec::Vec;
 
 use arenaplan::sys;
 use arenaplan_build::executorch::{
-    program_operators, render_shims, Capacities, ExecuTorchSources, Signature, DEFINES,
-    ENV_EXECUTORCH_PATH, FLAGS,
+    need_cmsis_nn, program_operators, render_shims, Capacities, ExecuTorchSources, Signature,
+    DEFINES, ENV_EXECUTORCH_PATH, FLAGS,
 };
 use arenaplan_build::model::Program;
 use arenaplan_syntax::digest::fnv1a;
@@ -109,8 +109,51 @@ fn cache_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(env!("ARENAPLAN_HOST_KERNEL_CACHE")))
 }
 
-/// The compiler and the flags every file gets.
-fn compiler(sources: &ExecuTorchSources) -> Result<(PathBuf, Vec<String>), String> {
+/// CMSIS-NN's checkout: the environment's, else the one this crate was built with.
+fn cmsis_nn() -> Option<PathBuf> {
+    std::env::var_os("CMSIS_NN_PATH")
+        .map(PathBuf::from)
+        .or_else(|| option_env!("ARENAPLAN_HOST_CMSIS_NN_PATH").map(PathBuf::from))
+}
+
+/// The C files of CMSIS-NN the runtime compiles (its list), for the Cortex-M operators.
+fn cmsis_nn_files(nn: &Path) -> Result<Vec<PathBuf>, String> {
+    let list = env!("ARENAPLAN_HOST_CMSIS_NN_SOURCES");
+    let text = std::fs::read_to_string(list).map_err(|e| format!("reading {list}: {e}"))?;
+    Ok(text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| nn.join(l))
+        .collect())
+}
+
+/// The C compiler and its flags, for CMSIS-NN's files.
+fn c_compiler(nn: &Path) -> Result<(PathBuf, Vec<String>), String> {
+    let target = env!("ARENAPLAN_HOST_TARGET");
+    let tool = cc::Build::new()
+        .target(target)
+        .host(target)
+        .opt_level(1)
+        .debug(false)
+        .cargo_metadata(false)
+        .try_get_compiler()
+        .map_err(|e| format!("no C compiler for the host: {e}"))?;
+    let mut args: Vec<String> = tool
+        .args()
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    args.extend(["-fPIC".into(), "-w".into(), "-std=c11".into()]);
+    args.push(format!("-I{}", nn.join("Include").display()));
+    Ok((tool.path().to_path_buf(), args))
+}
+
+/// The C++ compiler and the flags every kernel file gets.
+fn compiler(
+    sources: &ExecuTorchSources,
+    nn: Option<&Path>,
+) -> Result<(PathBuf, Vec<String>), String> {
     let target = env!("ARENAPLAN_HOST_TARGET");
     let tool = cc::Build::new()
         .cpp(true)
@@ -131,11 +174,16 @@ fn compiler(sources: &ExecuTorchSources) -> Result<(PathBuf, Vec<String>), Strin
     args.push("-w".into());
     args.extend(FLAGS.iter().map(|f| f.to_string()));
     args.extend(DEFINES.iter().map(|d| format!("-D{d}")));
+    // A kernel that fails says why on stderr (ap_et_platform.cpp prints ExecuTorch's log).
+    args.push("-DET_LOG_ENABLED=1".into());
     for dir in sources.includes() {
         args.push(format!("-I{}", dir.display()));
     }
     args.push(format!("-I{}", env!("ARENAPLAN_HOST_BRIDGE")));
     args.push(format!("-I{}", env!("ARENAPLAN_HOST_RUNTIME_INCLUDE")));
+    if let Some(nn) = nn {
+        args.push(format!("-I{}", nn.join("Include").display()));
+    }
     Ok((tool.path().to_path_buf(), args))
 }
 
@@ -147,7 +195,16 @@ fn compile(
     caps: Capacities,
 ) -> Result<PathBuf, String> {
     let cache = cache_dir();
-    let (cxx, args) = compiler(sources)?;
+    let nn = if need_cmsis_nn(ops) {
+        Some(cmsis_nn().ok_or_else(|| {
+            "the program's Cortex-M operators call CMSIS-NN: set CMSIS_NN_PATH to a checkout of \
+             Arm's CMSIS-NN"
+                .to_string()
+        })?)
+    } else {
+        None
+    };
+    let (cxx, args) = compiler(sources, nn.as_deref())?;
     let shim = render_shims(ops, caps)?;
     let shim_path = cache
         .join("shims")
@@ -157,17 +214,30 @@ fn compile(
     files.push(Path::new(env!("ARENAPLAN_HOST_BRIDGE")).join("ap_et_platform.cpp"));
     files.push(shim_path);
 
-    let flags_key = args.join("\u{1f}") + &cxx.display().to_string();
-    let mut jobs: Vec<(PathBuf, PathBuf)> = Vec::with_capacity(files.len());
-    for file in &files {
+    let mut units: Vec<(PathBuf, &Path, &[String])> = files
+        .into_iter()
+        .map(|f| (f, cxx.as_path(), &args[..]))
+        .collect();
+    let c = match &nn {
+        Some(nn) => Some((cmsis_nn_files(nn)?, c_compiler(nn)?)),
+        None => None,
+    };
+    if let Some((c_files, (cc, c_args))) = &c {
+        for f in c_files {
+            units.push((f.clone(), cc.as_path(), &c_args[..]));
+        }
+    }
+    let mut jobs: Vec<(PathBuf, PathBuf, &Path, &[String])> = Vec::with_capacity(units.len());
+    for (file, tool, args) in units {
+        let file = &file;
         let bytes = std::fs::read(file).map_err(|e| format!("reading {}: {e}", file.display()))?;
-        let mut key = flags_key.clone().into_bytes();
+        let mut key = (args.join("\u{1f}") + &tool.display().to_string()).into_bytes();
         key.extend_from_slice(file.display().to_string().as_bytes());
         key.extend_from_slice(&bytes);
         let object = cache.join("obj").join(format!("{:016x}.o", fnv1a(&key)));
-        jobs.push((file.clone(), object));
+        jobs.push((file.clone(), object, tool, args));
     }
-    let todo: Vec<&(PathBuf, PathBuf)> = jobs.iter().filter(|(_, o)| !o.is_file()).collect();
+    let todo: Vec<_> = jobs.iter().filter(|(_, o, _, _)| !o.is_file()).collect();
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
     let next = std::sync::atomic::AtomicUsize::new(0);
     let failures = std::sync::Mutex::new(Vec::<String>::new());
@@ -175,10 +245,10 @@ fn compile(
         for _ in 0..workers.min(todo.len()) {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some((src, object)) = todo.get(i) else {
+                let Some((src, object, tool, args)) = todo.get(i) else {
                     break;
                 };
-                if let Err(e) = compile_one(&cxx, &args, src, object) {
+                if let Err(e) = compile_one(tool, args, src, object) {
                     failures.lock().unwrap_or_else(|p| p.into_inner()).push(e);
                 }
             });
@@ -189,7 +259,7 @@ fn compile(
         return Err(first);
     }
 
-    let objects: Vec<&PathBuf> = jobs.iter().map(|(_, o)| o).collect();
+    let objects: Vec<&PathBuf> = jobs.iter().map(|(_, o, _, _)| o).collect();
     let key: String = objects.iter().map(|o| o.display().to_string()).collect();
     let library = cache
         .join("lib")

@@ -150,6 +150,7 @@ impl Generated {
         use crate::kernels::executorch::{ExecuTorchSources, DEFINES, ENV_EXECUTORCH_PATH, FLAGS};
         if std::env::var_os("OUT_DIR").is_some() {
             println!("cargo::rerun-if-env-changed={ENV_EXECUTORCH_PATH}");
+            println!("cargo::rerun-if-env-changed=CMSIS_NN_PATH");
         }
         if self.executorch_kernels.is_empty() {
             return Ok(None);
@@ -181,9 +182,23 @@ impl Generated {
         if let Some(runtime) = std::env::var_os("DEP_ARENAPLAN_RUNTIME_INCLUDE") {
             build.include(runtime);
         }
+        if crate::kernels::executorch::need_cmsis_nn(&self.executorch_kernels) {
+            // The runtime compiles CMSIS-NN's functions from the same checkout (CMSIS_NN_PATH).
+            let nn = std::env::var_os("CMSIS_NN_PATH")
+                .map(PathBuf::from)
+                .ok_or_else(|| {
+                    format!(
+                    "the program's Cortex-M operators ({}) call CMSIS-NN: set CMSIS_NN_PATH to a \
+                     checkout of Arm's CMSIS-NN (the runtime compiles it from there too)",
+                    ops.join(", ")
+                )
+                })?;
+            build.include(nn.join("Include"));
+        }
         for flag in FLAGS {
             build.flag(flag);
         }
+        build.define("ET_LOG_ENABLED", Some("0"));
         for define in DEFINES {
             let (name, value) = define
                 .split_once('=')

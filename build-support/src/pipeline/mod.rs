@@ -346,6 +346,14 @@ impl<'t> Pipeline<'t> {
         check_npu(&program, self.target)?;
         add_argument_needs(&mut program)?;
         add_target_specs(&mut program, self.target);
+        // The Cortex-M operators, for the core their kernels run on (as the TFLite kernels'
+        // scratch, below); a core arenaplan does not know keeps the exporter's lowering.
+        if let Some(isa) = self
+            .isa
+            .or_else(|| crate::model::Isa::of_cpu(&self.target.cpu))
+        {
+            crate::kernels::executorch::for_core(&mut program, isa);
+        }
         let optional = kernel_variants::optional_calls(&program);
         let fast = self.plan_program(program.clone());
         if self.variants == KernelVariants::Fastest || optional.is_empty() {

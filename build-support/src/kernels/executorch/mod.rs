@@ -8,13 +8,18 @@
 //!   `scripts/make_et_signatures.py` from ExecuTorch's and torch's schemas;
 //! - [`readers`]: which bridge reader takes each C++ argument type;
 //! - [`shims`]: the generated C++ file, one shim per operator the program calls;
-//! - [`sources`]: the files and flags that compile them.
+//! - [`sources`]: the files and flags that compile them;
+//! - [`cortex_m_scratch`] and [`cortex_m_linear`]: a Cortex-M program lowered for one core,
+//!   made right for the core the build runs it on (CMSIS-NN's buffers, fully connected's
+//!   constant term), see [`for_core`].
 //!
 //! The bridge the shims call (`ap_et_call.h`, `ap_et_platform.cpp`) is hand-written C++ in
 //! `runtime-c/kernels/executorch/bridge/`, shipped by arenaplan-kernels. The build compiles
 //! only the operators the program calls; which operators run here and which in Rust
 //! (arenaplan-kernels) is [`implementation`]'s answer.
 
+pub mod cortex_m_linear;
+pub mod cortex_m_scratch;
 pub mod readers;
 pub mod shims;
 pub mod signatures;
@@ -23,7 +28,7 @@ pub mod sources;
 pub use readers::reader;
 pub use shims::{render_shims, Capacities};
 pub use signatures::{signature, Signature};
-pub use sources::{ExecuTorchSources, DEFINES, ENV_EXECUTORCH_PATH, FLAGS};
+pub use sources::{need_cmsis_nn, ExecuTorchSources, DEFINES, ENV_EXECUTORCH_PATH, FLAGS};
 
 /// The operators of `program` that run on ExecuTorch's kernels, each once, in order of first
 /// call: those ExecuTorch implements that the firmware does not implement itself
@@ -58,6 +63,13 @@ pub fn program_shims(
     }
     let caps = Capacities::of(program, |op| ops.iter().any(|s| s.op == op));
     render_shims(ops, caps).map(Some)
+}
+
+/// Makes `program`'s Cortex-M operator calls right for `isa`'s CMSIS-NN kernels: their
+/// buffers sized for it, their fully connected constant term in the form it reads.
+pub fn for_core(program: &mut crate::model::Program, isa: crate::model::Isa) {
+    cortex_m_scratch::size_scratch_for(program, isa);
+    cortex_m_linear::linear_for(program, isa);
 }
 
 /// Who implements an ExecuTorch operator in a build.

@@ -83,6 +83,14 @@ impl ExecuTorchSources {
     }
 }
 
+/// Whether `kernels` include the Cortex-M backend's, which call CMSIS-NN (its headers to
+/// compile, its functions to link: the runtime's CMSIS-NN build has them).
+pub fn need_cmsis_nn(kernels: &[&Signature]) -> bool {
+    kernels
+        .iter()
+        .any(|k| k.file.starts_with("backends/cortex_m/"))
+}
+
 /// What every kernel may link: the portable kernels' utilities and patterns (the elementwise
 /// loops the unary kernels share), the tensor type and the tensor checks. (Not ExecuTorch's platform layer: the bridge's `ap_et_platform.cpp` stands in.)
 const SHARED: &[&str] = &[
@@ -111,11 +119,11 @@ const SHARED: &[&str] = &[
     "kernels/portable/cpu/util/upsample_util.cpp",
     "runtime/core/portable_type/tensor_impl.cpp",
     "runtime/core/exec_aten/util/tensor_util_portable.cpp",
+    "runtime/core/exec_aten/util/tensor_shape_to_c_string.cpp",
 ];
 
 /// The flags every file compiles with, as ExecuTorch's embedded builds use them: C++17, no
-/// exceptions or RTTI (firmware has neither), logging compiled out (the runtime reports a
-/// failed call by its instruction; ExecuTorch's log strings would cost flash), release checks.
+/// exceptions or RTTI (firmware has neither).
 pub const FLAGS: &[&str] = &[
     "-std=c++17",
     "-fno-exceptions",

@@ -53,6 +53,9 @@ fn main() {
     let cmsis_nn = env_dir("CMSIS_NN_PATH", "Include/arm_nnfunctions.h");
 
     let core = core_flags(thumb);
+    // The same flags for C compiled elsewhere for this firmware (a program's ExecuTorch kernels,
+    // arenaplan-build's `executorch_build`), so it runs the same instruction set: one rule.
+    println!("cargo::metadata=core_flags={}", core.join(" "));
     let mut build = cc::Build::new();
     for flag in &core {
         build.flag(flag);

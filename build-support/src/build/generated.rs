@@ -175,6 +175,20 @@ impl Generated {
             })?;
         let mut build = cc::Build::new();
         build.cpp(true).warnings(false).include(&self.dir);
+        // Firmware links no C++ runtime library: the kernels build without exceptions or RTTI,
+        // and the bridge defines the little they ask of one (ap_et_platform.cpp).
+        if std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "none") {
+            build
+                .cpp_link_stdlib(None)
+                .define("AP_ET_FREESTANDING", Some("1"));
+        }
+        // The core the runtime's C is built for (its `-march`/`-mtune` from rustc's
+        // target-cpu), so the kernels and the CMSIS-NN they call run one instruction set.
+        if let Ok(flags) = std::env::var("DEP_ARENAPLAN_RUNTIME_CORE_FLAGS") {
+            for flag in flags.split_whitespace() {
+                build.flag(flag);
+            }
+        }
         for dir in sources.includes() {
             build.include(dir);
         }

@@ -25,7 +25,6 @@
 #ifndef AP_ET_CALL_H
 #define AP_ET_CALL_H
 
-#include <setjmp.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -67,8 +66,10 @@ using ::executorch::runtime::MemoryAllocator;
 
 /* Where runtime_abort (an ExecuTorch ET_CHECK that failed) returns to: the running shim's
  * jump buffer, or NULL outside a call. Kernels run one at a time (the runtime executes one
- * instruction at a time and is not reentrant), so one slot is enough. */
-extern "C" jmp_buf *ap_et_abort_target;
+ * instruction at a time and is not reentrant), so one slot is enough. The compiler's own
+ * setjmp/longjmp (five words, no C library): firmware links none. */
+typedef void *ap_et_jmp_buf[5];
+extern "C" ap_et_jmp_buf *ap_et_abort_target;
 
 /* One kernel call's arguments as ExecuTorch's types. Readers take the arguments in schema
  * order; the first mismatch is remembered and every later reader returns a harmless default,
@@ -412,9 +413,9 @@ class Call {
 template <typename F>
 ap_status_t guarded(Call &call, F body) {
     if (!call.ok()) return call.status();
-    jmp_buf here;
-    jmp_buf *outer = ap_et_abort_target;
-    if (setjmp(here) != 0) {
+    ap_et_jmp_buf here;
+    ap_et_jmp_buf *outer = ap_et_abort_target;
+    if (__builtin_setjmp(here) != 0) {
         ap_et_abort_target = outer;
         return AP_ERR_BACKEND;
     }

@@ -8,9 +8,10 @@
  * - No clock, no heap: this file defines none of et_pal_*, so a kernel that reached for one
  *   would fail to link rather than allocate.
  * - operator delete: TensorImpl's and a few helpers' virtual destructors name it; nothing here
- *   allocates with new, so it is never called. */
-#include <setjmp.h>
-#include <stdlib.h>
+ *   allocates with new, so it is never called.
+ * - In firmware (AP_ET_FREESTANDING): the few C and C++ library functions the kernels' headers
+ *   name, each routed to the abort above. */
+#include <stddef.h>
 
 #include <executorch/runtime/platform/abort.h>
 
@@ -41,8 +42,9 @@ void vlogf(LogLevel level, et_timestamp_t, const char *filename, const char *, s
 } // namespace executorch
 #endif
 
+typedef void *ap_et_jmp_buf[5];
 extern "C" {
-jmp_buf *ap_et_abort_target = nullptr;
+ap_et_jmp_buf *ap_et_abort_target = nullptr;
 }
 
 namespace executorch {
@@ -50,7 +52,7 @@ namespace runtime {
 
 ET_NORETURN void runtime_abort() {
     if (ap_et_abort_target != nullptr) {
-        longjmp(*ap_et_abort_target, 1);
+        __builtin_longjmp(*ap_et_abort_target, 1);
     }
     __builtin_trap();
 }
@@ -60,3 +62,20 @@ ET_NORETURN void runtime_abort() {
 
 __attribute__((weak)) void operator delete(void *) noexcept {}
 __attribute__((weak)) void operator delete(void *, size_t) noexcept {}
+
+#if AP_ET_FREESTANDING
+/* Firmware links no C library and no C++ runtime library. What the kernels' headers may still
+ * name, routed to the abort above (a failed call, not a stopped firmware): a range-checked
+ * access out of range (std::array::at), the C library's abort, a pure virtual call. */
+namespace std {
+__attribute__((weak, noreturn)) void __throw_out_of_range_fmt(const char *, ...) {
+    executorch::runtime::runtime_abort();
+}
+} // namespace std
+extern "C" {
+__attribute__((weak, noreturn)) void abort(void) { executorch::runtime::runtime_abort(); }
+__attribute__((weak, noreturn)) void __cxa_pure_virtual(void) {
+    executorch::runtime::runtime_abort();
+}
+}
+#endif

@@ -273,7 +273,7 @@ fn a_call_missing_its_declared_scratch_is_not_emitted() {
     let declared = Declarations {
         backends: Vec::new(),
         kernels: vec![KernelScratch {
-            op: "aten::max_pool2d.out".into(),
+            op: "app_max_pool".into(),
             scratch: vec![ScratchSpec {
                 size: 256,
                 pool: PoolChoice::Spec("cpu_scratch".into()),
@@ -299,8 +299,9 @@ fn a_call_missing_its_declared_scratch_is_not_emitted() {
         &artifacts,
     ) {
         Err(BuildError::Verify(e)) => assert!(
-            e.to_string()
-                .contains("(kernel `aten::max_pool2d.out`) passes 0 scratch buffers, but its declaration has 1"),
+            e.to_string().contains(
+                "(kernel `app_max_pool`) passes 0 scratch buffers, but its declaration has 1"
+            ),
             "{e}"
         ),
         Err(e) => panic!("failed for another reason: {e}"),

@@ -44,6 +44,32 @@ pub fn size_scratch_for(program: &mut Program, isa: Isa) {
     }
 }
 
+/// The instruction set `program`'s Cortex-M operators were lowered for: the one whose buffers
+/// are every one of them the exporter's size (the exporter sizes them for its core). `None`
+/// when the program has no such buffer or no instruction set fits them all.
+///
+/// ```
+/// let program = arenaplan_build::model::Program::new("no_cortex_m_calls");
+/// assert_eq!(arenaplan_build::executorch::cortex_m_scratch::lowered_for(&program), None);
+/// ```
+pub fn lowered_for(program: &Program) -> Option<Isa> {
+    let needs: Vec<(u64, ScratchByIsa)> = program
+        .flat_instructions()
+        .into_iter()
+        .filter_map(|(_, i)| match i {
+            Instruction::Kernel(call) => need(program, call),
+            _ => None,
+        })
+        .map(|(v, need)| (program.values[v].bytes, need))
+        .collect();
+    if needs.is_empty() {
+        return None;
+    }
+    [Isa::Mve, Isa::Dsp, Isa::Plain]
+        .into_iter()
+        .find(|&isa| needs.iter().all(|(bytes, need)| need.bytes(isa) == *bytes))
+}
+
 /// The scratch argument of `call` and the buffer its CMSIS-NN kernel needs, if it is a
 /// Cortex-M operator with one arenaplan computes.
 fn need(program: &Program, call: &KernelCall) -> Option<(ValueId, ScratchByIsa)> {

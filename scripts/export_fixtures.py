@@ -912,7 +912,7 @@ class TinyConv(torch.nn.Module):
 ETHOSU_CONFIG_METHODS = ["input0_scale", "input0_zp", "output0_scale", "output0_zp"]
 
 
-def ethosu_case(accelerator, memory_mode, int_io):
+def ethosu_case(accelerator, memory_mode, int_io, cortex_m_io=False):
     from executorch.backends.arm.ethosu import EthosUCompileSpec, EthosUPartitioner
     from executorch.backends.arm.quantizer import (EthosUQuantizer,
                                                    get_symmetric_quantization_config)
@@ -938,6 +938,15 @@ def ethosu_case(accelerator, memory_mode, int_io):
         edge = to_edge_transform_and_lower(
             torch.export.export(converted, (calibration[0],)),
             partitioner=[EthosUPartitioner(spec)])
+    if cortex_m_io:
+        # As aot_arm_compiler does for an Ethos-U target: the Cortex-M backend's passes over
+        # what stays on the CPU, so the quantize/dequantize at the NPU's boundaries become
+        # cortex_m::quantize_per_tensor / dequantize_per_tensor (CMSIS-NN's).
+        from executorch.backends.cortex_m.passes.cortex_m_pass_manager import CortexMPassManager
+        from executorch.backends.cortex_m.target_config import CortexM, CortexMTargetConfig
+        manager = CortexMPassManager(edge.exported_program(), CortexMPassManager.pass_list,
+                                     target_config=CortexMTargetConfig(cpu=CortexM.M55))
+        edge._edge_programs["forward"] = manager.transform()
     qparams = None
     if int_io:
         # Strips the CPU quantize/dequantize at the I/O and adds constant methods
@@ -985,7 +994,7 @@ def ethosu_case(accelerator, memory_mode, int_io):
                  runtime_methods=set(ETHOSU_CONFIG_METHODS) if int_io else set())
 
 
-def ethosu_description(accelerator, memory_mode, int_io):
+def ethosu_description(accelerator, memory_mode, int_io, cortex_m_io=False):
     text = (f"Tiny conv net (conv2d 3->8 3x3 + relu, conv2d 8->4 3x3 + relu, 1x3x8x8 input), "
             f"int8-quantized with EthosUQuantizer + get_symmetric_quantization_config "
             f"(torchao prepare_pt2e / convert_pt2e, 8 seeded calibration inputs), lowered with "
@@ -998,6 +1007,11 @@ def ethosu_description(accelerator, memory_mode, int_io):
                  "from executorch.runtime and are a Double (float64 0-d npy) or an Int (int64 "
                  "0-d npy) EValue), then run forward twice. forward's reference is the converted "
                  "pt2e model on dq(input), quantized with the output parameters. ")
+    elif cortex_m_io:
+        text += ("float I/O, as ExecuTorch's aot_arm_compiler writes it: the Cortex-M backend's "
+                 "passes (CortexMPassManager, M55) replace the quantize/dequantize around the "
+                 "delegate call with cortex_m::quantize_per_tensor and dequantize_per_tensor. Two "
+                 "forward calls; the reference is the converted pt2e (fake-quant) model's output. ")
     else:
         text += ("float I/O: quantized_decomposed::quantize_per_tensor and "
                  "dequantize_per_tensor run on the CPU around the delegate call. Two forward "
@@ -1027,6 +1041,18 @@ def ethosu_u85_conv_float_io():
       ethosu_description("ethos-u85-256", "Dedicated_Sram", True))
 def ethosu_u85_conv_int8_io():
     return ethosu_case("ethos-u85-256", "Dedicated_Sram", True)
+
+
+@case("ethosu_u55_conv_cortex_m_io", "corstone-300",
+      ethosu_description("ethos-u55-128", "Shared_Sram", False, cortex_m_io=True))
+def ethosu_u55_conv_cortex_m_io():
+    return ethosu_case("ethos-u55-128", "Shared_Sram", False, cortex_m_io=True)
+
+
+@case("ethosu_u85_conv_cortex_m_io", "corstone-320",
+      ethosu_description("ethos-u85-256", "Dedicated_Sram", False, cortex_m_io=True))
+def ethosu_u85_conv_cortex_m_io():
+    return ethosu_case("ethos-u85-256", "Dedicated_Sram", False, cortex_m_io=True)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -38,6 +38,11 @@ LIBRARIES = [
 ]
 
 
+# Namespaces no microcontroller program can use: `et_copy` copies between host and device
+# memory, and a microcontroller has one memory space (their kernels need a device allocator).
+SKIPPED_NAMESPACES = {"et_copy"}
+
+
 def native_schemas():
     """Torch's schemas of the ATen operators, by `name.overload`."""
     import torchgen
@@ -113,6 +118,8 @@ def rows(root):
                 if func_plain is None:
                     print(f"skipped {name}: not in torch's native_functions.yaml", file=sys.stderr)
                     continue
+            if ns in SKIPPED_NAMESPACES:
+                continue
             returns, types, names = cpp_signature(func_plain)
             if returns not in ("void",) and not returns.endswith("&") \
                     and not returns.endswith("&>"):

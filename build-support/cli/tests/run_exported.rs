@@ -61,6 +61,16 @@ const UNCHECKED: &[(&str, &str, &str)] = &[
         "-forward-",
         "NPU arithmetic is not emulated",
     ),
+    (
+        "ethosu_u55_conv_cortex_m_io",
+        "-forward-",
+        "NPU arithmetic is not emulated",
+    ),
+    (
+        "ethosu_u85_conv_cortex_m_io",
+        "-forward-",
+        "NPU arithmetic is not emulated",
+    ),
     // `forward`'s own copy of the state has no initial contents; ExecuTorch's Python runtime
     // gives every method one set of arenas, so the reference reads what `set` left there.
     // arenaplan gives each method's state its own memory, zeroed.

@@ -70,13 +70,23 @@ impl ExecuTorchKernels {
             )
         })??;
         let caps = Capacities::of(program, |op| ops.iter().any(|s| s.op == op));
-        let library = compile(&sources, &ops, caps)?;
+        Self::for_operators(&sources, &ops, caps)
+    }
+
+    /// Compiles (or finds compiled) and loads the kernels of `ops` from `sources`, with argument
+    /// storage for `caps`: every symbol resolved when the library is linked.
+    pub fn for_operators(
+        sources: &ExecuTorchSources,
+        ops: &[&'static Signature],
+        caps: Capacities,
+    ) -> Result<Self, String> {
+        let library = compile(sources, ops, caps)?;
         // SAFETY: the library is ours, just compiled from ExecuTorch's kernels and the bridge;
         // loading it runs no initializer beyond C++ statics of those files.
         let library = unsafe { libloading::Library::new(&library) }
             .map_err(|e| format!("loading {}: {e}", library.display()))?;
         let mut entries = Vec::with_capacity(ops.len());
-        for sig in &ops {
+        for sig in ops {
             let symbol = kernel_symbol(sig.op);
             // SAFETY: the shim file defines `symbol` as a const ap_kernel_t.
             let entry: libloading::Symbol<'_, *const sys::ap_kernel> =
@@ -98,7 +108,7 @@ impl ExecuTorchKernels {
 }
 
 /// ExecuTorch's sources: the environment's, else those this crate was built with.
-fn sources() -> Option<Result<ExecuTorchSources, String>> {
+pub fn sources() -> Option<Result<ExecuTorchSources, String>> {
     ExecuTorchSources::from_env()
         .or_else(|| option_env!("ARENAPLAN_HOST_EXECUTORCH_PATH").map(ExecuTorchSources::at))
 }

@@ -71,9 +71,15 @@ impl ExecuTorchSources {
     pub fn files(&self, kernels: &[&Signature]) -> Vec<PathBuf> {
         let mut files: Vec<PathBuf> = Vec::new();
         for k in kernels {
-            let f = self.root.join(k.file);
-            if !files.contains(&f) {
-                files.push(f);
+            let helpers = HELPERS
+                .iter()
+                .filter(|(of, _)| *of == k.file)
+                .map(|(_, h)| *h);
+            for f in std::iter::once(k.file).chain(helpers) {
+                let f = self.root.join(f);
+                if !files.contains(&f) {
+                    files.push(f);
+                }
             }
         }
         for shared in SHARED {
@@ -82,6 +88,18 @@ impl ExecuTorchSources {
         files
     }
 }
+
+/// Files a kernel's own file needs beside the shared ones: (kernel file, helper file).
+const HELPERS: &[(&str, &str)] = &[
+    (
+        "kernels/quantized/cpu/op_embedding2b.cpp",
+        "kernels/quantized/cpu/embeddingxb.cpp",
+    ),
+    (
+        "kernels/quantized/cpu/op_embedding4b.cpp",
+        "kernels/quantized/cpu/embeddingxb.cpp",
+    ),
+];
 
 /// Whether `kernels` include the Cortex-M backend's, which call CMSIS-NN (its headers to
 /// compile, its functions to link: the runtime's CMSIS-NN build has them).

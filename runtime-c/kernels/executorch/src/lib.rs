@@ -23,7 +23,7 @@
 use core::ffi::CStr;
 
 pub mod prim;
-pub mod tensor;
+mod tensor;
 
 /// A kernel: the operator it runs and the function.
 #[derive(Clone, Copy, Debug)]

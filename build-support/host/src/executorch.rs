@@ -144,7 +144,7 @@ fn c_compiler(nn: &Path) -> Result<(PathBuf, Vec<String>), String> {
     let tool = cc::Build::new()
         .target(target)
         .host(target)
-        .opt_level(1)
+        .opt_level(0)
         .debug(false)
         .cargo_metadata(false)
         .try_get_compiler()
@@ -159,7 +159,10 @@ fn c_compiler(nn: &Path) -> Result<(PathBuf, Vec<String>), String> {
     Ok((tool.path().to_path_buf(), args))
 }
 
-/// The C++ compiler and the flags every kernel file gets.
+/// The C++ compiler and the flags every kernel file gets. Unoptimized, as a debug build's C:
+/// the host runs small programs, and the tests compile every fixture's kernels from a fresh
+/// clone (a third faster than `-O1`); the arithmetic is IEEE's either way (SSE, no contraction
+/// without FMA).
 fn compiler(
     sources: &ExecuTorchSources,
     nn: Option<&Path>,
@@ -169,7 +172,7 @@ fn compiler(
         .cpp(true)
         .target(target)
         .host(target)
-        .opt_level(1)
+        .opt_level(0)
         .debug(false)
         .cargo_metadata(false)
         .try_get_compiler()
@@ -180,6 +183,8 @@ fn compiler(
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
     args.push("-fPIC".into());
+    // Each multiply and add rounded on its own on every host (an Arm host would fuse them).
+    args.push("-ffp-contract=off".into());
     // ExecuTorch's sources are not ours to fix: their warnings are not this build's.
     args.push("-w".into());
     args.extend(FLAGS.iter().map(|f| f.to_string()));

@@ -70,6 +70,7 @@ impl ExecuTorchKernels {
             )
         })??;
         let caps = Capacities::of(program, |op| ops.iter().any(|s| s.op == op));
+        caps.check()?;
         Self::for_operators(&sources, &ops, caps)
     }
 

@@ -62,6 +62,7 @@ pub fn program_shims(
         return Ok(None);
     }
     let caps = Capacities::of(program, |op| ops.iter().any(|s| s.op == op));
+    caps.check()?;
     render_shims(ops, caps).map(Some)
 }
 

@@ -25,6 +25,33 @@ pub struct Capacities {
 }
 
 impl Capacities {
+    /// The most the build accepts, each: a shim holds its call's storage on the stack, so a
+    /// program asking for more (a tensor list of hundreds) is refused at build time rather than
+    /// overflow a firmware's stack. Rank 16 is ExecuTorch's own limit.
+    pub const MAX: Capacities = Capacities {
+        tensors: 64,
+        rank: 16,
+        list: 256,
+    };
+
+    /// Whether each capacity is within [`Capacities::MAX`]; the first that is not, named.
+    pub fn check(&self) -> Result<(), String> {
+        let over = [
+            ("tensors", self.tensors, Self::MAX.tensors),
+            ("dimensions of a tensor", self.rank, Self::MAX.rank),
+            ("list elements", self.list, Self::MAX.list),
+        ]
+        .into_iter()
+        .find(|(_, have, max)| have > max);
+        match over {
+            Some((what, have, max)) => Err(format!(
+                "a call to an ExecuTorch kernel passes {have} {what}; the bridge takes at most \
+                 {max} (its storage is on the stack)"
+            )),
+            None => Ok(()),
+        }
+    }
+
     /// The capacities the calls of `program` to an operator `bound` accepts need.
     pub fn of(program: &Program, bound: impl Fn(&str) -> bool) -> Capacities {
         let mut caps = Capacities {
@@ -154,4 +181,28 @@ fn render_one(out: &mut String, sig: &Signature) -> Result<(), String> {
         sig.op
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capacities_beyond_the_bridge_are_refused_naming_which() {
+        assert!(Capacities::MAX.check().is_ok());
+        let many = Capacities {
+            tensors: 65,
+            ..Capacities::MAX
+        };
+        let err = many.check().unwrap_err();
+        assert!(
+            err.contains("65 tensors") && err.contains("at most 64"),
+            "{err}"
+        );
+        let deep = Capacities {
+            rank: 17,
+            ..Capacities::MAX
+        };
+        assert!(deep.check().unwrap_err().contains("17 dimensions"));
+    }
 }

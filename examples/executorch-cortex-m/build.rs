@@ -4,8 +4,8 @@
 //! operators (`EXECUTORCH_PATH`, on the runtime's CMSIS-NN: `CMSIS_NN_PATH`), and writes the
 //! recorded calls as `reference.rs` for the firmware to check its outputs against.
 //!
-//! Without ExecuTorch's or CMSIS-NN's sources the example builds on the host to a program that
-//! says so, and refuses to build as firmware.
+//! Without ExecuTorch's or CMSIS-NN's sources, or the program (a packaged copy of the example),
+//! the example builds on the host to a program that says so, and refuses to build as firmware.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -78,7 +78,7 @@ fn run(out: &mut dyn core::fmt::Write) -> bool {
     true
 }
 
-/// Built without ExecuTorch's or CMSIS-NN's sources: says why (see build.rs).
+/// Built without ExecuTorch's or CMSIS-NN's sources, or the program: says why (see build.rs).
 #[cfg(no_kernels)]
 fn run(out: &mut dyn core::fmt::Write) -> bool {
     let why = include_str!(concat!(env!("OUT_DIR"), "/skipped.txt"));

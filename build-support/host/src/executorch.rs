@@ -15,7 +15,7 @@ use std::vec::Vec;
 use arenaplan::sys;
 use arenaplan_build::executorch::{
     need_cmsis_nn, program_operators, render_shims, Capacities, ExecuTorchSources, Signature,
-    DEFINES, ENV_EXECUTORCH_PATH, FLAGS,
+    BRIDGE_SOURCE, DEFINES, ENV_EXECUTORCH_PATH, FLAGS,
 };
 use arenaplan_build::model::Program;
 use arenaplan_syntax::digest::fnv1a;
@@ -26,11 +26,12 @@ pub const ENV_KERNEL_CACHE: &str = "ARENAPLAN_KERNEL_CACHE";
 
 /// ExecuTorch's kernels for one program, loaded: the entries stay valid while this lives.
 ///
-/// ```no_run
+/// ```
 /// # fn main() -> Result<(), String> {
-/// # let program: arenaplan_build::model::Program = unimplemented!();
+/// // A program without ExecuTorch operators needs none, and nothing is compiled.
+/// let program = arenaplan_build::model::Program::new("no_kernel_calls");
 /// let kernels = arenaplan_host::ExecuTorchKernels::for_program(&program)?;
-/// println!("{} ExecuTorch kernels", kernels.entries().len());
+/// assert!(kernels.entries().is_empty());
 /// # Ok(())
 /// # }
 /// ```
@@ -139,25 +140,40 @@ fn cmsis_nn_files(nn: &Path) -> Result<Vec<PathBuf>, String> {
         .collect())
 }
 
-/// The C compiler and its flags, for CMSIS-NN's files.
-fn c_compiler(nn: &Path) -> Result<(PathBuf, Vec<String>), String> {
+/// The host's C (or C++) compiler as a build script finds it, unoptimized, with its default
+/// arguments, position-independent code (a shared library) and no warnings (the sources are
+/// ExecuTorch's and CMSIS-NN's, not ours to fix).
+fn host_tool(cpp: bool) -> Result<(PathBuf, Vec<String>), String> {
     let target = env!("ARENAPLAN_HOST_TARGET");
     let tool = cc::Build::new()
+        .cpp(cpp)
         .target(target)
         .host(target)
         .opt_level(0)
         .debug(false)
         .cargo_metadata(false)
         .try_get_compiler()
-        .map_err(|e| format!("no C compiler for the host: {e}"))?;
+        .map_err(|e| {
+            format!(
+                "no C{} compiler for the host: {e}",
+                if cpp { "++" } else { "" }
+            )
+        })?;
     let mut args: Vec<String> = tool
         .args()
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    args.extend(["-fPIC".into(), "-w".into(), "-std=c11".into()]);
-    args.push(format!("-I{}", nn.join("Include").display()));
+    args.extend(["-fPIC".into(), "-w".into()]);
     Ok((tool.path().to_path_buf(), args))
+}
+
+/// The C compiler and its flags, for CMSIS-NN's files.
+fn c_compiler(nn: &Path) -> Result<(PathBuf, Vec<String>), String> {
+    let (tool, mut args) = host_tool(false)?;
+    args.push("-std=c11".into());
+    args.push(format!("-I{}", nn.join("Include").display()));
+    Ok((tool, args))
 }
 
 /// The C++ compiler and the flags every kernel file gets. Unoptimized, as a debug build's C:
@@ -168,26 +184,9 @@ fn compiler(
     sources: &ExecuTorchSources,
     nn: Option<&Path>,
 ) -> Result<(PathBuf, Vec<String>), String> {
-    let target = env!("ARENAPLAN_HOST_TARGET");
-    let tool = cc::Build::new()
-        .cpp(true)
-        .target(target)
-        .host(target)
-        .opt_level(0)
-        .debug(false)
-        .cargo_metadata(false)
-        .try_get_compiler()
-        .map_err(|e| format!("no C++ compiler for the host: {e}"))?;
-    let mut args: Vec<String> = tool
-        .args()
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    args.push("-fPIC".into());
+    let (tool, mut args) = host_tool(true)?;
     // Each multiply and add rounded on its own on every host (an Arm host would fuse them).
     args.push("-ffp-contract=off".into());
-    // ExecuTorch's sources are not ours to fix: their warnings are not this build's.
-    args.push("-w".into());
     args.extend(FLAGS.iter().map(|f| f.to_string()));
     args.extend(DEFINES.iter().map(|d| format!("-D{d}")));
     // A kernel that fails says why on stderr (ap_et_platform.cpp prints ExecuTorch's log).
@@ -200,7 +199,7 @@ fn compiler(
     if let Some(nn) = nn {
         args.push(format!("-I{}", nn.join("Include").display()));
     }
-    Ok((tool.path().to_path_buf(), args))
+    Ok((tool, args))
 }
 
 /// Compiles what `ops` need into a shared library (reusing cached objects) and returns its
@@ -227,7 +226,7 @@ fn compile(
         .join(format!("{:016x}.cpp", fnv1a(shim.as_bytes())));
     write_atomically(&shim_path, shim.as_bytes())?;
     let mut files = sources.files(ops);
-    files.push(Path::new(env!("ARENAPLAN_HOST_BRIDGE")).join("ap_et_platform.cpp"));
+    files.push(Path::new(env!("ARENAPLAN_HOST_BRIDGE")).join(BRIDGE_SOURCE));
     files.push(shim_path);
 
     let mut units: Vec<(PathBuf, &Path, &[String])> = files

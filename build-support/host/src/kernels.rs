@@ -30,9 +30,9 @@ pub fn kernels() -> Vec<sys::ap_kernel> {
 /// operators it calls, compiled for it ([`ExecuTorchKernels`]). The entries stay valid while
 /// this lives.
 ///
-/// ```no_run
+/// ```
 /// # fn main() -> Result<(), String> {
-/// # let program: arenaplan_build::model::Program = unimplemented!();
+/// let program = arenaplan_build::model::Program::new("no_kernel_calls");
 /// let kernels = arenaplan_host::ProgramKernels::for_program(&program)?;
 /// assert!(kernels.entries().len() >= arenaplan_host::kernels().len());
 /// # Ok(())

@@ -227,7 +227,7 @@ impl Generated {
             build.file(file);
         }
         build
-            .file(bridge.join("ap_et_platform.cpp"))
+            .file(bridge.join(crate::kernels::executorch::BRIDGE_SOURCE))
             .file(self.dir.join(super::artifacts::kernels_file(&self.name)));
         Ok(Some(build))
     }

@@ -35,7 +35,11 @@ pub fn linear_for(program: &mut Program, isa: Isa) {
         let Instruction::Kernel(call) = instruction else {
             continue;
         };
-        if call.op != OP || call.inputs.len() <= sum_at.max(bias_at) {
+        let last = [bias_at, sum_at, weights_at, in_off_at, w_off_at]
+            .into_iter()
+            .max()
+            .unwrap_or(0);
+        if call.op != OP || call.inputs.len() <= last {
             continue;
         }
         let value = |i: usize| &program.values[call.inputs[i]];
@@ -81,7 +85,9 @@ pub fn linear_for(program: &mut Program, isa: Isa) {
             .collect();
         let name = format!(
             "{}_{}",
-            program.values[call.outputs.first().copied().unwrap_or(0)].name,
+            call.outputs
+                .first()
+                .map_or("linear", |&o| program.values[o].name.as_str()),
             if helium { "kernel_sum" } else { "bias" }
         );
         let shape = if helium {

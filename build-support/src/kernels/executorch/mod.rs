@@ -28,7 +28,9 @@ pub mod sources;
 pub use readers::reader;
 pub use shims::{render_shims, Capacities};
 pub use signatures::{signature, Signature};
-pub use sources::{need_cmsis_nn, ExecuTorchSources, DEFINES, ENV_EXECUTORCH_PATH, FLAGS};
+pub use sources::{
+    need_cmsis_nn, ExecuTorchSources, BRIDGE_SOURCE, DEFINES, ENV_EXECUTORCH_PATH, FLAGS,
+};
 
 /// The operators of `program` that run on ExecuTorch's kernels, each once, in order of first
 /// call: those ExecuTorch implements that the firmware does not implement itself

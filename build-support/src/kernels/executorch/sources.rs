@@ -89,6 +89,10 @@ impl ExecuTorchSources {
     }
 }
 
+/// The bridge's one C++ file (in arenaplan-kernels' `bridge/`), compiled with every program's
+/// kernels.
+pub const BRIDGE_SOURCE: &str = "ap_et_platform.cpp";
+
 /// Files a kernel's own file needs beside the shared ones: (kernel file, helper file).
 const HELPERS: &[(&str, &str)] = &[
     (

@@ -225,7 +225,7 @@ class Call {
         size_t i = take(AP_VALUE_INT_LIST);
         if (i == NONE) return ArrayRef<int64_t>();
         size_t n = args_[i].size / 8;
-        if (nints_ + n > AP_ET_MAX_LIST * 4) {
+        if (nints_ + n > AP_ET_MAX_LIST) {
             fail(AP_ERR_BAD_ARGUMENTS);
             return ArrayRef<int64_t>();
         }
@@ -401,7 +401,7 @@ class Call {
     TensorImpl::StridesType strides_[AP_ET_MAX_TENSORS][AP_ET_MAX_RANK];
     optional<Tensor> opt_tensors_[AP_ET_MAX_TENSORS];
     size_t nopt_ = 0;
-    int64_t ints_[AP_ET_MAX_LIST * 4];
+    int64_t ints_[AP_ET_MAX_LIST];
     size_t nints_ = 0;
     double doubles_[AP_ET_MAX_LIST];
     size_t ndoubles_ = 0;

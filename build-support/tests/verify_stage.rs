@@ -36,6 +36,7 @@ fn finish(program: &Program, plan: &ModelPlan) -> Result<Vec<(String, Vec<u8>)>,
         blobs: Default::default(),
         what: Emit::ALL,
         executorch: &[],
+        all_kernel_dtypes: false,
     };
     verify_and_emit(
         program,
@@ -291,6 +292,7 @@ fn a_call_missing_its_declared_scratch_is_not_emitted() {
         blobs: Default::default(),
         what: Emit::ALL,
         executorch: &[],
+        all_kernel_dtypes: false,
     };
     match verify_and_emit(
         &program,

@@ -2,7 +2,8 @@
 //! firmware build compiles into the firmware (`Generated::executorch_build`), the host runner
 //! compiles into a shared library and loads, so `arenaplan run` and the tests run the same C++.
 //!
-//! Only the operators the program calls are compiled. Objects are cached by their source's
+//! Only the operators the program calls are compiled, each kernel file for the dtypes the
+//! program's calls use (the firmware's units, `executorch::selection`). Objects are cached by their source's
 //! bytes and flags (`ARENAPLAN_KERNEL_CACHE`, default in this crate's build folder), so a
 //! kernel compiles once however many programs call it; files are written under a temporary
 //! name and renamed, so runners in parallel never see half a file.
@@ -14,8 +15,8 @@ use std::vec::Vec;
 
 use arenaplan::sys;
 use arenaplan_build::executorch::{
-    need_cmsis_nn, program_operators, render_shims, Capacities, ExecuTorchSources, Signature,
-    BRIDGE_SOURCE, DEFINES, ENV_EXECUTORCH_PATH, FLAGS,
+    kernel_files, need_cmsis_nn, program_operators, render_shims, render_unit, Capacities, Dtypes,
+    ExecuTorchSources, Signature, BRIDGE_SOURCE, DEFINES, ENV_EXECUTORCH_PATH, FLAGS,
 };
 use arenaplan_build::model::Program;
 use arenaplan_syntax::digest::fnv1a;
@@ -72,17 +73,19 @@ impl ExecuTorchKernels {
         })??;
         let caps = Capacities::of(program, |op| ops.iter().any(|s| s.op == op));
         caps.check()?;
-        Self::for_operators(&sources, &ops, caps)
+        Self::for_operators(&sources, &ops, caps, Some(&Dtypes::of(program, &ops)))
     }
 
     /// Compiles (or finds compiled) and loads the kernels of `ops` from `sources`, with argument
-    /// storage for `caps`: every symbol resolved when the library is linked.
+    /// storage for `caps`, for `dtypes` (`None`: every dtype): every symbol resolved when the
+    /// library is linked.
     pub fn for_operators(
         sources: &ExecuTorchSources,
         ops: &[&'static Signature],
         caps: Capacities,
+        dtypes: Option<&Dtypes>,
     ) -> Result<Self, String> {
-        let library = compile(sources, ops, caps)?;
+        let library = compile(sources, ops, caps, dtypes)?;
         // SAFETY: the library is ours, just compiled from ExecuTorch's kernels and the bridge;
         // loading it runs no initializer beyond C++ statics of those files.
         let library = unsafe { libloading::Library::new(&library) }
@@ -208,6 +211,7 @@ fn compile(
     sources: &ExecuTorchSources,
     ops: &[&'static Signature],
     caps: Capacities,
+    dtypes: Option<&Dtypes>,
 ) -> Result<PathBuf, String> {
     let cache = cache_dir();
     let nn = if need_cmsis_nn(ops) {
@@ -220,12 +224,29 @@ fn compile(
         None
     };
     let (cxx, args) = compiler(sources, nn.as_deref())?;
+    let bridge_key = bridge_headers()?;
     let shim = render_shims(ops, caps)?;
     let shim_path = cache
         .join("shims")
         .join(format!("{:016x}.cpp", fnv1a(shim.as_bytes())));
     write_atomically(&shim_path, shim.as_bytes())?;
-    let mut files = sources.files(ops);
+    // Each kernel file through its unit, as the firmware compiles it; the unit's key holds the
+    // kernel file's bytes too (the unit only names it).
+    let mut extra_key: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+    let mut files = Vec::new();
+    for file in kernel_files(ops) {
+        let unit = render_unit(file, ops, dtypes);
+        let path = cache
+            .join("units")
+            .join(format!("{:016x}.cpp", fnv1a(unit.as_bytes())));
+        write_atomically(&path, unit.as_bytes())?;
+        let kernel = sources.root().join(file);
+        let bytes =
+            std::fs::read(&kernel).map_err(|e| format!("reading {}: {e}", kernel.display()))?;
+        extra_key.push((path.clone(), bytes));
+        files.push(path);
+    }
+    files.extend(sources.support_files(ops));
     files.push(Path::new(env!("ARENAPLAN_HOST_BRIDGE")).join(BRIDGE_SOURCE));
     files.push(shim_path);
 
@@ -249,6 +270,10 @@ fn compile(
         let mut key = (args.join("\u{1f}") + &tool.display().to_string()).into_bytes();
         key.extend_from_slice(file.display().to_string().as_bytes());
         key.extend_from_slice(&bytes);
+        if let Some((_, kernel)) = extra_key.iter().find(|(p, _)| p == file) {
+            key.extend_from_slice(kernel);
+        }
+        key.extend_from_slice(&bridge_key);
         let object = cache.join("obj").join(format!("{:016x}.o", fnv1a(&key)));
         jobs.push((file.clone(), object, tool, args));
     }
@@ -301,6 +326,22 @@ fn compile(
             .map_err(|e| format!("writing {}: {e}", library.display()))?;
     }
     Ok(library)
+}
+
+/// The bridge's headers' bytes, part of every object's key: a unit or shim includes them.
+fn bridge_headers() -> Result<Vec<u8>, String> {
+    let dir = Path::new(env!("ARENAPLAN_HOST_BRIDGE"));
+    let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("reading {}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "h"))
+        .collect();
+    names.sort();
+    let mut bytes = Vec::new();
+    for n in names {
+        bytes.extend(std::fs::read(&n).map_err(|e| format!("reading {}: {e}", n.display()))?);
+    }
+    Ok(bytes)
 }
 
 fn compile_one(cxx: &Path, args: &[String], src: &Path, object: &Path) -> Result<(), String> {

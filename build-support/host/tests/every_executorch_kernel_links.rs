@@ -22,7 +22,7 @@ fn every_kernel_of_the_table_compiles_links_and_loads() {
         rank: 8,
         list: 16,
     };
-    let kernels = arenaplan_host::ExecuTorchKernels::for_operators(&sources, &all, caps)
+    let kernels = arenaplan_host::ExecuTorchKernels::for_operators(&sources, &all, caps, None)
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(kernels.entries().len(), all.len());
     for (entry, sig) in kernels.entries().iter().zip(&all) {

@@ -22,6 +22,8 @@ pub struct Artifacts<'a> {
     /// The operators that run on ExecuTorch's own kernels, whose shims the C artifacts include
     /// (`kernels::executorch::program_operators`).
     pub executorch: &'a [&'static crate::kernels::executorch::Signature],
+    /// Whether ExecuTorch's kernels are compiled for every dtype rather than the program's.
+    pub all_kernel_dtypes: bool,
 }
 
 /// The stages after planning, as every build runs them: the verify stage on the plan and on
@@ -45,17 +47,14 @@ pub fn verify_and_emit(
     let mut files = emit(&input, artifacts.what)?;
     // The C++ binding the program's operators to ExecuTorch's kernels, beside the C.
     if artifacts.what.c {
-        if let Some(shims) =
-            crate::kernels::executorch::program_shims(program, artifacts.executorch)
-                .map_err(BuildError::Missing)?
-        {
-            files.push((kernels_file(artifacts.name), shims.into_bytes()));
-        }
+        let cpp = crate::kernels::executorch::program_files(
+            program,
+            artifacts.executorch,
+            artifacts.name,
+            artifacts.all_kernel_dtypes,
+        )
+        .map_err(BuildError::Missing)?;
+        files.extend(cpp.into_iter().map(|(f, text)| (f, text.into_bytes())));
     }
     Ok(files)
-}
-
-/// The file of a build's ExecuTorch kernel shims.
-pub fn kernels_file(name: &str) -> String {
-    format!("{name}_kernels.cpp")
 }

@@ -35,6 +35,7 @@ pub struct Build {
     io_apart: bool,
     kernel_isa: Option<crate::model::Isa>,
     kernel_variants: crate::KernelVariants,
+    all_kernel_dtypes: bool,
     external_kernels: Vec<String>,
     blobs: Option<Blobs>,
     cargo: Option<bool>,
@@ -212,6 +213,22 @@ impl Build {
     /// ```
     pub fn kernel_isa(&mut self, isa: crate::model::Isa) -> &mut Self {
         self.kernel_isa = Some(isa);
+        self
+    }
+
+    /// Compiles ExecuTorch's kernels for every dtype they support rather than only those the
+    /// program's calls use (the default, a selective build: `aten::add.out` on float tensors
+    /// is about a fifth of all dtypes' code). For a firmware that swaps programs at run time.
+    ///
+    /// ```no_run
+    /// arenaplan_build::Build::new()
+    ///     .model("model/encoder.pte")
+    ///     .target("corstone-300")
+    ///     .all_kernel_dtypes(true)
+    ///     .compile();
+    /// ```
+    pub fn all_kernel_dtypes(&mut self, all: bool) -> &mut Self {
+        self.all_kernel_dtypes = all;
         self
     }
 
@@ -484,6 +501,7 @@ impl Build {
             target,
             &Artifacts {
                 executorch: &executorch_kernels,
+                all_kernel_dtypes: self.all_kernel_dtypes,
                 name: &name,
                 declared: &declared,
                 symbols: self.symbols,

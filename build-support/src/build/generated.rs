@@ -223,12 +223,16 @@ impl Generated {
         build
             .flag_if_supported("-ffunction-sections")
             .flag_if_supported("-fdata-sections");
-        for file in sources.files(&self.executorch_kernels) {
+        use crate::kernels::executorch::{kernel_files, shims_file, unit_file, BRIDGE_SOURCE};
+        for file in kernel_files(&self.executorch_kernels) {
+            build.file(self.dir.join(unit_file(&self.name, file)));
+        }
+        for file in sources.support_files(&self.executorch_kernels) {
             build.file(file);
         }
         build
-            .file(bridge.join(crate::kernels::executorch::BRIDGE_SOURCE))
-            .file(self.dir.join(super::artifacts::kernels_file(&self.name)));
+            .file(bridge.join(BRIDGE_SOURCE))
+            .file(self.dir.join(shims_file(&self.name)));
         Ok(Some(build))
     }
 }

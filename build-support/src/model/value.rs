@@ -237,7 +237,7 @@ pub enum ValueKind {
 }
 
 /// Element types and their sizes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum DType {
     /// 8-bit signed integer.

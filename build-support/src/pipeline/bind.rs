@@ -399,7 +399,9 @@ fn bind_library_scratch(
         let site = ScratchSite::Kernel {
             op: call.op.clone(),
         };
-        let Some(isa) = isa else {
+        // A need the same on every instruction set needs no core to size it.
+        let same = (need.plain == need.dsp && need.dsp == need.mve).then_some(Isa::Plain);
+        let Some(isa) = isa.or(same) else {
             errors.push(ScratchError {
                 site,
                 index: 0,

@@ -346,6 +346,8 @@ impl<'t> Pipeline<'t> {
         check_npu(&program, self.target)?;
         add_argument_needs(&mut program)?;
         add_target_specs(&mut program, self.target);
+        // The temp memory ExecuTorch's kernels ask for, as planned scratch (`topk`'s queue).
+        crate::kernels::executorch::temp::add_temp_needs(&mut program);
         // The Cortex-M operators, for the core their kernels run on (as the TFLite kernels'
         // scratch, below); a core arenaplan does not know keeps the exporter's lowering.
         if let Some(isa) = self

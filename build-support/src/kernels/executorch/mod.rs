@@ -9,6 +9,8 @@
 //! - [`readers`]: which bridge reader takes each C++ argument type;
 //! - [`shims`]: the generated C++ file, one shim per operator the program calls;
 //! - [`sources`]: the files and flags that compile them;
+//! - [`selection`]: each kernel file compiled only for the dtypes the program uses;
+//! - [`temp`]: the temp memory a kernel asks its context for, planned per call;
 //! - [`cortex_m_scratch`] and [`cortex_m_linear`]: a Cortex-M program lowered for one core,
 //!   made right for the core the build runs it on (CMSIS-NN's buffers, fully connected's
 //!   constant term), see [`for_core`].
@@ -21,11 +23,14 @@
 pub mod cortex_m_linear;
 pub mod cortex_m_scratch;
 pub mod readers;
+pub mod selection;
 pub mod shims;
 pub mod signatures;
 pub mod sources;
+pub mod temp;
 
 pub use readers::reader;
+pub use selection::{render_unit, unit_file, Dtypes};
 pub use shims::{render_shims, Capacities};
 pub use signatures::{signature, Signature};
 pub use sources::{
@@ -55,17 +60,45 @@ pub fn program_operators(
     out
 }
 
-/// The shims of `ops`, operators of `program` (`NAME_kernels.cpp`), if there are any.
-pub fn program_shims(
+/// The C++ files binding `ops`, operators of `program`, for the build named `name`: the shims
+/// (`NAME_kernels.cpp`), then one unit per kernel file ([`selection::render_unit`], compiled
+/// for the dtypes the program uses unless `all_dtypes`); none when `ops` is empty.
+pub fn program_files(
     program: &crate::model::Program,
     ops: &[&'static Signature],
-) -> Result<Option<String>, String> {
+    name: &str,
+    all_dtypes: bool,
+) -> Result<Vec<(String, String)>, String> {
     if ops.is_empty() {
-        return Ok(None);
+        return Ok(Vec::new());
     }
     let caps = Capacities::of(program, |op| ops.iter().any(|s| s.op == op));
     caps.check()?;
-    render_shims(ops, caps).map(Some)
+    let mut files = vec![(shims_file(name), render_shims(ops, caps)?)];
+    let dtypes = (!all_dtypes).then(|| Dtypes::of(program, ops));
+    for file in kernel_files(ops) {
+        files.push((
+            unit_file(name, file),
+            render_unit(file, ops, dtypes.as_ref()),
+        ));
+    }
+    Ok(files)
+}
+
+/// The file of the build named `name`'s shims.
+pub fn shims_file(name: &str) -> String {
+    format!("{name}_kernels.cpp")
+}
+
+/// The kernel files defining `ops`, each once, in order of first operator.
+pub fn kernel_files(ops: &[&'static Signature]) -> Vec<&'static str> {
+    let mut files: Vec<&'static str> = Vec::new();
+    for sig in ops {
+        if !files.contains(&sig.file) {
+            files.push(sig.file);
+        }
+    }
+    files
 }
 
 /// Makes `program`'s Cortex-M operator calls right for `isa`'s CMSIS-NN kernels: their

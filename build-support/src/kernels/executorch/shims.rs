@@ -152,7 +152,12 @@ fn render_one(out: &mut String, sig: &Signature) -> Result<(), String> {
         out,
         "static ap_status_t {shim}(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {{"
     );
-    out.push_str("    (void)user;\n    arenaplan::et::Call call(ctx, args, nargs, 0);\n");
+    // A kernel that asks for temp memory gets the call's planned scratch (`temp`).
+    let _ = writeln!(
+        out,
+        "    (void)user;\n    arenaplan::et::Call call(ctx, args, nargs, {});",
+        u8::from(super::temp::uses_temp(sig.op))
+    );
     // An in-place operator's `self` is passed once, as the call's output, after the rest
     // (`import::in_place`): read first, from there.
     let in_place = crate::import::is_in_place_operator(sig.op)

@@ -65,18 +65,15 @@ impl ExecuTorchSources {
         vec![parent, self.root.join("runtime/core/portable_type/c10")]
     }
 
-    /// The files compiled for `kernels`: each kernel's own file once, in the order given, then
-    /// what every kernel may link (shared utilities, TensorImpl, the tensor checks). Unused
-    /// functions cost nothing in firmware: it links with section garbage collection.
-    pub fn files(&self, kernels: &[&Signature]) -> Vec<PathBuf> {
+    /// What `kernels` link beside their own files (which compile through generated units,
+    /// `selection::render_unit`): the helpers a kernel file needs, each once, then what every
+    /// kernel may link (shared utilities, TensorImpl, the tensor checks). Unused functions cost
+    /// nothing in firmware: it links with section garbage collection.
+    pub fn support_files(&self, kernels: &[&Signature]) -> Vec<PathBuf> {
         let mut files: Vec<PathBuf> = Vec::new();
         for k in kernels {
-            let helpers = HELPERS
-                .iter()
-                .filter(|(of, _)| *of == k.file)
-                .map(|(_, h)| *h);
-            for f in std::iter::once(k.file).chain(helpers) {
-                let f = self.root.join(f);
+            for (_, helper) in HELPERS.iter().filter(|(of, _)| *of == k.file) {
+                let f = self.root.join(helper);
                 if !files.contains(&f) {
                     files.push(f);
                 }

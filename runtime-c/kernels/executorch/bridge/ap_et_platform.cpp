@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include <executorch/runtime/platform/abort.h>
+#include <executorch/runtime/core/exec_aten/util/scalar_type_util.h>
 
 #if ET_LOG_ENABLED
 #include <stdarg.h>
@@ -59,6 +60,26 @@ ET_NORETURN void runtime_abort() {
 
 } // namespace runtime
 } // namespace executorch
+
+/* A dtype's case the unit's selection left out (ap_et_selective_end.h): the call stops, as
+ * ExecuTorch's own selective build stops it, and the host says which. */
+namespace arenaplan {
+namespace et {
+[[noreturn]] void unselected_dtype(const char *op, ::executorch::aten::ScalarType dtype) {
+#if ET_LOG_ENABLED
+    ET_LOG(Error,
+           "dtype %s is not selected for operator %s: the build compiled this kernel for the "
+           "dtypes the program's calls use (arenaplan-build's kernels::executorch::selection); "
+           "build with all_kernel_dtypes(true) and report the program",
+           ::executorch::runtime::toString(dtype), op);
+#else
+    (void)op;
+    (void)dtype;
+#endif
+    ::executorch::runtime::runtime_abort();
+}
+} // namespace et
+} // namespace arenaplan
 
 __attribute__((weak)) void operator delete(void *) noexcept {}
 __attribute__((weak)) void operator delete(void *, size_t) noexcept {}

@@ -43,6 +43,8 @@ struct Bench {
     sources: ExecuTorchSources,
     args: Vec<String>,
     work: PathBuf,
+    /// The bridge's headers, which units and shims include: part of their objects' keys.
+    bridge_headers: Vec<u8>,
 }
 
 impl Bench {
@@ -104,7 +106,7 @@ impl Bench {
         let caps = Capacities::of(program, |op| ops.iter().any(|s| s.op == op));
         let mut objects = Vec::new();
         let shims = self.write("shims", "cpp", &render_shims(ops, caps)?)?;
-        objects.push(self.object(&shims, &[], &[])?);
+        objects.push(self.object(&shims, &[], &self.bridge_headers)?);
         let dtypes = Dtypes::of(program, ops);
         for file in kernel_files(ops) {
             let kernel = self.sources.root().join(file);
@@ -113,7 +115,8 @@ impl Bench {
                 Variant::Arenaplan | Variant::All => {
                     let selection = (variant == Variant::Arenaplan).then_some(&dtypes);
                     let unit = self.write("units", "cpp", &render_unit(file, ops, selection))?;
-                    self.object(&unit, &[], &kernel_bytes)?
+                    let key = [&kernel_bytes[..], &self.bridge_headers].concat();
+                    self.object(&unit, &[], &key)?
                 }
                 Variant::ExecuTorch => {
                     let header = executorch_selection(program, ops);
@@ -139,7 +142,7 @@ impl Bench {
         let bridge = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../runtime-c/kernels/executorch/bridge")
             .join(BRIDGE_SOURCE);
-        objects.push(self.object(&bridge, &[], &[])?);
+        objects.push(self.object(&bridge, &[], &self.bridge_headers)?);
 
         let image = self.work.join("image.elf");
         let mut link = Command::new(CXX);
@@ -271,10 +274,22 @@ fn run() -> Result<(), String> {
         manifest.join("../runtime-c/include").display()
     ));
     args.push(format!("-I{}", nn.join("Include").display()));
+    let bridge = manifest.join("../runtime-c/kernels/executorch/bridge");
+    let mut headers: Vec<PathBuf> = std::fs::read_dir(&bridge)
+        .map_err(|e| format!("{}: {e}", bridge.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "h"))
+        .collect();
+    headers.sort();
+    let mut bridge_headers = Vec::new();
+    for h in headers {
+        bridge_headers.extend(std::fs::read(&h).map_err(|e| format!("{}: {e}", h.display()))?);
+    }
     let bench = Bench {
         sources,
         args,
         work: Path::new(env!("CARGO_TARGET_TMPDIR")).join("kernel-flash"),
+        bridge_headers,
     };
 
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));

@@ -87,7 +87,8 @@ __attribute__((weak)) void operator delete(void *, size_t) noexcept {}
 #if AP_ET_FREESTANDING
 /* Firmware links no C library and no C++ runtime library. What the kernels' headers may still
  * name, routed to the abort above (a failed call, not a stopped firmware): a range-checked
- * access out of range (std::array::at), the C library's abort, a pure virtual call. */
+ * access out of range (std::array::at), the C library's abort, a pure virtual call; and the
+ * C library's strcmp. Each weak: a firmware's own C library wins. */
 namespace std {
 __attribute__((weak, noreturn)) void __throw_out_of_range_fmt(const char *, ...) {
     executorch::runtime::runtime_abort();
@@ -97,6 +98,15 @@ extern "C" {
 __attribute__((weak, noreturn)) void abort(void) { executorch::runtime::runtime_abort(); }
 __attribute__((weak, noreturn)) void __cxa_pure_virtual(void) {
     executorch::runtime::runtime_abort();
+}
+/* A unit's dtype selection compares switch names with __builtin_strcmp, folded away when
+ * optimizing; unoptimized (-O0) it calls this. */
+__attribute__((weak)) int strcmp(const char *a, const char *b) {
+    while (*a != '\0' && *a == *b) {
+        ++a;
+        ++b;
+    }
+    return (int)(unsigned char)*a - (int)(unsigned char)*b;
 }
 }
 #endif

@@ -5,9 +5,11 @@
  * A unit is: this header; its function, one test per operator of the program the kernel file
  * defines (`AP_ET_NAMED(op, "add.out") ? (t == AP_ET_DTYPE::Float) : ...`, any other switch
  * name keeps every case); `ap_et_selective_end.h`; the kernel file. The function must fold to
- * a constant in every case, or nothing is removed: a comparison of two constant strings by
- * `__builtin_strcmp`, always inlined, is one GCC and Clang fold at -Os (ExecuTorch's own
- * generator compares `std::string_view`s, which GCC 12 leaves to run time). */
+ * a constant in every case, or nothing is removed: `__builtin_strcmp` of two constant strings,
+ * always inlined, is one GCC folds at -Os (ExecuTorch's own generator compares
+ * `std::string_view`s, which GCC 12 leaves to run time; so does a character loop). At -O0
+ * nothing folds: the comparison calls strcmp (ap_et_platform.cpp has one for firmware without
+ * a C library). */
 #ifndef AP_ET_SELECTIVE_H
 #define AP_ET_SELECTIVE_H
 

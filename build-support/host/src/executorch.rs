@@ -263,6 +263,19 @@ fn compile(
             units.push((f.clone(), cc.as_path(), &c_args[..]));
         }
     }
+    link_library(&cache, &cxx, units, &extra_key, &bridge_key)
+}
+
+/// Compiles `units` (source, compiler, arguments), each object cached by its key (flags,
+/// source bytes, the kernel file a unit names in `extra_key`, the bridge's headers), and links
+/// them into a shared library with every symbol resolved: its path.
+fn link_library(
+    cache: &Path,
+    cxx: &Path,
+    units: Vec<(PathBuf, &Path, &[String])>,
+    extra_key: &[(PathBuf, Vec<u8>)],
+    bridge_key: &[u8],
+) -> Result<PathBuf, String> {
     let mut jobs: Vec<(PathBuf, PathBuf, &Path, &[String])> = Vec::with_capacity(units.len());
     for (file, tool, args) in units {
         let file = &file;
@@ -273,7 +286,7 @@ fn compile(
         if let Some((_, kernel)) = extra_key.iter().find(|(p, _)| p == file) {
             key.extend_from_slice(kernel);
         }
-        key.extend_from_slice(&bridge_key);
+        key.extend_from_slice(bridge_key);
         let object = cache.join("obj").join(format!("{:016x}.o", fnv1a(&key)));
         jobs.push((file.clone(), object, tool, args));
     }
@@ -306,7 +319,7 @@ fn compile(
         .join(format!("{:016x}.so", fnv1a(key.as_bytes())));
     if !library.is_file() {
         let tmp = temporary(&library)?;
-        let out = Command::new(&cxx)
+        let out = Command::new(cxx)
             .arg("-shared")
             // Every symbol resolved now: a kernel missing a helper fails here, named, rather
             // than when the runner first calls it.
@@ -326,6 +339,32 @@ fn compile(
             .map_err(|e| format!("writing {}: {e}", library.display()))?;
     }
     Ok(library)
+}
+
+/// Compiles `files` (C++, e.g. a test's harness beside ExecuTorch's own sources) with the
+/// flags the kernels compile with, the bridge's platform file added, into a shared library
+/// (cached as the kernels are): its path. For tests that run ExecuTorch's C++ as an oracle.
+///
+/// ```no_run
+/// # fn main() -> Result<(), String> {
+/// let sources = arenaplan_host::executorch_sources().ok_or("EXECUTORCH_PATH")??;
+/// let library = arenaplan_host::executorch_library(&sources, &[sources.root().join("runtime/core/evalue.cpp")])?;
+/// # Ok(()) }
+/// ```
+pub fn executorch_library(
+    sources: &ExecuTorchSources,
+    files: &[PathBuf],
+) -> Result<PathBuf, String> {
+    let cache = cache_dir();
+    let (cxx, args) = compiler(sources, None)?;
+    let bridge_key = bridge_headers()?;
+    let mut all = files.to_vec();
+    all.push(Path::new(env!("ARENAPLAN_HOST_BRIDGE")).join(BRIDGE_SOURCE));
+    let units = all
+        .into_iter()
+        .map(|f| (f, cxx.as_path(), &args[..]))
+        .collect();
+    link_library(&cache, &cxx, units, &[], &bridge_key)
 }
 
 /// The bridge's headers' bytes, part of every object's key: a unit or shim includes them.

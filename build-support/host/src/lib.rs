@@ -57,7 +57,9 @@ mod tables;
 
 pub use arenas::Arenas;
 pub use emulated::emulated_backends;
-pub use executorch::{sources as executorch_sources, ExecuTorchKernels, ENV_KERNEL_CACHE};
+pub use executorch::{
+    executorch_library, sources as executorch_sources, ExecuTorchKernels, ENV_KERNEL_CACHE,
+};
 pub use failure::failure_text;
 pub use kernels::{kernels, ProgramKernels};
 pub use methods::method_tables;

@@ -198,26 +198,31 @@ pub fn neg(call: &mut Call<'_>) -> Result {
     write(call, result)
 }
 
-/// `executorch_prim::sym_float.Scalar(Scalar a) -> Scalar`: a double.
+/// `executorch_prim::sym_float.Scalar(Scalar a) -> Scalar`: a double (of a bool too).
 pub fn sym_float(call: &mut Call<'_>) -> Result {
-    let a = as_double(read(call, 0)?)?;
+    let a = match read(call, 0)? {
+        Num::Bool(b) => f64::from(u8::from(b)),
+        n => as_double(n)?,
+    };
     write(call, Num::Double(a))
 }
 
-/// An int from a double, rounded by `round` (refused beyond the int range, and for NaN).
-fn to_int(call: &mut Call<'_>, round: fn(f64) -> f64) -> Result {
-    let result = match read(call, 0)? {
-        Num::Int(a) => a,
-        Num::Double(a) => {
-            let r = round(a);
-            if !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&r) {
-                return Err(Error::BadArguments);
-            }
-            r as i64
-        }
-        Num::Bool(b) => i64::from(b),
+/// A double rounded by `round` to an int: refused beyond the int range and for NaN (where
+/// ExecuTorch's C++ cast is undefined).
+fn rounded(a: f64, round: fn(f64) -> f64) -> core::result::Result<i64, Error> {
+    let r = round(a);
+    if !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&r) {
+        return Err(Error::BadArguments);
+    }
+    Ok(r as i64)
+}
+
+/// `ceil`, `round`, `trunc`: an int from a double; ExecuTorch takes no other kind.
+fn double_to_int(call: &mut Call<'_>, round: fn(f64) -> f64) -> Result {
+    let Num::Double(a) = read(call, 0)? else {
+        return Err(Error::BadArguments);
     };
-    write(call, Num::Int(result))
+    write(call, Num::Int(rounded(a, round)?))
 }
 
 /// `floor` without `std`: toward negative infinity, for values below 2^63.
@@ -239,24 +244,30 @@ fn trunc(x: f64) -> f64 {
     }
 }
 
-/// `executorch_prim::sym_int.Scalar(Scalar a) -> Scalar`: toward zero.
+/// `executorch_prim::sym_int.Scalar(Scalar a) -> Scalar`: an int, a bool as 0 or 1, a double
+/// toward zero.
 pub fn sym_int(call: &mut Call<'_>) -> Result {
-    to_int(call, trunc)
+    let result = match read(call, 0)? {
+        Num::Int(a) => a,
+        Num::Double(a) => rounded(a, trunc)?,
+        Num::Bool(b) => i64::from(b),
+    };
+    write(call, Num::Int(result))
 }
 
 /// `executorch_prim::trunc.Scalar(Scalar a) -> Scalar`.
 pub fn trunc_scalar(call: &mut Call<'_>) -> Result {
-    to_int(call, trunc)
+    double_to_int(call, trunc)
 }
 
 /// `executorch_prim::ceil.Scalar(Scalar a) -> Scalar`.
 pub fn ceil(call: &mut Call<'_>) -> Result {
-    to_int(call, |x| -floor(-x))
+    double_to_int(call, |x| -floor(-x))
 }
 
 /// `executorch_prim::round.Scalar(Scalar a) -> Scalar`: Python's `round`, ties to even.
 pub fn round(call: &mut Call<'_>) -> Result {
-    to_int(call, |x| {
+    double_to_int(call, |x| {
         let down = floor(x);
         let rest = x - down;
         if rest > 0.5 || (rest == 0.5 && down % 2.0 != 0.0) {
@@ -267,45 +278,51 @@ pub fn round(call: &mut Call<'_>) -> Result {
     })
 }
 
-/// `executorch_prim::sym_max.Scalar(Scalar a, Scalar b) -> Scalar`.
+/// Two ints, else refused (`sym_max`, `sym_min` take SymInts only).
+fn two_ints(call: &Call<'_>) -> core::result::Result<(i64, i64), Error> {
+    match (read(call, 0)?, read(call, 1)?) {
+        (Num::Int(a), Num::Int(b)) => Ok((a, b)),
+        _ => Err(Error::BadArguments),
+    }
+}
+
+/// `executorch_prim::sym_max.Scalar(SymInt a, SymInt b) -> SymInt`.
 pub fn sym_max(call: &mut Call<'_>) -> Result {
-    algebra(call, |a, b| Some(a.max(b)), f64::max)
+    let (a, b) = two_ints(call)?;
+    write(call, Num::Int(a.max(b)))
 }
 
-/// `executorch_prim::sym_min.Scalar(Scalar a, Scalar b) -> Scalar`.
+/// `executorch_prim::sym_min.Scalar(SymInt a, SymInt b) -> SymInt`.
 pub fn sym_min(call: &mut Call<'_>) -> Result {
-    algebra(call, |a, b| Some(a.min(b)), f64::min)
+    let (a, b) = two_ints(call)?;
+    write(call, Num::Int(a.min(b)))
 }
 
-/// `executorch_prim::sym_not.Scalar(Scalar a) -> bool`.
+/// `executorch_prim::sym_not.Scalar(SymBool a) -> SymBool`: a bool only.
 pub fn sym_not(call: &mut Call<'_>) -> Result {
-    let truth = match read(call, 0)? {
-        Num::Bool(b) => b,
-        Num::Int(v) => v != 0,
-        Num::Double(v) => v != 0.0,
+    let Num::Bool(b) = read(call, 0)? else {
+        return Err(Error::BadArguments);
     };
-    write(call, Num::Bool(!truth))
+    write(call, Num::Bool(!b))
 }
 
-/// `executorch_prim::sym_ite.Scalar(Scalar b, Scalar t, Scalar f) -> Scalar`.
+/// `executorch_prim::sym_ite.Scalar(SymBool b, Scalar t, Scalar f) -> Scalar`: the condition
+/// a bool only.
 pub fn sym_ite(call: &mut Call<'_>) -> Result {
-    let choose = match read(call, 0)? {
-        Num::Bool(b) => b,
-        Num::Int(v) => v != 0,
-        Num::Double(v) => v != 0.0,
+    let Num::Bool(choose) = read(call, 0)? else {
+        return Err(Error::BadArguments);
     };
     let value = read(call, if choose { 1 } else { 2 })?;
     write(call, value)
 }
 
 /// `aten::sym_size.int(Tensor self, int dim) -> SymInt`: a dimension, from the value table.
+/// As ExecuTorch's, `dim` counts from the first dimension only (a negative one is refused).
 pub fn sym_size(call: &mut Call<'_>) -> Result {
     let t = input(call, 0)?;
     let Num::Int(d) = read(call, 1)? else {
         return Err(Error::BadArguments);
     };
-    let rank = t.dims.len() as i64;
-    let d = if d < 0 { d + rank } else { d };
     let size = usize::try_from(d)
         .ok()
         .and_then(|d| t.dims.get(d))

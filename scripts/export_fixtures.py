@@ -912,7 +912,8 @@ class TinyConv(torch.nn.Module):
 ETHOSU_CONFIG_METHODS = ["input0_scale", "input0_zp", "output0_scale", "output0_zp"]
 
 
-def ethosu_case(accelerator, memory_mode, int_io, cortex_m_io=False):
+def ethosu_case(accelerator, memory_mode, int_io, cortex_m_io=False, model_fn=None,
+                shape=(1, 3, 8, 8)):
     from executorch.backends.arm.ethosu import EthosUCompileSpec, EthosUPartitioner
     from executorch.backends.arm.quantizer import (EthosUQuantizer,
                                                    get_symmetric_quantization_config)
@@ -921,14 +922,18 @@ def ethosu_case(accelerator, memory_mode, int_io, cortex_m_io=False):
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
     torch.manual_seed(30)
-    model = TinyConv().eval()
-    calibration = [torch.randn(1, 3, 8, 8) for _ in range(8)]
-    test_inputs = [torch.randn(1, 3, 8, 8) for _ in range(2)]
+    model = (model_fn or TinyConv)().eval()
+    calibration = [torch.randn(*shape) for _ in range(8)]
+    test_inputs = [torch.randn(*shape) for _ in range(2)]
 
     spec = EthosUCompileSpec(accelerator, memory_mode=memory_mode)
     quantizer = EthosUQuantizer(spec)
     quantizer.set_global(get_symmetric_quantization_config())
-    prepared = prepare_pt2e(torch.export.export(model, (calibration[0],)).module(), quantizer)
+    exported = torch.export.export(model, (calibration[0],))
+    # Without the guard-check submodule: the Arm quantizer's average-pool pass refuses a
+    # graph with a call_module node (the tiny conv net has no pool and is exported as before).
+    graph = exported.module() if model_fn is None else exported.module(check_guards=False)
+    prepared = prepare_pt2e(graph, quantizer)
     for sample in calibration:
         prepared(sample)
     converted = convert_pt2e(prepared)
@@ -938,7 +943,14 @@ def ethosu_case(accelerator, memory_mode, int_io, cortex_m_io=False):
         edge = to_edge_transform_and_lower(
             torch.export.export(converted, (calibration[0],)),
             partitioner=[EthosUPartitioner(spec)])
-    if cortex_m_io:
+    if cortex_m_io == "replace_quant_nodes":
+        # Exactly aot_arm_compiler's step for an Ethos-U target (_apply_replace_quant_nodes):
+        # the quantize/dequantize left on the CPU become cortex_m's; every other CPU operator
+        # stays an aten one (here the float average pool between them).
+        from executorch.backends.cortex_m.passes.replace_quant_nodes_pass import (
+            ReplaceQuantNodesPass)
+        edge = edge.transform([ReplaceQuantNodesPass()])
+    elif cortex_m_io:
         # As aot_arm_compiler does for an Ethos-U target: the Cortex-M backend's passes over
         # what stays on the CPU, so the quantize/dequantize at the NPU's boundaries become
         # cortex_m::quantize_per_tensor / dequantize_per_tensor (CMSIS-NN's).
@@ -1053,6 +1065,20 @@ def ethosu_u55_conv_cortex_m_io():
       ethosu_description("ethos-u85-256", "Dedicated_Sram", False, cortex_m_io=True))
 def ethosu_u85_conv_cortex_m_io():
     return ethosu_case("ethos-u85-256", "Dedicated_Sram", False, cortex_m_io=True)
+
+
+@case("ethosu_u55_ds_cnn_cpu_avg_pool", "corstone-300",
+      "The DS-CNN of cnn_ds_cnn (batch norms randomized, seed 30), int8-quantized with "
+      "EthosUQuantizer + get_symmetric_quantization_config (8 seeded calibration inputs of 1 x 1 "
+      "x 25 x 10), lowered with EthosUPartitioner(EthosUCompileSpec('ethos-u55-128', "
+      "memory_mode='Shared_Sram')) and then, as aot_arm_compiler does for an Ethos-U target, "
+      "ReplaceQuantNodesPass (the CPU's quantize/dequantize become cortex_m::'s). Its 13x5 "
+      "average pool has stride 13x5, beyond the U55's 3, so the partitioner leaves it on the "
+      "CPU between two NPU calls: dequantize, aten::avg_pool2d in float, quantize. Two forward "
+      "calls; the reference is the converted pt2e (fake-quant) model's output. " + NO_FVP)
+def ethosu_u55_ds_cnn_cpu_avg_pool():
+    return ethosu_case("ethos-u55-128", "Shared_Sram", False, cortex_m_io="replace_quant_nodes",
+                       model_fn=lambda: randomize_batch_norms(DsCnn()), shape=(1, 1, 25, 10))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 # arenaplan_add_model(TARGET <target> MODEL <model> PLATFORM <arenaplan target>
 #                     [NAME <base name>] [TARGETS <targets.toml>] [SOURCES <file>...]
-#                     [BLOBS INCBIN|C])
+#                     [BLOBS INCBIN|C] [EXECUTORCH_KERNELS])
 #
 # Plans MODEL for PLATFORM when the build runs (again whenever the model, a targets file or a
 # scanned source changes) and adds the generated C to TARGET: NAME.h and NAME_program.h on its
@@ -13,6 +13,18 @@
 # NAME_program.c links with the assembler's .incbin (found on the include path this adds; GCC
 # or Clang for an ELF target); BLOBS C writes the blobs as C arrays, for any C99 compiler, at
 # about six bytes of C to compile per byte of blob.
+#
+# A program whose operators run on ExecuTorch's own kernels (an ExecuTorch .pte) takes
+# EXECUTORCH_KERNELS: the model is then planned when CMake configures (and again when the model
+# or a targets file changes), because which kernel files to compile depends on its operators.
+# The function adds a C++ static library NAME_kernels, linked into TARGET: the generated shims
+# and one unit per kernel file (each compiled for the dtypes the program uses), ExecuTorch's
+# shared utilities from ARENAPLAN_EXECUTORCH (default: the EXECUTORCH_PATH environment
+# variable, a checkout of ExecuTorch's sources in a folder named `executorch`), and the bridge
+# (runtime-c/kernels/executorch/bridge), with the flags NAME_kernels.cmake lists (the same as a
+# Cargo build's). The Cortex-M backend's kernels need ARENAPLAN_CMSIS_NN too. A cross build
+# (CMAKE_SYSTEM_NAME Generic) compiles them freestanding: no C++ library, no exceptions. The
+# project enables C++ first (project(... C CXX)).
 #
 # ARENAPLAN_COMMAND is how the CLI runs: the installed `arenaplan` when it is on the PATH, else
 # Cargo in the checkout this file belongs to.
@@ -31,7 +43,8 @@ if(NOT DEFINED ARENAPLAN_COMMAND)
 endif()
 
 function(arenaplan_add_model)
-  cmake_parse_arguments(ARG "" "TARGET;MODEL;PLATFORM;NAME;TARGETS;BLOBS" "SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "EXECUTORCH_KERNELS" "TARGET;MODEL;PLATFORM;NAME;TARGETS;BLOBS" "SOURCES"
+                        ${ARGN})
   foreach(required TARGET MODEL PLATFORM)
     if(NOT ARG_${required})
       message(FATAL_ERROR "arenaplan_add_model: ${required} is required (arenaplan_add_model(TARGET app MODEL model.pte PLATFORM corstone-300))")
@@ -72,8 +85,11 @@ function(arenaplan_add_model)
     list(APPEND depends "${source}")
   endforeach()
   set(generated "${out}/${ARG_NAME}.c" "${out}/${ARG_NAME}_program.c")
+  if(ARG_EXECUTORCH_KERNELS)
+    arenaplan_add_executorch_kernels()
+  endif()
   add_custom_command(
-    OUTPUT ${generated} "${out}/${ARG_NAME}.h" "${out}/${ARG_NAME}_program.h"
+    OUTPUT ${generated} "${out}/${ARG_NAME}.h" "${out}/${ARG_NAME}_program.h" ${kernel_units}
     COMMAND ${ARENAPLAN_COMMAND} ${args}
     DEPENDS ${depends}
     COMMENT "arenaplan: planning ${ARG_MODEL} for ${ARG_PLATFORM}"
@@ -82,3 +98,56 @@ function(arenaplan_add_model)
   target_include_directories(${ARG_TARGET} PRIVATE "${out}")
   set(ARENAPLAN_${ARG_NAME}_DIR "${out}" PARENT_SCOPE)
 endfunction()
+
+set(ARENAPLAN_EXECUTORCH "$ENV{EXECUTORCH_PATH}" CACHE PATH
+    "A checkout of ExecuTorch's sources (a folder named executorch), for programs whose operators run on its kernels")
+set(ARENAPLAN_KERNELS_BRIDGE "${CMAKE_CURRENT_LIST_DIR}/../kernels/executorch/bridge" CACHE INTERNAL
+    "The bridge to ExecuTorch's kernels (arenaplan-kernels' bridge/)")
+
+# arenaplan_add_model's EXECUTORCH_KERNELS, in its scope (args, depends, out, ARG_*): plans now,
+# reads NAME_kernels.cmake and adds the NAME_kernels library; sets kernel_units there.
+macro(arenaplan_add_executorch_kernels)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${depends})
+  execute_process(COMMAND ${ARENAPLAN_COMMAND} ${args}
+                  RESULT_VARIABLE plan_status ERROR_VARIABLE plan_errors OUTPUT_QUIET)
+  if(NOT plan_status EQUAL 0)
+    message(FATAL_ERROR "arenaplan_add_model: planning ${ARG_MODEL} for ${ARG_PLATFORM} failed:\n${plan_errors}")
+  endif()
+  set(kernel_list "${out}/${ARG_NAME}_kernels.cmake")
+  set(kernel_units "")
+  if(EXISTS "${kernel_list}")
+    if(NOT EXISTS "${ARENAPLAN_EXECUTORCH}/kernels/portable/cpu/op_add.cpp")
+      message(FATAL_ERROR "arenaplan_add_model: ${ARG_MODEL}'s operators run on ExecuTorch's own kernels: set ARENAPLAN_EXECUTORCH (or the environment's EXECUTORCH_PATH) to a checkout of ExecuTorch's sources, found `${ARENAPLAN_EXECUTORCH}`")
+    endif()
+    include("${kernel_list}")
+    foreach(unit ${ARENAPLAN_KERNEL_UNITS})
+      list(APPEND kernel_units "${out}/${unit}")
+    endforeach()
+    set(kernel_sources ${kernel_units} "${ARENAPLAN_KERNELS_BRIDGE}/${ARENAPLAN_KERNEL_BRIDGE_SOURCE}")
+    foreach(source ${ARENAPLAN_EXECUTORCH_SOURCES})
+      list(APPEND kernel_sources "${ARENAPLAN_EXECUTORCH}/${source}")
+    endforeach()
+    if(NOT CMAKE_CXX_COMPILER_LOADED)
+      message(FATAL_ERROR "arenaplan_add_model: ${ARG_MODEL}'s operators run on ExecuTorch's kernels, which are C++: enable it first (project(... C CXX), or enable_language(CXX))")
+    endif()
+    add_library(${ARG_NAME}_kernels STATIC ${kernel_sources})
+    get_filename_component(executorch_parent "${ARENAPLAN_EXECUTORCH}" DIRECTORY)
+    target_include_directories(${ARG_NAME}_kernels PRIVATE
+      "${executorch_parent}" "${ARENAPLAN_EXECUTORCH}/runtime/core/portable_type/c10"
+      "${ARENAPLAN_KERNELS_BRIDGE}" "${out}")
+    if(ARENAPLAN_KERNELS_NEED_CMSIS_NN)
+      if(NOT ARENAPLAN_CMSIS_NN)
+        message(FATAL_ERROR "arenaplan_add_model: ${ARG_MODEL}'s Cortex-M operators call CMSIS-NN: set ARENAPLAN_CMSIS_NN (or the environment's CMSIS_NN_PATH) to a checkout of Arm's CMSIS-NN")
+      endif()
+      target_include_directories(${ARG_NAME}_kernels PRIVATE "${ARENAPLAN_CMSIS_NN}/Include")
+    endif()
+    target_compile_options(${ARG_NAME}_kernels PRIVATE ${ARENAPLAN_KERNEL_FLAGS}
+                           -ffunction-sections -fdata-sections -w)
+    target_compile_definitions(${ARG_NAME}_kernels PRIVATE ${ARENAPLAN_KERNEL_DEFINES})
+    if(CMAKE_SYSTEM_NAME STREQUAL "Generic")
+      target_compile_definitions(${ARG_NAME}_kernels PRIVATE AP_ET_FREESTANDING=1)
+    endif()
+    target_link_libraries(${ARG_NAME}_kernels PUBLIC arenaplan::runtime)
+    target_link_libraries(${ARG_TARGET} PRIVATE ${ARG_NAME}_kernels)
+  endif()
+endmacro()

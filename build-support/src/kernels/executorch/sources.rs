@@ -70,20 +70,25 @@ impl ExecuTorchSources {
     /// kernel may link (shared utilities, TensorImpl, the tensor checks). Unused functions cost
     /// nothing in firmware: it links with section garbage collection.
     pub fn support_files(&self, kernels: &[&Signature]) -> Vec<PathBuf> {
-        let mut files: Vec<PathBuf> = Vec::new();
-        for k in kernels {
-            for (_, helper) in HELPERS.iter().filter(|(of, _)| *of == k.file) {
-                let f = self.root.join(helper);
-                if !files.contains(&f) {
-                    files.push(f);
-                }
+        support_file_names(kernels)
+            .into_iter()
+            .map(|f| self.root.join(f))
+            .collect()
+    }
+}
+
+/// [`ExecuTorchSources::support_files`], as paths in ExecuTorch's sources.
+pub fn support_file_names(kernels: &[&Signature]) -> Vec<&'static str> {
+    let mut files: Vec<&'static str> = Vec::new();
+    for k in kernels {
+        for (_, helper) in HELPERS.iter().filter(|(of, _)| *of == k.file) {
+            if !files.contains(helper) {
+                files.push(helper);
             }
         }
-        for shared in SHARED {
-            files.push(self.root.join(shared));
-        }
-        files
     }
+    files.extend(SHARED);
+    files
 }
 
 /// The bridge's one C++ file (in arenaplan-kernels' `bridge/`), compiled with every program's
@@ -157,6 +162,9 @@ pub const DEFINES: &[&str] = &[
     "C10_USING_CUSTOM_GENERATED_MACROS",
     "ET_LOG_ENABLED=0",
     "NDEBUG",
+    // The Cortex-M kernels check the CMSIS-NN buffer they are given against what CMSIS-NN
+    // asks for its variant: a wrong size fails the call rather than overrun the buffer.
+    "CORTEX_M_ENABLE_RUNTIME_CHECKS",
 ];
 
 #[cfg(test)]

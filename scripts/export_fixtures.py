@@ -57,6 +57,9 @@ RECORDED_PACKAGES = ["torch", "executorch", "torchao", "tosa-tools", "ethos-u-ve
                      "ml_dtypes", "numpy"]
 
 RUNTIME = "executorch.runtime"
+# A program ExecuTorch's own runtime refuses to load (an operator it has no kernel for): the
+# case has no calls, and arenaplan must refuse it at plan time naming the same operators.
+REFUSED = "executorch.runtime-refuses"
 QUANTIZED = "pytorch-quantized"
 # The Cortex-M backend's operators (cortex_m::*) are not registered in ExecuTorch's Python
 # runtime: their reference is the lowered program run by PyTorch on the reference
@@ -114,7 +117,9 @@ class Built:
     eager model to compare with, and how the reference outputs are made."""
 
     def __init__(self, buffer, calls, eager=None, reference=RUNTIME, quantized=None,
-                 runtime_methods=None):
+                 runtime_methods=None, missing=None):
+        # For a REFUSED program: the operators without a kernel, which the program must call.
+        self.missing = missing or []
         self.buffer = buffer
         self.calls = calls
         # eager(method, inputs) -> outputs; it keeps its own state across calls.
@@ -820,6 +825,29 @@ def cond_conv():
     return Built(et.buffer, calls, method_caller(model))
 
 
+@case("transformer_encoder_fastpath", "corstone-300",
+      "nn.TransformerEncoderLayer(16, 2, 32, batch_first) exported as aot_arm_compiler exports "
+      "(strict torch.export under no_grad), which takes PyTorch's fast path: the whole layer is "
+      "one aten::_transformer_encoder_layer_fwd, kept by to_edge_transform_and_lower "
+      "(_check_ir_validity=False, as aot_arm_compiler). ExecuTorch has no kernel for it: its "
+      "runtime refuses to load the method (Missing operator, error 0x14), so there are no "
+      "calls and no reference outputs; arenaplan must refuse it at plan time, naming it.")
+def transformer_encoder_fastpath():
+    from executorch.exir import EdgeCompileConfig, to_edge_transform_and_lower
+    torch.manual_seed(36)
+    model = torch.nn.TransformerEncoderLayer(16, 2, 32, batch_first=True, dropout=0.0).eval()
+    with torch.no_grad():
+        exported = torch.export.export(model, (torch.randn(1, 4, 16),), strict=True)
+    edge = to_edge_transform_and_lower(
+        exported, compile_config=EdgeCompileConfig(_check_ir_validity=False))
+    missing = "aten::_transformer_encoder_layer_fwd.out"
+    et = edge.to_executorch()
+    names = {f"{op.name}.{op.overload}" for op in et.executorch_program.execution_plan[0].operators}
+    if missing not in names:
+        raise RuntimeError(f"the fast path was not taken: the program calls {sorted(names)}")
+    return Built(et.buffer, [], reference=REFUSED, missing=[missing])
+
+
 # ---------------------------------------------------------------------------------------------
 # Cortex-M: ExecuTorch's Cortex-M backend (the `--target cortex-m55` flow of aot_arm_compiler):
 # CortexMQuantizer, to_edge with the backend's compile config, CortexMPassManager for the M55.
@@ -1120,6 +1148,12 @@ def run_calls(built):
     from executorch.runtime import Runtime
 
     program = None
+    if built.reference == REFUSED:
+        try:
+            Runtime.get().load_program(built.buffer).load_method("forward")
+        except RuntimeError:
+            return [], []
+        raise RuntimeError("ExecuTorch's runtime loaded a program the case says it refuses")
     if built.reference == RUNTIME or built.runtime_methods:
         program = Runtime.get().load_program(built.buffer)
     results, notes = [], []
@@ -1162,13 +1196,17 @@ def write_case(name, out_dir):
         "description": description,
         "calls": calls,
     }
+    if built.missing:
+        manifest["missing_operators"] = built.missing
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:
         f.write(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
 
     against = "eager PyTorch" if built.reference == RUNTIME else "float eager PyTorch"
     print(f"[{name}] {len(calls)} calls, {len(built.buffer)} bytes of program, "
           f"reference {built.reference}")
-    if notes:
+    if built.reference == REFUSED:
+        print(f"[{name}] ExecuTorch's runtime refuses it, as the case says")
+    elif notes:
         print(f"[{name}] differs from {against}:")
         for note in notes:
             print(f"    {note.lstrip(': ')}")

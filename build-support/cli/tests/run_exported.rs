@@ -3,7 +3,9 @@
 //! reference its manifest names (ExecuTorch's own runtime for CPU programs). Every case either
 //! runs with the reference outputs, or is listed in [`NOT_YET`] with the reason `run` gives:
 //! a case that starts to run, or fails for another reason, fails this test until the list says
-//! so.
+//! so. A program ExecuTorch's own runtime refuses to load (`"reference":
+//! "executorch.runtime-refuses"`) must be refused here too, with exit 1, naming the operators
+//! its manifest lists.
 
 use std::path::Path;
 
@@ -185,6 +187,32 @@ fn every_exported_program_runs_as_its_reference_or_is_listed() {
             .collect();
         let out = support::temp_dir(case);
         let target = manifest["target"].as_str().expect("target");
+        // A program ExecuTorch's own runtime refuses to load (an operator without a kernel):
+        // refused here too, at plan time, each such operator named.
+        if manifest["reference"] == "executorch.runtime-refuses" {
+            let result = std::process::Command::new(env!("CARGO_BIN_EXE_arenaplan"))
+                .args(["plan", "--target", target, "--emit", "c", "--model"])
+                .arg(dir.join("program.pte"))
+                .arg("--out")
+                .arg(&out)
+                .output()
+                .expect("runs");
+            let stderr = support::stderr(&result);
+            let missing = manifest["missing_operators"].as_array().expect("missing");
+            let named = missing
+                .iter()
+                .all(|op| stderr.contains(op.as_str().unwrap()));
+            if result.status.code() != Some(1) || !named || missing.is_empty() {
+                problems.push(format!(
+                    "{case}: ExecuTorch's runtime refuses it for {missing:?}; arenaplan exited \
+                     {:?}: {}",
+                    result.status.code(),
+                    stderr.trim()
+                ));
+            }
+            ran += 1;
+            continue;
+        }
         let result = support::run(&dir.join("program.pte"), target, &arguments, &out);
         let stderr = support::stderr(&result);
         let listed = NOT_YET.iter().find(|(c, _)| c == case);

@@ -74,6 +74,10 @@ pub(crate) struct PlanArgs {
     /// whose scratch would grow the arena runs without it: the same output bytes, slower.
     #[arg(long)]
     fastest_kernels: bool,
+    /// Compile ExecuTorch's kernels for every dtype they support. By default each kernel file
+    /// is compiled only for the dtypes the program's calls use (a selective build).
+    #[arg(long)]
+    all_kernel_dtypes: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -149,6 +153,7 @@ pub(crate) fn plan(args: &PlanArgs) -> Result<(), Failure> {
     if args.fastest_kernels {
         build.kernel_variants(arenaplan_build::KernelVariants::Fastest);
     }
+    build.all_kernel_dtypes(args.all_kernel_dtypes);
     if let Some(name) = &args.name {
         build.name(name);
     }

@@ -38,6 +38,10 @@ pub(crate) struct RunArgs {
     /// Where outputs go: DIR/K-METHOD-I.npy is output I of call K (both counted from 0).
     #[arg(long)]
     out: PathBuf,
+    /// Compile ExecuTorch's kernels for every dtype they support, not only those the
+    /// program's calls use (as `plan --all-kernel-dtypes`).
+    #[arg(long)]
+    all_kernel_dtypes: bool,
 }
 
 /// One call as given: the method and its input files.
@@ -141,8 +145,9 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Failure> {
     let arenas = Arenas::new(program, plan);
     let runtime = |e: arenaplan::RuntimeError| Failure::new(Status::DoesNotFit, e);
     let backends = arenaplan_host::emulated_backends(&plan.target).map_err(runtime)?;
-    let kernels = arenaplan_host::ProgramKernels::for_program(program)
-        .map_err(|e| Failure::new(Status::DoesNotFit, e))?;
+    let kernels =
+        arenaplan_host::ProgramKernels::for_program_dtypes(program, args.all_kernel_dtypes)
+            .map_err(|e| Failure::new(Status::DoesNotFit, e))?;
     let kernels = kernels.entries();
     let mut runners = Vec::with_capacity(tables.len());
     for (m, (_, t)) in tables.iter().enumerate() {

@@ -146,3 +146,28 @@ fn plan_csv_dash_o_dash_writes_standard_output() {
     assert!(!Path::new("-").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn plan_writes_each_kernel_files_unit_selective_unless_all_kernel_dtypes() {
+    let model = exported().join("linear_stack_bias/program.pte");
+    for (flag, says) in [
+        (None, "AP_ET_DTYPE::Float"),
+        (Some("--all-kernel-dtypes"), "for every dtype"),
+    ] {
+        let dir = temp_dir("kernel-units").join("out");
+        let mut args = writer("plan", &model, &dir);
+        args.extend(["--emit".into(), "c".into(), "--name".into(), "m".into()]);
+        args.extend(flag.map(Into::into));
+        let out = arenaplan(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let unit = std::fs::read_to_string(dir.join("m_et_portable_cpu_op_addmm.cpp")).unwrap();
+        assert!(unit.contains(says), "{flag:?}: {unit}");
+        assert!(unit.contains("#include <executorch/kernels/portable/cpu/op_addmm.cpp>"));
+        let cmake = std::fs::read_to_string(dir.join("m_kernels.cmake")).unwrap();
+        assert!(
+            cmake.contains("\"m_et_portable_cpu_op_addmm.cpp\""),
+            "{cmake}"
+        );
+        std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
+    }
+}

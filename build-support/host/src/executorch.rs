@@ -55,6 +55,11 @@ impl ExecuTorchKernels {
     /// ExecuTorch's kernels; none when it calls none. The sources are `EXECUTORCH_PATH`'s (or
     /// the path it had when this crate was built).
     pub fn for_program(program: &Program) -> Result<Self, String> {
+        Self::for_program_dtypes(program, false)
+    }
+
+    /// [`ExecuTorchKernels::for_program`], for every dtype when `all_dtypes`.
+    pub fn for_program_dtypes(program: &Program, all_dtypes: bool) -> Result<Self, String> {
         // The host runner registers no kernels of its own for operators ExecuTorch implements.
         let ops = program_operators(program, |_| false);
         if ops.is_empty() {
@@ -73,7 +78,8 @@ impl ExecuTorchKernels {
         })??;
         let caps = Capacities::of(program, |op| ops.iter().any(|s| s.op == op));
         caps.check()?;
-        Self::for_operators(&sources, &ops, caps, Some(&Dtypes::of(program, &ops)))
+        let dtypes = (!all_dtypes).then(|| Dtypes::of(program, &ops));
+        Self::for_operators(&sources, &ops, caps, dtypes.as_ref())
     }
 
     /// Compiles (or finds compiled) and loads the kernels of `ops` from `sources`, with argument

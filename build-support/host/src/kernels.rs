@@ -46,9 +46,25 @@ pub struct ProgramKernels {
 }
 
 impl ProgramKernels {
-    /// The kernels `program` needs, ExecuTorch's compiled (or found compiled) and loaded.
+    /// The kernels `program` needs, ExecuTorch's compiled (or found compiled) for the dtypes
+    /// its calls use, and loaded.
     pub fn for_program(program: &Program) -> Result<Self, String> {
-        let executorch = ExecuTorchKernels::for_program(program)?;
+        Self::for_program_dtypes(program, false)
+    }
+
+    /// [`ProgramKernels::for_program`], ExecuTorch's kernels compiled for every dtype when
+    /// `all_dtypes` (as `Build::all_kernel_dtypes`).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), String> {
+    /// let program = arenaplan_build::model::Program::new("no_kernel_calls");
+    /// let kernels = arenaplan_host::ProgramKernels::for_program_dtypes(&program, true)?;
+    /// assert!(!kernels.entries().is_empty());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn for_program_dtypes(program: &Program, all_dtypes: bool) -> Result<Self, String> {
+        let executorch = ExecuTorchKernels::for_program_dtypes(program, all_dtypes)?;
         let mut entries = kernels();
         entries.extend_from_slice(executorch.entries());
         Ok(ProgramKernels {

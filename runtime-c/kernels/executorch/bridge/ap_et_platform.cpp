@@ -70,7 +70,8 @@ namespace et {
     ET_LOG(Error,
            "dtype %s is not selected for operator %s: the build compiled this kernel for the "
            "dtypes the program's calls use (arenaplan-build's kernels::executorch::selection); "
-           "build with all_kernel_dtypes(true) and report the program",
+           "build with all_kernel_dtypes(true) (arenaplan plan/run --all-kernel-dtypes) and report "
+           "the program",
            ::executorch::runtime::toString(dtype), op);
 #else
     (void)op;

@@ -21,8 +21,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use arenaplan_build::executorch::{
-    kernel_files, program_operators, render_shims, render_unit, selection::scalar_type_name,
-    Capacities, Dtypes, ExecuTorchSources, Signature, BRIDGE_SOURCE, DEFINES, FLAGS,
+    bridge_headers, kernel_files, program_operators, render_shims, render_unit,
+    selection::scalar_type_name, Capacities, Dtypes, ExecuTorchSources, Signature, BRIDGE_SOURCE,
+    DEFINES, FLAGS,
 };
 use arenaplan_build::import::load_model;
 use arenaplan_build::model::{DType, EValue, Instruction, Program};
@@ -274,17 +275,7 @@ fn run() -> Result<(), String> {
         manifest.join("../runtime-c/include").display()
     ));
     args.push(format!("-I{}", nn.join("Include").display()));
-    let bridge = manifest.join("../runtime-c/kernels/executorch/bridge");
-    let mut headers: Vec<PathBuf> = std::fs::read_dir(&bridge)
-        .map_err(|e| format!("{}: {e}", bridge.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "h"))
-        .collect();
-    headers.sort();
-    let mut bridge_headers = Vec::new();
-    for h in headers {
-        bridge_headers.extend(std::fs::read(&h).map_err(|e| format!("{}: {e}", h.display()))?);
-    }
+    let bridge_headers = bridge_headers(&manifest.join("../runtime-c/kernels/executorch/bridge"))?;
     let bench = Bench {
         sources,
         args,

@@ -15,8 +15,9 @@ use std::vec::Vec;
 
 use arenaplan::sys;
 use arenaplan_build::executorch::{
-    kernel_files, need_cmsis_nn, program_operators, render_shims, render_unit, Capacities, Dtypes,
-    ExecuTorchSources, Signature, BRIDGE_SOURCE, DEFINES, ENV_EXECUTORCH_PATH, FLAGS,
+    bridge_headers, kernel_files, need_cmsis_nn, program_operators, render_shims, render_unit,
+    Capacities, Dtypes, ExecuTorchSources, Signature, BRIDGE_SOURCE, DEFINES, ENV_EXECUTORCH_PATH,
+    FLAGS,
 };
 use arenaplan_build::model::Program;
 use arenaplan_syntax::digest::fnv1a;
@@ -230,7 +231,7 @@ fn compile(
         None
     };
     let (cxx, args) = compiler(sources, nn.as_deref())?;
-    let bridge_key = bridge_headers()?;
+    let bridge_key = bridge_headers(Path::new(env!("ARENAPLAN_HOST_BRIDGE")))?;
     let shim = render_shims(ops, caps)?;
     let shim_path = cache
         .join("shims")
@@ -363,7 +364,7 @@ pub fn executorch_library(
 ) -> Result<PathBuf, String> {
     let cache = cache_dir();
     let (cxx, args) = compiler(sources, None)?;
-    let bridge_key = bridge_headers()?;
+    let bridge_key = bridge_headers(Path::new(env!("ARENAPLAN_HOST_BRIDGE")))?;
     let mut all = files.to_vec();
     all.push(Path::new(env!("ARENAPLAN_HOST_BRIDGE")).join(BRIDGE_SOURCE));
     let units = all
@@ -371,22 +372,6 @@ pub fn executorch_library(
         .map(|f| (f, cxx.as_path(), &args[..]))
         .collect();
     link_library(&cache, &cxx, units, &[], &bridge_key)
-}
-
-/// The bridge's headers' bytes, part of every object's key: a unit or shim includes them.
-fn bridge_headers() -> Result<Vec<u8>, String> {
-    let dir = Path::new(env!("ARENAPLAN_HOST_BRIDGE"));
-    let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("reading {}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "h"))
-        .collect();
-    names.sort();
-    let mut bytes = Vec::new();
-    for n in names {
-        bytes.extend(std::fs::read(&n).map_err(|e| format!("reading {}: {e}", n.display()))?);
-    }
-    Ok(bytes)
 }
 
 fn compile_one(cxx: &Path, args: &[String], src: &Path, object: &Path) -> Result<(), String> {

@@ -4,30 +4,18 @@
 //! crash) and planned temp memory (`executorch::temp`: `topk`'s queue is the call's scratch).
 
 use arenaplan_build::executorch::{program_operators, Capacities, Dtypes};
-use arenaplan_build::model::{
-    ConstantData, DType, EValue, Instruction, KernelCall, Program, Value, ValueKind,
-};
+use arenaplan_build::model::{DType, EValue, Instruction, KernelCall, Program, Value, ValueKind};
 use arenaplan_build::Build;
 use arenaplan_host::{executorch_sources, Arenas, ExecuTorchKernels, Runner};
 
 /// A constant scalar argument.
 fn scalar(p: &mut Program, name: &str, evalue: EValue, bytes: Vec<u8>) -> usize {
-    p.add_value(Value {
-        name: name.into(),
-        dtype: if evalue == EValue::Bool {
-            DType::Bool
-        } else {
-            DType::Int64
-        },
-        shape: Vec::new(),
-        bytes: bytes.len() as u64,
-        kind: ValueKind::Constant,
-        pool: None,
-        data: Some(ConstantData::new(bytes)),
-        evalue,
-        dim_order: Vec::new(),
-        quant: None,
-    })
+    let dtype = if evalue == EValue::Bool {
+        DType::Bool
+    } else {
+        DType::Int64
+    };
+    p.add_value(Value::constant(name, evalue, dtype, bytes))
 }
 
 /// `y = a + a` (`aten::add.out`, alpha 1) on four elements of `dtype`.

@@ -352,6 +352,29 @@ impl DType {
 }
 
 impl Value {
+    /// A non-tensor constant the program carries (an int, a double, a bool, a list): its
+    /// bytes as the runtime reads them (`int` and `double` 8 little-endian bytes, `bool` one).
+    ///
+    /// ```
+    /// use arenaplan_build::model::{DType, EValue, Value};
+    /// let alpha = Value::constant("alpha", EValue::Int, DType::Int64, 1i64.to_le_bytes().to_vec());
+    /// assert_eq!(alpha.bytes, 8);
+    /// ```
+    pub fn constant(name: impl Into<String>, evalue: EValue, dtype: DType, bytes: Vec<u8>) -> Self {
+        Value {
+            name: name.into(),
+            dtype,
+            shape: Vec::new(),
+            bytes: bytes.len() as u64,
+            kind: ValueKind::Constant,
+            pool: None,
+            data: Some(ConstantData::new(bytes)),
+            evalue,
+            dim_order: Vec::new(),
+            quant: None,
+        }
+    }
+
     /// A planned tensor; `bytes` from dtype and shape (saturating).
     pub fn planned(name: impl Into<String>, dtype: DType, shape: Vec<u64>) -> Self {
         let bytes = shape

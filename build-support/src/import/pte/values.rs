@@ -31,17 +31,8 @@ pub(super) fn evalue(
         dim_order: Vec::new(),
         quant: None,
     };
-    let constant = |what: &str, evalue: EValue, dtype: DType, bytes: Vec<u8>| Value {
-        name: format!("v{i}:{what}"),
-        dtype,
-        shape: Vec::new(),
-        bytes: bytes.len() as u64,
-        kind: ValueKind::Constant,
-        pool: None,
-        data: Some(ConstantData::new(bytes)),
-        evalue,
-        dim_order: Vec::new(),
-        quant: None,
+    let constant = |what: &str, evalue: EValue, dtype: DType, bytes: Vec<u8>| {
+        Value::constant(format!("v{i}:{what}"), evalue, dtype, bytes)
     };
     let body = || {
         e.table(1)?

@@ -34,7 +34,7 @@ pub use selection::{render_unit, unit_file, Dtypes};
 pub use shims::{render_shims, Capacities};
 pub use signatures::{signature, Signature};
 pub use sources::{
-    need_cmsis_nn, support_file_names, ExecuTorchSources, BRIDGE_SOURCE, DEFINES,
+    bridge_headers, need_cmsis_nn, support_file_names, ExecuTorchSources, BRIDGE_SOURCE, DEFINES,
     ENV_EXECUTORCH_PATH, FLAGS,
 };
 

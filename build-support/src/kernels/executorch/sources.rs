@@ -95,6 +95,23 @@ pub fn support_file_names(kernels: &[&Signature]) -> Vec<&'static str> {
 /// kernels.
 pub const BRIDGE_SOURCE: &str = "ap_et_platform.cpp";
 
+/// The bytes of every header in the bridge's folder `bridge`, in name order: part of the
+/// cache key of every object that includes them (a unit, the shims), so a changed bridge
+/// recompiles what depends on it.
+pub fn bridge_headers(bridge: &Path) -> Result<Vec<u8>, String> {
+    let mut names: Vec<PathBuf> = std::fs::read_dir(bridge)
+        .map_err(|e| format!("reading {}: {e}", bridge.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "h"))
+        .collect();
+    names.sort();
+    let mut bytes = Vec::new();
+    for n in names {
+        bytes.extend(std::fs::read(&n).map_err(|e| format!("reading {}: {e}", n.display()))?);
+    }
+    Ok(bytes)
+}
+
 /// Files a kernel's own file needs beside the shared ones: (kernel file, helper file).
 const HELPERS: &[(&str, &str)] = &[
     (

@@ -38,7 +38,7 @@ pub fn add_temp_needs(program: &mut Program) {
     let mut needs: Vec<(usize, u64)> = Vec::new();
     for (at, instruction) in program.flat_instructions() {
         if let Instruction::Kernel(call) = instruction {
-            if call.op == "aten::topk.values" && call.scratch_need.is_none() {
+            if uses_temp(&call.op) && call.scratch_need.is_none() {
                 if let Some(bytes) = topk_bytes(program, call) {
                     needs.push((at, bytes));
                 }

@@ -322,6 +322,7 @@ int main(void) {
             c("emulation/ethosu_npu_model.c"),
             c("emulation/ethosu_sim.c"),
         ])
+        .args(ethosu_u55_sources(&runtime))
         .arg("-I")
         .arg(&dir)
         .arg("-I")
@@ -476,4 +477,15 @@ fn plans_stopped_early_are_marked_in_the_report_and_the_plan() {
         file("m.report.txt")
     );
     assert!(file("m.plan.json").contains("\"stopped_early\": true"));
+}
+
+/// The functional Ethos-U55's sources: every `.c` file of the runtime's `emulation/ethosu_u55`.
+fn ethosu_u55_sources(runtime: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(runtime.join("emulation/ethosu_u55"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .collect();
+    files.sort();
+    files
 }

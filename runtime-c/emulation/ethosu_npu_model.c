@@ -6,12 +6,14 @@
 
 #include <string.h>
 #include "../core/bytes.h"
+#include "ethosu_u55/u55.h"
 
 ap_ethosu_npu_t ap_ethosu_host_npu;
 static struct ethosu_driver host_driver;
 static int host_driver_up;
 static ap_ethosu_sim_record_t last;
 static uint32_t calls;
+static uint32_t placeholder_jobs;
 
 /* Command stream opcodes (bits 0-9 of a command word; bits 14-15: 0 = one word, 1 = followed
  * by a 32-bit payload) that name a region in bits 16-18. */
@@ -129,9 +131,37 @@ void ap_ethosu_job_hook(const ap_ethosu_blob_t *blob) {
     }
 }
 
+/* The functional Ethos-U55 (ethosu_u55/): the stream executed on the job's regions. */
+static ap_u55_t u55;
+
+static int run_u55(const ap_ethosu_npu_t *npu, const uint8_t *cmd, uint32_t cmd_bytes, const uint64_t *base,
+                   const size_t *size, int n) {
+    if (!u55_init(&u55, 1u << (npu->config & 0xFu))) {
+        last.status = AP_ETHOSU_SIM_FAULT;
+        last.fault = "an Ethos-U55 with a MAC count the emulation does not model";
+        return 0;
+    }
+    for (int r = 0; r < n && r < AP_U55_REGIONS; r++) {
+        u55.region[r] = (uint8_t *)(uintptr_t)base[r];
+        u55.region_size[r] = base[r] == 0 ? 0 : size[r];
+    }
+    int ok = u55_execute(&u55, cmd, cmd_bytes / 4u);
+    last.npu_ops = u55.ops;
+    if (!ok) {
+        last.status = AP_ETHOSU_SIM_FAULT;
+        last.fault = u55.fault;
+        last.fault_opcode = u55.fault_opcode;
+        last.fault_command = u55_opcode_name(u55.fault_opcode, 0);
+        last.fault_word = u55.fault_word;
+        last.fault_detail = u55.detail;
+        return 0;
+    }
+    last.status = AP_ETHOSU_SIM_OK;
+    return 1;
+}
+
 int ap_ethosu_npu_run(ap_ethosu_npu_t *npu, const uint8_t *custom, size_t custom_size, const uint8_t *cmd,
                       uint32_t cmd_bytes, const uint64_t *base, const size_t *size, int n, const void *user_arg) {
-    (void)npu;
     begin(base, size, n);
     last.user_arg_set = user_arg != NULL;
     last.qbase = (uint64_t)(uintptr_t)cmd;
@@ -159,8 +189,13 @@ int ap_ethosu_npu_run(ap_ethosu_npu_t *npu, const uint8_t *custom, size_t custom
             }
         }
     }
-    /* The emulation knows a job's inputs and outputs only from the backend's description of
-     * the same payload; anything else is refused rather than guessed. */
+    if ((npu->config >> 28) == 0) {
+        return run_u55(npu, cmd, cmd_bytes, base, size, n);
+    }
+    /* The Ethos-U85 has no functional model yet: its outputs are a placeholder, marked as one
+     * in the record (ap_ethosu_sim_last()->placeholder) for the tools to say so. The
+     * placeholder knows a job's inputs and outputs only from the backend's description of the
+     * same payload; anything else is refused rather than guessed. */
     if (!is_described || described.cmd != custom || described.cmd_size != custom_size || n < 2) {
         is_described = 0;
         return 0;
@@ -201,15 +236,19 @@ int ap_ethosu_npu_run(ap_ethosu_npu_t *npu, const uint8_t *custom, size_t custom
         }
     }
     last.input_sum = sum;
+    last.placeholder = 1;
+    placeholder_jobs++;
     last.status = AP_ETHOSU_SIM_OK;
     return 1;
 }
 
 const ap_ethosu_sim_record_t *ap_ethosu_sim_last(void) { return &last; }
 uint32_t ap_ethosu_sim_calls(void) { return calls; }
+uint32_t ap_ethosu_sim_placeholder_jobs(void) { return placeholder_jobs; }
 void ap_ethosu_sim_reset(void) {
     memset(&last, 0, sizeof last);
     calls = 0;
+    placeholder_jobs = 0;
 }
 
 ap_status_t ap_ethosu_host_setup(uint32_t config, uint32_t id, const void *fast_memory, size_t fast_memory_size) {

@@ -168,6 +168,17 @@ const NEUTRON_EMULATION: Room = Room {
     ethos_u_driver: false,
 };
 
+/// The functional Ethos-U55's sources: every `.c` file of `emulation/ethosu_u55`.
+fn ethosu_u55_sources() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("emulation/ethosu_u55"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .collect();
+    files.sort();
+    files
+}
+
 /// Builds and runs `room` with `args` and the `extra` sources (a driver front end).
 fn run_room(room: &Room, variant: &str, args: &[String], extra: &[PathBuf]) {
     let mut files: Vec<PathBuf> = room
@@ -178,6 +189,10 @@ fn run_room(room: &Room, variant: &str, args: &[String], extra: &[PathBuf]) {
         .map(|f| root().join(f))
         .collect();
     files.extend_from_slice(extra);
+    // The emulated Ethos-U is its model file and the functional Ethos-U55's folder.
+    if room.sources.contains(&"emulation/ethosu_npu_model.c") {
+        files.extend(ethosu_u55_sources());
+    }
     let name = format!("ctest-{}-{variant}", room.name);
     let mut all = vec!["-DAP_DCACHE_RECORD".to_string()];
     all.extend_from_slice(args);

@@ -39,6 +39,8 @@ typedef enum ap_ethosu_sim_status {
                                           or an I/O copy lies outside the scratch */
     AP_ETHOSU_SIM_OVERLAP = 3,         /* two regions overlap */
     AP_ETHOSU_SIM_CONFIG_MISMATCH = 4, /* the optimizer config is not this NPU's */
+    AP_ETHOSU_SIM_FAULT = 5,           /* the stream asked for something the NPU cannot do, or
+                                          the model cannot execute: fault says what */
     AP_ETHOSU_SIM_FORCE_32_BITS = 0x7FFFFFFF /* as ap_status_t: 32 bits everywhere */
 } ap_ethosu_sim_status_t;
 
@@ -62,6 +64,19 @@ typedef struct ap_ethosu_sim_record {
     uint32_t stream_id;
     uint32_t npu_config;
     uint32_t npu_id;
+    /* AP_ETHOSU_SIM_FAULT: what (a sentence), the command that raised it (its opcode and
+     * name, NULL past the stream's end) at which word of the stream, and a number the
+     * sentence refers to (a mode, a size, a region). */
+    const char *fault;
+    const char *fault_command;
+    uint32_t fault_opcode;
+    uint32_t fault_word;
+    uint32_t fault_detail;
+    /* Operations the functional model executed. */
+    uint32_t npu_ops;
+    /* 1: the job's outputs are a placeholder, not computed (an NPU with no functional model:
+     * the Ethos-U85 for now). */
+    uint32_t placeholder;
 } ap_ethosu_sim_record_t;
 
 /* The optimizer-config fields Arm's driver compares (ethosu_dev_verify_optimizer_config) when
@@ -88,6 +103,8 @@ ap_status_t ap_ethosu_host_setup(uint32_t config, uint32_t id, const void *fast_
 
 const ap_ethosu_sim_record_t *ap_ethosu_sim_last(void);
 uint32_t ap_ethosu_sim_calls(void);
+/* Jobs since the set-up whose outputs are a placeholder (see the record's placeholder). */
+uint32_t ap_ethosu_sim_placeholder_jobs(void);
 /* Clears the records (not the set-up). */
 void ap_ethosu_sim_reset(void);
 

@@ -412,6 +412,7 @@ pub const ap_ethosu_sim_status_AP_ETHOSU_SIM_BAD_CALL: ap_ethosu_sim_status = 1;
 pub const ap_ethosu_sim_status_AP_ETHOSU_SIM_BAD_REGION: ap_ethosu_sim_status = 2;
 pub const ap_ethosu_sim_status_AP_ETHOSU_SIM_OVERLAP: ap_ethosu_sim_status = 3;
 pub const ap_ethosu_sim_status_AP_ETHOSU_SIM_CONFIG_MISMATCH: ap_ethosu_sim_status = 4;
+pub const ap_ethosu_sim_status_AP_ETHOSU_SIM_FAULT: ap_ethosu_sim_status = 5;
 pub const ap_ethosu_sim_status_AP_ETHOSU_SIM_FORCE_32_BITS: ap_ethosu_sim_status = 2147483647;
 pub type ap_ethosu_sim_status = ::core::ffi::c_uint;
 pub use self::ap_ethosu_sim_status as ap_ethosu_sim_status_t;
@@ -432,6 +433,13 @@ pub struct ap_ethosu_sim_record {
     pub stream_id: u32,
     pub npu_config: u32,
     pub npu_id: u32,
+    pub fault: *const ::core::ffi::c_char,
+    pub fault_command: *const ::core::ffi::c_char,
+    pub fault_opcode: u32,
+    pub fault_word: u32,
+    pub fault_detail: u32,
+    pub npu_ops: u32,
+    pub placeholder: u32,
 }
 pub type ap_ethosu_sim_record_t = ap_ethosu_sim_record;
 #[repr(C)]

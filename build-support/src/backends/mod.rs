@@ -61,6 +61,9 @@ pub struct IoSlot {
     /// The bytes the NPU reads or writes there: a tensor of another size (an output whose
     /// rows the NPU pads) is copied, never placed at the slot.
     pub bytes: u64,
+    /// An output that is state the NPU updates in place (reads its old value there): the
+    /// state may live at the slot for good when no other call uses it.
+    pub state_in_place: bool,
 }
 
 /// A slot of one delegate call, resolved to the call's values ([`call_slots`]).

@@ -82,6 +82,8 @@ fn read_unchecked(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportErro
         .collect::<Result<_, _>>()?;
     // Read first: Vela's operators need it to know where their feature maps sit.
     let plan = offline_plan(&model, &buffers, count)?;
+    // Outputs Vela writes over state in place: whoever reads them reads the state.
+    let mut is_state_of: Vec<Option<usize>> = vec![None; count];
     for o in 0..operators.len() {
         let op = operators.table(o)?;
         let code_index = op.u32(0, 0)? as usize;
@@ -101,7 +103,10 @@ fn read_unchecked(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportErro
                 .map(|t| index(t, what))
                 .collect()
         };
-        let inputs = list(op.vector_or_empty(1)?, &format!("operator {o}'s input"))?;
+        let inputs: Vec<usize> = list(op.vector_or_empty(1)?, &format!("operator {o}'s input"))?
+            .into_iter()
+            .map(|t| is_state_of[t].unwrap_or(t))
+            .collect();
         let outputs = list(op.vector_or_empty(2)?, &format!("operator {o}'s output"))?;
         let custom = if builtin == CUSTOM {
             code.string(1)?
@@ -109,13 +114,19 @@ fn read_unchecked(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportErro
             None
         };
         let instruction = match custom {
-            Some("ethos-u") => crate::backends::ethos_u::vela_op::ethos_u_call(
-                &mut program,
-                o,
-                &inputs,
-                outputs,
-                plan.as_ref(),
-            )?,
+            Some("ethos-u") => {
+                let call = crate::backends::ethos_u::vela_op::ethos_u_call(
+                    &mut program,
+                    o,
+                    &inputs,
+                    outputs,
+                    plan.as_ref(),
+                )?;
+                for (output, state) in call.in_place {
+                    is_state_of[output] = Some(state);
+                }
+                call.instruction
+            }
             Some(other) => {
                 let options = op.vector(5)?.map(|v| v.bytes()).transpose()?;
                 crate::kernels::tflite::custom_call(&mut program, other, options, inputs, outputs)
@@ -141,6 +152,9 @@ fn read_unchecked(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportErro
             }
         };
         program.body.push(instruction);
+    }
+    for output in &mut program.outputs {
+        *output = is_state_of[*output].unwrap_or(*output);
     }
     program.source_plan = plan;
     Ok(program)

@@ -5,8 +5,10 @@
 //!
 //! A tensor goes to its slot when all of these hold, and is copied as before otherwise:
 //!
-//! - it is a planned tensor of the program, not state (state outlives every call) and not
-//!   passed twice to the call;
+//! - it is a planned tensor of the program, not passed twice to the call, and not state
+//!   (state outlives every call) unless the call updates that state in place at the slot
+//!   ([`IoSlot::state_in_place`], Vela's LSTM) and no other instruction uses it: then the
+//!   state lives at the slot for good, where Vela's own plan keeps it;
 //! - it is in the pool of that scratch, and the slot's offset keeps the pool's alignment;
 //! - its bytes are the slot's (an output whose rows the NPU pads is copied row by row);
 //! - an input is needed by nothing after the call (the NPU may reuse its slot once read), an
@@ -22,6 +24,7 @@
 //! slot by its address, so a plan and a blob that disagree are an error, never a silent copy.
 //!
 //! [`BackendPlugin::io_slots`]: crate::backends::BackendPlugin::io_slots
+//! [`IoSlot::state_in_place`]: crate::backends::IoSlot::state_in_place
 
 use crate::backends::{call_slots, CallSlot};
 use crate::model::{Instruction, Program, ValueKind};
@@ -61,6 +64,16 @@ pub(super) fn io_in_scratch(
     prefer: Prefer,
 ) -> Vec<InScratch> {
     let flat = program.flat_instructions();
+    // How many instructions use each value: state at a slot for good is its call's alone.
+    let mut users = vec![0usize; program.values.len()];
+    for (_, instruction) in &flat {
+        let mut seen = instruction.touched();
+        seen.sort_unstable();
+        seen.dedup();
+        for v in seen {
+            users[v] += 1;
+        }
+    }
     let mut candidates = Vec::new();
     for CallSlot {
         call: c,
@@ -78,7 +91,10 @@ pub(super) fn io_in_scratch(
         let value = &program.values[t];
         let passed = call.inputs.iter().chain(&call.outputs);
         let once = passed.filter(|&&v| v == t).count() == 1;
-        let when = if slot.input {
+        let state = program.state.contains(&t);
+        let when = if state {
+            slot.state_in_place && users[t] == 1 && !program.outputs.contains(&t)
+        } else if slot.input {
             lt.last == c
         } else {
             lt.first == c
@@ -88,7 +104,6 @@ pub(super) fn io_in_scratch(
             && slot.offset % pool.alignment == 0
             && slot.offset + value.bytes <= program.values[s].bytes;
         if value.kind == ValueKind::Planned
-            && !program.state.contains(&t)
             && once
             && when
             && fits

@@ -32,6 +32,8 @@ struct Slot {
     offset: u64,
     /// The bytes the NPU reads or writes there.
     bytes: u64,
+    /// An output that is state the NPU updates in place there.
+    state_in_place: bool,
 }
 
 /// Every slot of every delegate call in `flat` whose backend has a blob reader that gives
@@ -79,6 +81,7 @@ fn slots(program: &Program, flat: &[(usize, &Instruction)]) -> Vec<Slot> {
                     scratch,
                     offset: slot.offset,
                     bytes: slot.bytes,
+                    state_in_place: slot.state_in_place,
                 });
             }
         }
@@ -88,8 +91,10 @@ fn slots(program: &Program, flat: &[(usize, &Instruction)]) -> Vec<Slot> {
 
 /// For each value, the scratch values it sits inside at its slot: the tensor's buffer in the
 /// pool of the scratch's, at the scratch's offset plus the slot's, of the slot's bytes. Such a
-/// tensor must also be one the NPU may own there: not state, an input needed by nothing after
-/// the call, an output by nothing before it; `Err` names a tensor at its slot that is not.
+/// tensor must also be one the NPU may own there: an input needed by nothing after the call,
+/// an output by nothing before it, and state only where the call updates it in place there
+/// and no other instruction and no method output uses it (then it lives there for good);
+/// `Err` names a tensor at its slot that is not.
 pub(super) fn at_slots(
     program: &Program,
     plan: &ModelPlan,
@@ -108,12 +113,20 @@ pub(super) fn at_slots(
         {
             continue;
         }
+        let state = program.state.contains(&t);
         let owned = match needed.get(t).copied().flatten() {
+            _ if state => {
+                slot.state_in_place
+                    && !program.outputs.contains(&t)
+                    && flat
+                        .iter()
+                        .all(|&(at, i)| at == c || !i.touched().contains(&t))
+            }
             Some(n) if slot.input => n.last == c,
             Some(n) => n.first == c,
             None => false,
         };
-        if !owned || program.state.contains(&t) {
+        if !owned {
             return Err(format!(
                 "value {t} is at its slot in the scratch of call {c} (value {s}), but it is needed {} the call or is state: the NPU would overwrite it",
                 if slot.input { "after" } else { "before" }

@@ -125,6 +125,7 @@ typedef struct io_copy {
     uint32_t bytes;      /* shape x element size */
     uint32_t chunks;     /* outputs: rows Vela writes, each `stride` bytes apart */
     uint32_t stride;
+    int state_in_place;  /* an output the NPU reads before it writes it (AP_ETHOSU_IO_STATE_IN_PLACE) */
 } io_copy_t;
 
 /* Record r of an I/O block, checked against the scratch. */
@@ -147,7 +148,7 @@ static ap_status_t io_record(const uint8_t *block, uint32_t r, uint32_t scratch_
     uint32_t region = ap_rd32(rec + 32);
     /* Rows (chunks x stride) must lie in the scratch too; each is at least a byte, so both
      * factors are at most the scratch size when they do, and the product cannot overflow. */
-    if (region != 1 || elem == 0 || offset > scratch_size || bytes > scratch_size - offset ||
+    if ((region & ~AP_ETHOSU_IO_STATE_IN_PLACE) != 1 || elem == 0 || offset > scratch_size || bytes > scratch_size - offset ||
         (bytes > 0 && (stride > scratch_size || chunks > scratch_size || stride * chunks > scratch_size - offset))) {
         return AP_ERR_BAD_BLOB;
     }
@@ -155,6 +156,7 @@ static ap_status_t io_record(const uint8_t *block, uint32_t r, uint32_t scratch_
     out->bytes = (uint32_t)bytes;
     out->chunks = (uint32_t)chunks;
     out->stride = (uint32_t)stride;
+    out->state_in_place = (region & AP_ETHOSU_IO_STATE_IN_PLACE) != 0;
     return AP_OK;
 }
 
@@ -292,6 +294,9 @@ static ap_status_t execute(ap_context_t *ctx, ap_handle_t *handle, ap_buffer_t *
         if (!in && (s = output_rows(&io, t->size, &row)) != AP_OK) {
             return s;
         }
+        if (!in && io.state_in_place && row != 0) {
+            return AP_ERR_BAD_ARGUMENTS; /* state is copied whole */
+        }
         if ((s = at_slot(t, &io, scratch, scratch_room, &in_place)) != AP_OK) {
             return s;
         }
@@ -301,6 +306,15 @@ static ap_status_t execute(ap_context_t *ctx, ap_handle_t *handle, ap_buffer_t *
         (void)at_slot(&a.inputs[i], &io, scratch, scratch_room, &in_place); /* checked above */
         if (io.bytes > 0 && !in_place) {
             memcpy(scratch + io.offset, a.inputs[i].data, io.bytes);
+        }
+    }
+    /* State the NPU updates in place reads its old value from its slot: copied there when it
+     * is planned elsewhere (at its slot it already is). */
+    for (uint32_t k = 0; k < b.noutputs; k++) {
+        (void)io_record(b.outputs_block, k, b.scratch_size, &io);
+        (void)at_slot(&a.outputs[k], &io, scratch, scratch_room, &in_place);
+        if (io.state_in_place && io.bytes > 0 && !in_place) {
+            memcpy(scratch + io.offset, a.outputs[k].data, io.bytes);
         }
     }
     struct ethosu_driver *drv = ethosu_reserve_driver();

@@ -45,6 +45,13 @@ extern "C" {
 /* Most inputs, and most outputs, one partition may have (a Vela LSTM has a hundred outputs). */
 #define AP_ETHOSU_MAX_IO 1024
 
+/* An I/O record's region word: region 1 (the scratch), with this flag on an output that is
+ * state the NPU updates in place (Vela's LSTM writes each step's state over the variable):
+ * planned away from its slot, its old value is copied in before the job as well as out after.
+ * arenaplan's extension of Vela's record, written by its TFLite importer (IoRecord in
+ * arenaplan-build reads it the same way). */
+#define AP_ETHOSU_IO_STATE_IN_PLACE 0x100u
+
 /* A parsed bin stream (points into the blob). */
 typedef struct ap_ethosu_blob {
     const uint8_t *cmd;

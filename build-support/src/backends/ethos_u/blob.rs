@@ -39,7 +39,8 @@ pub struct IoRecord {
     pub elem_size: u32,
     /// Offset in its region.
     pub offset: u32,
-    /// The region (1: scratch).
+    /// The region (1: scratch), with [`IoRecord::STATE_IN_PLACE`] for an output that is
+    /// state the NPU updates in place.
     pub region: u32,
 }
 
@@ -55,9 +56,18 @@ pub struct IoCopy {
     pub chunks: u32,
     /// Bytes from one row to the next.
     pub stride: u32,
+    /// An output that is state updated in place: where it is not at its slot, the backend
+    /// copies its old value in before the job as well as the new one out after.
+    pub state_in_place: bool,
 }
 
 impl IoRecord {
+    /// The region word's flag for state the NPU updates in place (Vela's LSTM writes each
+    /// step's state over the variable): its old value is read where the new one is written.
+    /// arenaplan's own extension of Vela's record (it writes it for Vela's TFLite operator;
+    /// ExecuTorch's blobs never set it).
+    pub const STATE_IN_PLACE: u32 = 0x100;
+
     /// The copy this record describes, checked against a scratch of `scratch_size` bytes as
     /// the C backend checks it at init: region 1, a non-zero element size, sizes within 32
     /// bits, and the copy and its rows inside the scratch.
@@ -75,7 +85,7 @@ impl IoRecord {
         }
         let stride = u64::from(self.shape[5].max(1)) * elem;
         let (offset, scratch) = (u64::from(self.offset), u64::from(scratch_size));
-        if self.region != 1 {
+        if self.region & !Self::STATE_IN_PLACE != 1 {
             return Err("its copy is not in region 1 (the scratch)");
         }
         if elem == 0 {
@@ -93,6 +103,7 @@ impl IoRecord {
             bytes: bytes as u32,
             chunks: chunks as u32,
             stride: stride as u32,
+            state_in_place: self.region & Self::STATE_IN_PLACE != 0,
         })
     }
 }
@@ -463,6 +474,7 @@ impl BackendPlugin for EthosU {
                         role: ScratchRole::EthosUScratch,
                         offset: u64::from(copy.offset),
                         bytes: u64::from(copy.bytes),
+                        state_in_place: !input && copy.state_in_place,
                     })
                 })
             })

@@ -27,6 +27,17 @@ use crate::model::{
 /// Most feature maps on either side of one operator (the runtime's `AP_ETHOSU_MAX_IO`).
 const MAX_IO: usize = 1024;
 
+/// Vela's operator as a call, and the outputs it writes into state in place.
+pub(crate) struct VelaCall {
+    /// The delegate call.
+    pub instruction: Instruction,
+    /// `(output, state)`: an output of the operator at the place Vela gives a state input of
+    /// it. Vela lowers an LSTM so that each step writes the new state over the variable's own
+    /// buffer (its offline plan puts them at one offset); such an output is not memory of its
+    /// own but the state itself, and readers of it read the state.
+    pub in_place: Vec<(usize, usize)>,
+}
+
 /// The delegate call for operator `op`; `plan` is the model's `OfflineMemoryAllocation`.
 pub(crate) fn ethos_u_call(
     program: &mut Program,
@@ -34,7 +45,7 @@ pub(crate) fn ethos_u_call(
     inputs: &[usize],
     outputs: Vec<usize>,
     plan: Option<&SourcePlan>,
-) -> Result<Instruction, ImportError> {
+) -> Result<VelaCall, ImportError> {
     if inputs.len() < 4 {
         return Err(ImportError::Invalid(format!(
             "operator {op} (ethos-u) has {} inputs; Vela's operator takes command stream, weights, scratch and fast scratch first",
@@ -42,8 +53,9 @@ pub(crate) fn ethos_u_call(
         )));
     }
     let (scratch, fast) = (inputs[2], inputs[3]);
+    let (features, outputs, in_place) = in_place_state(program, &inputs[4..], outputs, plan);
     let blob = match plan {
-        Some(plan) => Some(bin_stream(program, op, inputs, &outputs, plan)?),
+        Some(plan) => Some(bin_stream(program, op, inputs, &features, &outputs, plan)?),
         None => None,
     };
     let mut declared = Vec::new();
@@ -83,12 +95,57 @@ pub(crate) fn ethos_u_call(
         compile_specs: BTreeMap::new(),
         scratch: declared,
     });
-    Ok(Instruction::Delegate(DelegateCall {
-        delegate,
-        inputs: inputs[4..].to_vec(),
-        outputs,
-        scratch: Vec::new(),
-    }))
+    Ok(VelaCall {
+        instruction: Instruction::Delegate(DelegateCall {
+            delegate,
+            inputs: features,
+            outputs,
+            scratch: Vec::new(),
+        }),
+        in_place,
+    })
+}
+
+/// The call's feature-map inputs and outputs with the state Vela updates in place passed once,
+/// as an output (the rule for state updated in place, [`crate::model::check`]), and the
+/// outputs it replaced: each output Vela writes over a state input becomes that state. An
+/// output is the state's when the offline plan puts it at the state's offset with the state's
+/// size.
+fn in_place_state(
+    program: &Program,
+    feature_inputs: &[usize],
+    outputs: Vec<usize>,
+    plan: Option<&SourcePlan>,
+) -> (Vec<usize>, Vec<usize>, Vec<(usize, usize)>) {
+    let Some(plan) = plan else {
+        return (feature_inputs.to_vec(), outputs, Vec::new());
+    };
+    let place = |t: usize| plan.offsets.get(t).copied().flatten();
+    let mut kept = Vec::new();
+    let mut in_place = Vec::new();
+    for o in outputs {
+        let state = feature_inputs.iter().copied().find(|&s| {
+            program.state.contains(&s)
+                && place(s).is_some()
+                && place(s) == place(o)
+                && program.values[s].bytes == program.values[o].bytes
+        });
+        match state {
+            Some(s) => {
+                in_place.push((o, s));
+                if !kept.contains(&s) {
+                    kept.push(s);
+                }
+            }
+            None => kept.push(o),
+        }
+    }
+    let inputs = feature_inputs
+        .iter()
+        .copied()
+        .filter(|s| !in_place.iter().any(|&(_, state)| state == *s))
+        .collect();
+    (inputs, kept, in_place)
 }
 
 /// The bin stream of operator `op`: its command stream and weights, its scratch size, and each
@@ -97,6 +154,7 @@ fn bin_stream(
     program: &Program,
     op: usize,
     inputs: &[usize],
+    features: &[usize],
     outputs: &[usize],
     plan: &SourcePlan,
 ) -> Result<Vec<u8>, ImportError> {
@@ -154,7 +212,14 @@ fn bin_stream(
         }
         tensors
             .iter()
-            .map(|&t| io_record(program, t, place(t), base, scratch_size))
+            .map(|&t| {
+                let mut record = io_record(program, t, place(t), base, scratch_size)?;
+                // State updated in place: the NPU reads its old value where it writes the new.
+                if program.state.contains(&t) && !features.contains(&t) {
+                    record.region |= IoRecord::STATE_IN_PLACE;
+                }
+                Ok(record)
+            })
             .collect::<Result<_, String>>()
             .map_err(invalid)
     };
@@ -162,7 +227,7 @@ fn bin_stream(
         cmd,
         weights,
         scratch_size,
-        inputs: &records(&inputs[4..])?,
+        inputs: &records(features)?,
         outputs: &records(outputs)?,
     }))
 }
@@ -226,7 +291,7 @@ fn io_record(
 #[cfg(test)]
 mod tests {
     use super::ethos_u_call;
-    use crate::backends::VelaBinStream;
+    use crate::backends::{IoRecord, VelaBinStream};
     use crate::model::{ConstantData, DType, Instruction, Program, SourcePlan, Value, ValueKind};
 
     /// Vela's operator over a 32-byte scratch: command stream `cmd`, an 8-byte input at arena
@@ -255,7 +320,8 @@ mod tests {
     fn the_operator_becomes_a_bin_stream_with_vela_s_offsets() {
         let (mut program, inputs, plan) = operator(b"COP1\x01\x00\x10\x00", 16);
         let call = ethos_u_call(&mut program, 0, &inputs, vec![4], Some(&plan)).unwrap();
-        let Instruction::Delegate(call) = call else {
+        assert!(call.in_place.is_empty());
+        let Instruction::Delegate(call) = call.instruction else {
             panic!("a delegate call")
         };
         assert_eq!((call.inputs, call.outputs), (vec![3], vec![4]));
@@ -270,6 +336,29 @@ mod tests {
             (stream.outputs[0].offset, stream.outputs[0].elem_size),
             (0, 1)
         );
+    }
+
+    #[test]
+    fn an_output_at_a_state_input_s_place_is_that_state_written_in_place() {
+        // x is state at 16, y (same size) at 16 too: y is the state's new value.
+        let (mut program, inputs, mut plan) = operator(b"COP1\x01\x00\x10\x00", 16);
+        program.state.push(3);
+        plan.offsets[4] = Some((1, 16));
+        let call = ethos_u_call(&mut program, 0, &inputs, vec![4], Some(&plan)).unwrap();
+        assert_eq!(call.in_place, vec![(4, 3)]);
+        let Instruction::Delegate(call) = call.instruction else {
+            panic!("a delegate call")
+        };
+        assert_eq!((call.inputs, call.outputs), (vec![], vec![3]));
+        let stream = VelaBinStream::parse(program.delegates[0].blob.as_deref().unwrap()).unwrap();
+        assert!(stream.inputs.is_empty());
+        assert_eq!(stream.outputs[0].offset, 16);
+        assert_eq!(stream.outputs[0].region, 1 | IoRecord::STATE_IN_PLACE);
+        // Not state, or another size: an output of its own.
+        let (mut program, inputs, mut plan) = operator(b"COP1\x01\x00\x10\x00", 16);
+        plan.offsets[4] = Some((1, 16));
+        let call = ethos_u_call(&mut program, 0, &inputs, vec![4], Some(&plan)).unwrap();
+        assert!(call.in_place.is_empty());
     }
 
     #[test]

@@ -90,6 +90,17 @@ def generate(out):
             sorted(os.path.join(fixtures, f) for f in os.listdir(fixtures) if f.endswith(".tflite")),
             out,
         )
+    # The uncompiled models behind the repository's own Vela fixtures (scripts/make_fixtures.py):
+    # the references of their `_vela_u55`/`_vela_u85` forms on the emulated NPUs.
+    vela_fixtures = os.path.join(HERE, "..", "build-support", "testdata", "fixtures")
+    generate_models(
+        sorted(
+            os.path.join(vela_fixtures, f)
+            for f in os.listdir(vela_fixtures)
+            if f.endswith(".tflite") and "_vela" not in f
+        ),
+        out,
+    )
 
 
 def record(interpreter, folder, stem, make_input):

@@ -33,24 +33,65 @@ static uint32_t io_record(uint8_t *out, uint32_t bytes, uint32_t offset) {
     return 36;
 }
 
+/* Command stream writers: a one-word register write, a two-word one. */
+static void set0(uint32_t *w, uint32_t *n, uint32_t opcode, uint32_t param) { w[(*n)++] = (param << 16) | opcode; }
+static void set1(uint32_t *w, uint32_t *n, uint32_t opcode, uint32_t value) {
+    w[(*n)++] = (1u << 14) | opcode;
+    w[(*n)++] = value;
+}
+
 /* A COP1 payload as Vela writes it: optimizer config for the emulated U55-128, NOPs so the
- * command stream starts 16-byte aligned, then a stream naming region 0 (weights), 1 (IFM, OFM)
- * and 2 (IFM2) as `uses` says, ending in NPU_OP_STOP. */
-static uint32_t cop1(uint8_t *out, int uses) {
-    uint32_t words[16] = {0x31504F43u, 1, AP_ETHOSU_U55_128_CONFIG, AP_ETHOSU_U55_128_ID, 5, 5, 5, 0, 296u,
-                          1u << 14, 0};
-    uint32_t n = 11; /* weights region, then a command with a payload word (IFM_BASE0 = 0) */
-    if (uses & USES_SCRATCH) {
-        words[n++] = (1u << 16) | 271u;
-        words[n++] = (1u << 16) | 287u;
-    }
+ * command stream starts 16-byte aligned, then a stream the functional Ethos-U55 runs:
+ *  - USES_FAST: a DMA of the input's first 16 bytes into region 2 (from region 2 itself when
+ *    there is no scratch);
+ *  - USES_SCRATCH, with an output: one ELEMENTWISE ADD of the scalar 1 to the input (read
+ *    from region 2 after the DMA, else region 1), uint8, written as `rows` rows of `row` bytes
+ *    at `out_at` in region 1: row r, byte j = min(input[j] + 1, 255) (ctest_npu_output);
+ * and NPU_OP_STOP. */
+static uint32_t cop1(uint8_t *out, int uses, uint32_t rows, uint32_t row, uint32_t out_at) {
+    uint32_t w[96] = {0x31504F43u, 1, AP_ETHOSU_U55_128_CONFIG, AP_ETHOSU_U55_128_ID, 5, 5, 5, 0};
+    uint32_t n = 8;
+    set0(w, &n, 296u, 0); /* WEIGHT_REGION 0 */
     if (uses & USES_FAST) {
-        words[n++] = (2u << 16) | 399u;
+        set0(w, &n, 304u, (uses & USES_SCRATCH) ? 1u : 2u); /* DMA0_SRC_REGION */
+        set0(w, &n, 305u, 2u);                                /* DMA0_DST_REGION */
+        set1(w, &n, 48u, 0);                                  /* DMA0_SRC */
+        set1(w, &n, 49u, (uses & USES_SCRATCH) ? 0u : 16u);   /* DMA0_DST */
+        set1(w, &n, 50u, 16);                                 /* DMA0_LEN */
+        set0(w, &n, 16u, 0);                                  /* NPU_OP_DMA_START */
+        set0(w, &n, 17u, 0);                                  /* NPU_OP_DMA_WAIT */
     }
-    words[n++] = 0xFFFF0000u; /* NPU_OP_STOP */
-    words[7] = ((n - 8) << 16) | 2u; /* COMMAND_STREAM of n - 8 words */
+    if ((uses & USES_SCRATCH) && rows > 0 && row > 0) {
+        set0(w, &n, 271u, (uses & USES_FAST) ? 2u : 1u); /* IFM_REGION */
+        set1(w, &n, 0u, 0);                              /* IFM_BASE0 */
+        set1(w, &n, 4u, 1);                              /* IFM_STRIDE_X */
+        set1(w, &n, 5u, 0);                              /* IFM_STRIDE_Y: every row reads the input */
+        set1(w, &n, 6u, 1);                              /* IFM_STRIDE_C */
+        set0(w, &n, 266u, row - 1);                      /* IFM_WIDTH0_M1 */
+        set0(w, &n, 267u, rows - 1);                     /* IFM_HEIGHT0_M1 */
+        set0(w, &n, 268u, rows - 1);                     /* IFM_HEIGHT1_M1 */
+        set0(w, &n, 384u, 0x80u);                        /* IFM2_BROADCAST: the scalar */
+        set0(w, &n, 385u, 1u);                           /* IFM2_SCALAR */
+        set0(w, &n, 287u, 1u);                           /* OFM_REGION */
+        set1(w, &n, 16u, out_at);                        /* OFM_BASE0 */
+        set1(w, &n, 20u, 1);                             /* OFM_STRIDE_X */
+        set1(w, &n, 21u, row);                           /* OFM_STRIDE_Y */
+        set1(w, &n, 22u, 1);                             /* OFM_STRIDE_C */
+        set0(w, &n, 273u, row - 1);                      /* OFM_WIDTH_M1 */
+        set0(w, &n, 274u, rows - 1);                     /* OFM_HEIGHT_M1 */
+        set0(w, &n, 282u, row - 1);                      /* OFM_WIDTH0_M1 */
+        set0(w, &n, 283u, rows - 1);                     /* OFM_HEIGHT0_M1 */
+        set0(w, &n, 284u, rows - 1);                     /* OFM_HEIGHT1_M1 */
+        set1(w, &n, 37u, 1);                             /* OPA_SCALE */
+        set1(w, &n, 38u, 1);                             /* OPB_SCALE */
+        set1(w, &n, 36u, 1);                             /* OFM_SCALE 1, shift 0 */
+        set0(w, &n, 295u, 255u);                         /* ACTIVATION_MAX */
+        set0(w, &n, 6u, 1u);                             /* NPU_OP_ELEMENTWISE ADD */
+    }
+    w[n++] = 0xFFFF0000u; /* NPU_OP_STOP */
+    w[7] = ((n - 8) << 16) | 2u; /* COMMAND_STREAM of n - 8 words */
     for (uint32_t i = 0; i < n; i++) {
-        put32(out + 4 * i, words[i]);
+        put32(out + 4 * i, w[i]);
     }
     return 4 * n;
 }
@@ -58,8 +99,8 @@ static uint32_t cop1(uint8_t *out, int uses) {
 blob_t vela_blob_io(uint32_t in_bytes, uint32_t out_rows, uint32_t out_row, uint32_t scratch_size, int uses) {
     blob_t b;
     memset(&b, 0, sizeof b);
-    uint8_t cmd[64];
-    uint32_t cmd_size = cop1(cmd, uses);
+    uint8_t cmd[384];
+    uint32_t cmd_size = cop1(cmd, uses, out_rows, out_row, (in_bytes + 15u) & ~15u);
     uint8_t weights[20];
     memset(weights, 0x11, sizeof weights);
     uint8_t scratch[4];

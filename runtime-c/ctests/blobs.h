@@ -23,9 +23,15 @@ enum { USES_SCRATCH = 1, USES_FAST = 2 };
 
 /* One input of `in_bytes` at offset 0 of the scratch and one output of `out_rows` rows of
  * `out_row` bytes after it, Vela's `scratch_size`, and a COP1 payload (optimizer config of the
- * emulated U55-128) whose command stream addresses region 1 (USES_SCRATCH: IFM, OFM) and region
- * 2 (USES_FAST: IFM2) as `uses` says. */
+ * emulated U55-128) whose command stream the functional Ethos-U55 runs: USES_FAST, a DMA of
+ * the input's first 16 bytes into region 2; USES_SCRATCH, each output row computed from the
+ * input (read from region 2 with USES_FAST) as ctest_npu_output says. */
 blob_t vela_blob_io(uint32_t in_bytes, uint32_t out_rows, uint32_t out_row, uint32_t scratch_size, int uses);
+
+/* Output byte j of any row of the test stream, from the input's bytes. */
+static inline uint8_t ctest_npu_output(const uint8_t *input, uint32_t j) {
+    return input[j] == 255 ? 255 : (uint8_t)(input[j] + 1);
+}
 
 /* One input of in_bytes at offset 0, one output of out_bytes after it, the given scratch. */
 blob_t vela_blob(uint32_t in_bytes, uint32_t out_bytes, uint32_t scratch_size);

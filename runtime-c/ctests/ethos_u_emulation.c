@@ -1,8 +1,7 @@
 /* Tests of the emulated Ethos-U (emulation/ethosu_npu_model.c) through the driver API alone (Arm's
- * functions), no backend: the job a test describes as the backend would (ap_ethosu_job_hook) runs, poisons the
- * scratch and writes the formula; what the NPU refuses (a job nobody described, a region the
- * stream uses missing, empty or off 16 bytes, regions overlapping, a stream compiled for another
- * NPU) is recorded with its reason. Built twice by tests/c_runtime.rs: over the driver simulator
+ * functions), no backend: a job runs its command stream on the functional Ethos-U55; what the
+ * NPU refuses (a region the stream uses missing, empty or off 16 bytes, regions overlapping, a
+ * stream compiled for another NPU, a command it cannot execute) is recorded with its reason. Built twice by tests/c_runtime.rs: over the driver simulator
  * (emulation/ethosu_sim.c) and through Arm's ethosu_driver.c on arenaplan's device layer
  * (emulation/ethosu_device_host.c), so both front ends are held to the same NPU. */
 #include "arenaplan/ethosu.h"
@@ -74,46 +73,100 @@ static void regions(const ap_ethosu_blob_t *d, uint64_t base[3], size_t size[3])
     size[2] = 0;
 }
 
-/* A job described as the backend does runs: the NPU reads the input where its record says,
- * poisons the scratch and writes each output byte as the formula of the inputs' sum. */
-static void a_described_job_runs(void) {
+/* A job runs its command stream on the functional Ethos-U55: the stream's ADD reads the input
+ * where it points (offset 0) and writes the output where it points (16); nothing else of the
+ * scratch is touched. The NPU needs no description from the backend (a real one gets none):
+ * with or without ap_ethosu_job_hook the same. */
+static void a_job_runs_its_command_stream(void) {
     blob_t blob = vela_blob(16, 8, 64);
     ap_ethosu_blob_t d = describe(&blob);
     uint64_t base[3];
     size_t size[3];
     regions(&d, base, size);
-    memset(scratch, 0, sizeof scratch);
-    for (uint32_t i = 0; i < 16; i++) {
-        scratch[i] = (uint8_t)i;
+    for (int described = 0; described < 2; described++) {
+        memset(scratch, 0, sizeof scratch);
+        for (uint32_t i = 0; i < 16; i++) {
+            scratch[i] = (uint8_t)(i * 17);
+        }
+        CHECK(invoke(&d, described, base, size, 3) == 0);
+        const ap_ethosu_sim_record_t *r = ap_ethosu_sim_last();
+        CHECK(r->status == AP_ETHOSU_SIM_OK && ap_ethosu_sim_calls() == 1 && r->npu_ops == 1 && !r->placeholder);
+        CHECK(r->num_regions == 3 && r->regions_used == 3u && r->user_arg_set == 0);
+        CHECK(r->base[1] == (uint64_t)(uintptr_t)scratch && r->size[1] == 64);
+        CHECK(r->qbase == (uint64_t)(uintptr_t)(d.cmd + 32) && r->qsize == d.cmd_size - 32);
+        int computed = 1, untouched = 1;
+        for (uint32_t j = 0; j < 8; j++) {
+            computed &= scratch[16 + j] == ctest_npu_output(scratch, j);
+        }
+        for (uint32_t b = 0; b < sizeof scratch; b++) {
+            untouched &= (b < 24) || scratch[b] == 0;
+        }
+        CHECK(computed && untouched && scratch[15] == 255);
     }
-    CHECK(invoke(&d, 1, base, size, 3) == 0);
-    const ap_ethosu_sim_record_t *r = ap_ethosu_sim_last();
-    CHECK(r->status == AP_ETHOSU_SIM_OK && r->input_sum == 120 && ap_ethosu_sim_calls() == 1);
-    CHECK(r->num_regions == 3 && r->regions_used == 3u && r->user_arg_set == 0);
-    CHECK(r->base[1] == (uint64_t)(uintptr_t)scratch && r->size[1] == 64);
-    CHECK(r->qbase == (uint64_t)(uintptr_t)(d.cmd + 32) && r->qsize == d.cmd_size - 32);
-    int as_formula = 1, poisoned = 1;
-    for (uint32_t j = 0; j < 8; j++) {
-        as_formula &= scratch[16 + j] == expected_output(120, j);
-    }
-    for (uint32_t b = 0; b < 64; b++) {
-        poisoned &= (b >= 16 && b < 24) || scratch[b] == 0xDB;
-    }
-    CHECK(as_formula && poisoned);
-    CHECK(scratch[64] == 0); /* nothing past the region */
 }
 
-/* The emulation learns a job's inputs and outputs only from the backend's description: a job
- * without one is refused, not guessed, and touches nothing. */
-static void an_undescribed_job_is_refused(void) {
-    blob_t blob = vela_blob(16, 8, 64);
-    ap_ethosu_blob_t d = describe(&blob);
+/* Word `i` of the command stream in a blob's payload (after COP1 and its actions). */
+static uint8_t *stream_word(blob_t *b, const ap_ethosu_blob_t *d, uint32_t i) {
+    return b->data + (d->cmd - b->data) + 32 + 4 * i;
+}
+
+/* The word index of the first command with opcode `op` (two-word commands: `two_words`) in
+ * the test stream. */
+static uint32_t find_command(blob_t *b, const ap_ethosu_blob_t *d, uint32_t op, int two_words) {
+    for (uint32_t i = 0; 32 + 4 * i < d->cmd_size; i++) {
+        uint32_t w = rd32(stream_word(b, d, i));
+        if ((w & 0xC3FFu) == (op | (two_words ? 1u << 14 : 0u))) {
+            return i;
+        }
+        i += (w >> 14) & 1u; /* skip a payload word */
+    }
+    return UINT32_MAX;
+}
+
+/* What the functional model cannot do faults with the command named, and writes nothing: an
+ * OFM that reaches past its region, an operation the NPU does not have; a stream without
+ * NPU_OP_STOP is refused before anything runs. */
+static void a_stream_the_npu_cannot_run_faults_naming_the_command(void) {
     uint64_t base[3];
     size_t size[3];
-    regions(&d, base, size);
-    memset(scratch, 0, sizeof scratch);
-    CHECK(invoke(&d, 0, base, size, 3) != 0);
-    CHECK(ap_ethosu_sim_last()->status == AP_ETHOSU_SIM_BAD_CALL && scratch[0] == 0);
+    {
+        blob_t blob = vela_blob(16, 8, 64);
+        ap_ethosu_blob_t d = describe(&blob);
+        regions(&d, base, size);
+        uint32_t at = find_command(&blob, &d, 16u, 1); /* OFM_BASE0 */
+        CHECK(at != UINT32_MAX);
+        put32(stream_word(&blob, &d, at + 1), 60); /* 8 bytes at 60 of a 64-byte region */
+        memset(scratch, 0, sizeof scratch);
+        CHECK(invoke(&d, 0, base, size, 3) != 0);
+        const ap_ethosu_sim_record_t *r = ap_ethosu_sim_last();
+        CHECK(r->status == AP_ETHOSU_SIM_FAULT && r->fault != NULL && strstr(r->fault, "outside its region") != NULL);
+        CHECK(r->fault_command != NULL && strcmp(r->fault_command, "NPU_OP_ELEMENTWISE") == 0);
+        CHECK(scratch[60] == 0 && scratch[63] == 0 && scratch[64] == 0);
+    }
+    {
+        blob_t blob = vela_blob(16, 8, 64);
+        ap_ethosu_blob_t d = describe(&blob);
+        regions(&d, base, size);
+        uint32_t at = find_command(&blob, &d, 6u, 0); /* NPU_OP_ELEMENTWISE: made operation 4 */
+        CHECK(at != UINT32_MAX);
+        put32(stream_word(&blob, &d, at), 4u);
+        memset(scratch, 0, sizeof scratch);
+        CHECK(invoke(&d, 0, base, size, 3) != 0);
+        const ap_ethosu_sim_record_t *r = ap_ethosu_sim_last();
+        CHECK(r->status == AP_ETHOSU_SIM_FAULT && r->fault_opcode == 4 && r->fault_word == at);
+        CHECK(scratch[16] == 0);
+    }
+    {
+        blob_t blob = vela_blob(16, 8, 64);
+        ap_ethosu_blob_t d = describe(&blob);
+        regions(&d, base, size);
+        uint32_t at = find_command(&blob, &d, 0u, 0); /* NPU_OP_STOP: made a DMA wait */
+        CHECK(at != UINT32_MAX);
+        put32(stream_word(&blob, &d, at), 17u);
+        CHECK(invoke(&d, 0, base, size, 3) != 0);
+        const ap_ethosu_sim_record_t *r = ap_ethosu_sim_last();
+        CHECK(r->status == AP_ETHOSU_SIM_BAD_CALL && ap_ethosu_sim_calls() == 1); /* refused before it runs */
+    }
 }
 
 /* Every region the stream uses needs a base address, a size and 16-byte alignment; no two
@@ -184,8 +237,8 @@ static ap_status_t start(void) {
 }
 
 static const ctest_case_t cases[] = {
-    CTEST(an_undescribed_job_is_refused),
-    CTEST(a_described_job_runs),
+    CTEST(a_job_runs_its_command_stream),
+    CTEST(a_stream_the_npu_cannot_run_faults_naming_the_command),
     CTEST(regions_are_checked_before_the_job_runs),
     CTEST(a_stream_for_another_npu_is_refused),
 };

@@ -50,6 +50,72 @@ pub fn neutron_calls() -> u32 {
     unsafe { sys::ap_neutron_sim_calls() }
 }
 
+/// How many Ethos-U jobs since [`ethos_u`] gave placeholder outputs rather than computed ones:
+/// the emulated Ethos-U85 has no functional model yet, so its jobs write a placeholder
+/// pattern (the Ethos-U55's jobs are computed). Tools that show outputs say so when this is
+/// not zero.
+pub fn ethos_u_placeholder_jobs() -> u32 {
+    // SAFETY: reads a counter of the emulation.
+    unsafe { sys::ap_ethosu_sim_placeholder_jobs() }
+}
+
+/// Why the emulated Ethos-U refused the last job's command stream: the command and what
+/// about it (an operation the functional model does not execute, an access outside a region),
+/// what a bare `AP_ERR_DRIVER` at the call means.
+///
+/// ```
+/// arenaplan::sim::ethos_u(arenaplan::sim::EthosU::U55_128).unwrap();
+/// assert_eq!(arenaplan::sim::ethos_u_fault(), None); // no job refused
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fault {
+    /// The command's name (`NPU_OP_CONV`, ...), `None` past the stream's end.
+    pub command: Option<&'static str>,
+    /// Its word offset in the command stream.
+    pub word: u32,
+    /// What about it.
+    pub what: &'static str,
+    /// A number `what` refers to (a mode, a size, a region).
+    pub detail: u32,
+}
+
+/// The fault the last job was refused for, if it was.
+pub fn ethos_u_fault() -> Option<Fault> {
+    // SAFETY: ap_ethosu_sim_last returns a pointer to the emulation's static record, whose
+    // strings are static NUL-terminated C strings or NULL.
+    let last = unsafe { &*sys::ap_ethosu_sim_last() };
+    if last.status != sys::ap_ethosu_sim_status_AP_ETHOSU_SIM_FAULT || last.fault.is_null() {
+        return None;
+    }
+    let text = |p: *const core::ffi::c_char| -> Option<&'static str> {
+        // SAFETY: as above.
+        (!p.is_null()).then(|| unsafe { core::ffi::CStr::from_ptr(p) }.to_str().ok())?
+    };
+    Some(Fault {
+        command: text(last.fault_command),
+        word: last.fault_word,
+        what: text(last.fault).unwrap_or("a fault"),
+        detail: last.fault_detail,
+    })
+}
+
+impl core::fmt::Display for Fault {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.command {
+            Some(c) => write!(
+                f,
+                "the emulated Ethos-U stopped at {c} (command word {}): {} ({})",
+                self.word, self.what, self.detail
+            ),
+            None => write!(
+                f,
+                "the emulated Ethos-U stopped at command word {}: {}",
+                self.word, self.what
+            ),
+        }
+    }
+}
+
 /// Delivers a pending interrupt of the emulated Ethos-U (Arm's `ethosu_irq_handler`), as the
 /// NPU's IRQ would; whether one was pending. Firmware under QEMU calls it from the PendSV
 /// handler the emulated device pends (on the host the driver's wait calls it).

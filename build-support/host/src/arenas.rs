@@ -12,30 +12,41 @@ use arenaplan_build::ModelPlan;
 #[repr(C, align(32))]
 struct Line([u8; 32]);
 
-/// Host memory for every pool of a plan, line-aligned, zeroed but for the initial contents of
-/// the program's state (as the generated `NAME_init` copies them in), with the `ap_pool_t`
-/// list that hands it to the runtime.
+/// Host memory for every pool of a plan, line-aligned, with the `ap_pool_t` list that hands it
+/// to the runtime. No kinder than a board: a board's arenas are `NOLOAD` and hold whatever was
+/// there, so these start filled with a poison byte, never zero, but for the initial contents
+/// of the program's state (as the generated `NAME_init` copies them in). A program that reads
+/// memory it never wrote gives different outputs on two poisons.
 ///
 /// ```no_run
 /// # fn f(program: &arenaplan_build::model::Program, plan: &arenaplan_build::ModelPlan) {
 /// let arenas = arenaplan_host::Arenas::new(program, plan);
 /// assert_eq!(arenas.pools().len(), plan.pools.len());
+/// let other = arenaplan_host::Arenas::poisoned(program, plan, 0x5A);
 /// # }
 /// ```
 pub struct Arenas {
     // Each pool's storage; the pools point into it (a Vec's buffer does not move).
-    _storage: Vec<Vec<Line>>,
+    storage: Vec<Vec<Line>>,
     pools: Vec<sys::ap_pool>,
 }
 
 impl Arenas {
-    /// Storage for each of `plan`'s pools, at least one line each, with `program`'s state at
-    /// its initial contents.
+    /// The poison [`Arenas::new`] fills arenas with.
+    pub const POISON: u8 = 0xA5;
+
+    /// Storage for each of `plan`'s pools, at least one line each, filled with
+    /// [`Arenas::POISON`], with `program`'s state at its initial contents.
     pub fn new(program: &Program, plan: &ModelPlan) -> Arenas {
+        Self::poisoned(program, plan, Self::POISON)
+    }
+
+    /// [`Arenas::new`] with another poison byte.
+    pub fn poisoned(program: &Program, plan: &ModelPlan, poison: u8) -> Arenas {
         let mut storage: Vec<Vec<Line>> = plan
             .pools
             .iter()
-            .map(|pool| std::vec![Line([0; 32]); (pool.size as usize).div_ceil(32).max(1)])
+            .map(|pool| std::vec![Line([poison; 32]); (pool.size as usize).div_ceil(32).max(1)])
             .collect();
         for &v in &program.state {
             let (Some(data), Some(b)) = (&program.values[v].data, plan.buffer(v)) else {
@@ -61,9 +72,29 @@ impl Arenas {
                 size: a.len() * 32,
             })
             .collect();
-        Arenas {
-            _storage: storage,
-            pools,
+        Arenas { storage, pools }
+    }
+
+    /// Fills every byte but the state's with `poison`: what a board's other code may leave
+    /// in the arenas between two invocations, when only the state is the program's to keep.
+    /// Call it between runs, never during one.
+    pub fn forget_all_but_state(&mut self, program: &Program, plan: &ModelPlan, poison: u8) {
+        let mut keep: Vec<Vec<(usize, usize)>> = std::vec![Vec::new(); plan.pools.len()];
+        for &v in &program.state {
+            let Some(b) = plan.buffer(v) else { continue };
+            if let Some(k) = plan.pools.iter().position(|p| p.mem_id == b.mem_id) {
+                keep[k].push((b.offset as usize, (b.offset + b.size) as usize));
+            }
+        }
+        for (k, pool) in self.storage.iter_mut().enumerate() {
+            for (l, line) in pool.iter_mut().enumerate() {
+                for (i, byte) in line.0.iter_mut().enumerate() {
+                    let at = 32 * l + i;
+                    if !keep[k].iter().any(|&(start, end)| start <= at && at < end) {
+                        *byte = poison;
+                    }
+                }
+            }
         }
     }
 

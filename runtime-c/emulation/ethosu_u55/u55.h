@@ -196,6 +196,11 @@ typedef enum { U55_IFM, U55_IFM2, U55_OFM } u55_fmap_kind_t;
 void u55_fmap(ap_u55_t *npu, u55_fmap_kind_t kind, u55_fmap_t *fm);
 /* Element (y, x, c), sign- or zero-extended, zero point not subtracted. */
 int64_t u55_fmap_read(ap_u55_t *npu, const u55_fmap_t *fm, uint32_t y, uint32_t x, uint32_t c);
+/* Checks before an operation writes anything that every element of a height x width x depth
+ * box lies in the map's region (the address is affine within a tile and a brick, so the
+ * boxes' corners and boundaries decide); faults with `what` otherwise. */
+int u55_fmap_check_box(ap_u55_t *npu, const u55_fmap_t *fm, uint32_t height, uint32_t width, uint32_t depth,
+                       const char *what);
 /* Stores the low bits of v at (y, x, c). */
 void u55_fmap_write(ap_u55_t *npu, const u55_fmap_t *fm, uint32_t y, uint32_t x, uint32_t c, int64_t v);
 

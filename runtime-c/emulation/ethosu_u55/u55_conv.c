@@ -39,6 +39,9 @@ void u55_conv(ap_u55_t *npu, int depthwise) {
     if (npu->fault != NULL) {
         return;
     }
+    if (!u55_fmap_check_box(npu, &ofm, k.ofm_height, k.ofm_width, k.ofm_depth, "an OFM that reaches outside its region")) {
+        return;
+    }
     const int16_t *w = u55_weights(npu, &k, depthwise, ifm.bytes);
     if (w == NULL) {
         return;

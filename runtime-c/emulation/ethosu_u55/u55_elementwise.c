@@ -79,6 +79,9 @@ void u55_elementwise(ap_u55_t *npu, uint32_t mode) {
                                                   : 0;
     const uint32_t height = u55_r0(npu, U55_OFM_HEIGHT_M1) + 1u, width = u55_r0(npu, U55_OFM_WIDTH_M1) + 1u;
     const uint32_t depth = u55_r0(npu, U55_OFM_DEPTH_M1) + 1u;
+    if (!u55_fmap_check_box(npu, &ofm, height, width, depth, "an OFM that reaches outside its region")) {
+        return;
+    }
     for (uint32_t y = 0; y < height && npu->fault == NULL; y++) {
         for (uint32_t x = 0; x < width; x++) {
             for (uint32_t c = 0; c < depth; c++) {

@@ -156,3 +156,45 @@ void u55_fmap_write(ap_u55_t *npu, const u55_fmap_t *fm, uint32_t y, uint32_t x,
         p[k] = (uint8_t)(bits >> (8 * k));
     }
 }
+
+/* The coordinates where an affine piece of the map can reach its extremes along one axis:
+ * the ends of the box and of each tile or brick boundary inside it. */
+static uint32_t extremes(uint32_t size, uint32_t a, uint32_t b, uint32_t out[6]) {
+    uint32_t candidates[6] = {0, size - 1, a - 1, a, b - 1, b}, n = 0;
+    for (uint32_t i = 0; i < 6; i++) {
+        if (candidates[i] < size) {
+            out[n++] = candidates[i];
+        }
+    }
+    return n;
+}
+
+int u55_fmap_check_box(ap_u55_t *npu, const u55_fmap_t *fm, uint32_t height, uint32_t width, uint32_t depth,
+                       const char *what) {
+    if (npu->fault != NULL) {
+        return 0;
+    }
+    if (height == 0 || width == 0 || depth == 0) {
+        return 1;
+    }
+    if (fm->mem == NULL) {
+        u55_fault(npu, what, 0);
+        return 0;
+    }
+    uint32_t ys[6], xs[6], cs[6];
+    uint32_t ny = extremes(height, fm->height0, fm->height1, ys), nx = extremes(width, fm->width0, fm->width0, xs);
+    uint32_t last_brick = (depth - 1u) & ~15u;
+    uint32_t nc = extremes(depth, last_brick, 16, cs);
+    for (uint32_t i = 0; i < ny; i++) {
+        for (uint32_t j = 0; j < nx; j++) {
+            for (uint32_t k = 0; k < nc; k++) {
+                if (offset(fm, ys[i], xs[j], cs[k]) < 0) {
+                    u55_fault(npu, what, ys[i]);
+                    return 0;
+                }
+            }
+        }
+    }
+    return 1;
+}
+

@@ -35,6 +35,9 @@ void u55_pool(ap_u55_t *npu, uint32_t mode) {
     if (npu->fault != NULL) {
         return;
     }
+    if (!u55_fmap_check_box(npu, &ofm, k.ofm_height, k.ofm_width, k.ofm_depth, "an OFM that reaches outside its region")) {
+        return;
+    }
     uint32_t multiplier, shift;
     u55_ofm_scale(npu, &multiplier, &shift);
     if (ifm.bytes == 4) {

@@ -43,9 +43,23 @@ pub fn matches_tflm(
     reference: &Path,
     variants: KernelVariants,
 ) -> Result<Ran, String> {
+    matches_tflm_on(name, model, reference, variants, "corstone-300", true)
+}
+
+/// [`matches_tflm`] planned for `target` (whose emulated NPU runs the model's NPU calls), with
+/// a delegate call's inputs and outputs at their slots in its scratch or not (`io_in_scratch`).
+pub fn matches_tflm_on(
+    name: &str,
+    model: &Path,
+    reference: &Path,
+    variants: KernelVariants,
+    target: &str,
+    io_in_scratch: bool,
+) -> Result<Ran, String> {
     let rendered = match Build::new()
         .model(model)
-        .target("corstone-300")
+        .target(target)
+        .io_in_scratch(io_in_scratch)
         // The host's CMSIS-NN is its plain-C build: plan its scratch, not Helium's.
         .kernel_isa(Isa::Plain)
         .kernel_variants(variants)
@@ -61,6 +75,19 @@ pub fn matches_tflm(
     if let Some(why) = arenaplan_host::why_not_runnable(program) {
         return Err(format!("not yet: {why}"));
     }
+    Ok(compare(name, program, plan, reference, target).unwrap_or_else(|why| panic!("{why}")))
+}
+
+/// Runs a planned `program` on TFLM's recorded inputs in `reference`, invocation after
+/// invocation, on `target`'s emulated NPUs: what the run showed, or the first output that
+/// differs from TFLM's (named after `name`).
+pub fn compare(
+    name: &str,
+    program: &arenaplan_build::model::Program,
+    plan: &arenaplan_build::ModelPlan,
+    reference: &Path,
+    target: &str,
+) -> Result<Ran, String> {
     let folder = reference;
     let invocations = npy::invocations(folder);
     assert!(
@@ -69,17 +96,22 @@ pub fn matches_tflm(
         folder.display()
     );
     let tables = Tables::new(program, plan).expect("32-bit tables");
-    let arenas = Arenas::new(program, plan);
+    let mut arenas = Arenas::new(program, plan);
     let kernels = arenaplan_host::kernels();
     let _npu = EMULATED_NPU
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let backends = arenaplan_host::emulated_backends("corstone-300").unwrap();
+    let backends = arenaplan_host::emulated_backends(target).unwrap();
     // SAFETY: the tables, arenas, backends and kernels outlive the runner, which alone uses
     // the arenas.
     let mut runner =
         unsafe { Runner::with_kernels(&tables, arenas.pools(), &backends, &kernels) }.unwrap();
     for k in 0..invocations {
+        // Between invocations only the state is the program's: the rest of the arenas is
+        // anything (a board's other code shares them), so nothing else may carry over.
+        if k > 0 {
+            arenas.forget_all_but_state(program, plan, 0x3C ^ k as u8);
+        }
         let got = invoke(
             &mut runner,
             folder,
@@ -90,10 +122,13 @@ pub fn matches_tflm(
         .unwrap_or_else(|why| panic!("{name}: {why}"));
         for (o, got) in got.iter().enumerate() {
             let (_, want) = npy::read(&folder.join(format!("{k}-out{o}.npy")));
-            assert_eq!(
-                got, &want,
-                "{name}: invocation {k}, output {o} differs from TFLM's"
-            );
+            if got != &want {
+                let differ = got.iter().zip(&want).filter(|(a, b)| a != b).count();
+                return Err(format!(
+                    "{name}: invocation {k}, output {o} differs from TFLM's in {differ} of {} bytes",
+                    want.len()
+                ));
+            }
         }
     }
     // With state, the last invocation from fresh arenas (the state as at the start): whether

@@ -101,6 +101,39 @@ def generate(out):
         ),
         out,
     )
+    # The fixtures' two-call ExecuTorch programs run the convolution, then the pooling on its
+    # output: TFLM's two interpreters chained give their reference.
+    generate_chain(
+        [os.path.join(vela_fixtures, "fixture_conv.tflite"), os.path.join(vela_fixtures, "fixture_pool.tflite")],
+        os.path.join(out, "fixture_conv_then_pool"),
+    )
+
+
+def generate_chain(paths, folder):
+    """A reference folder for models run one after another, each one's output 0 the next one's
+    input 0: the first's inputs, the last's outputs."""
+    os.makedirs(folder, exist_ok=True)
+    interpreters = [runtime.Interpreter.from_file(p) for p in paths]
+    first, last = interpreters[0], interpreters[-1]
+    io = {
+        "inputs": [describe(first.get_input_details(0))],
+        "outputs": [describe(last.get_output_details(0))],
+        "invocations": INVOCATIONS,
+    }
+    rng = np.random.default_rng(zlib.crc32(os.path.basename(folder).encode()))
+    for interpreter in interpreters:
+        interpreter.reset()
+    for k in range(INVOCATIONS):
+        x = random_input(rng, first.get_input_details(0), narrow=k > 0)
+        np.save(os.path.join(folder, f"{k}-in0.npy"), x)
+        for interpreter in interpreters:
+            interpreter.set_input(x, 0)
+            interpreter.invoke()
+            x = np.array(interpreter.get_output(0))
+        np.save(os.path.join(folder, f"{k}-out0.npy"), x)
+    with open(os.path.join(folder, "io.json"), "w") as f:
+        json.dump(io, f, indent=1, sort_keys=True)
+        f.write("\n")
 
 
 def record(interpreter, folder, stem, make_input):

@@ -266,10 +266,13 @@ fn a_c_integrator_runs_the_generated_program_on_the_c_runtime() {
     std::fs::write(
         &main,
         r#"#include <stdio.h>
+#include <string.h>
 #include "ethosu_u55_two_calls.h"
 #include "ethosu_u55_two_calls_program.h"
 #include "arenaplan/ethosu.h"
 #include "arenaplan/ethosu_sim.h"
+
+INPUT_AND_EXPECTED
 
 int main(void) {
     ap_pool_t pools[] = {{ETHOSU_U55_TWO_CALLS_MEM_ID_SRAM, ethosu_u55_two_calls_arena_sram,
@@ -286,21 +289,21 @@ int main(void) {
     if (s != AP_OK) { printf("init: %s\n", ap_status_name(s)); return 1; }
     ap_buffer_t in, out;
     ap_method_input(&m, 0, &in);
-    unsigned sum = 0;
-    for (size_t i = 0; i < in.size; i++) { in.data[i] = (uint8_t)(i % 7); sum += in.data[i]; }
+    if (in.size != sizeof input) { printf("input of %u bytes\n", (unsigned)in.size); return 1; }
+    memcpy(in.data, input, sizeof input);
     s = ap_method_execute(&m);
     if (s != AP_OK) { printf("execute: %s\n", ap_status_name(s)); return 1; }
-    unsigned mid = 0;
-    for (unsigned j = 0; j < 512; j++) mid += (uint8_t)(sum + 31u * j);
     ap_method_output(&m, 0, &out);
+    if (out.size != sizeof expected) { printf("output of %u bytes\n", (unsigned)out.size); return 1; }
     for (unsigned j = 0; j < out.size; j++) {
-        if (out.data[j] != (uint8_t)(mid + 31u * j)) { printf("output %u wrong\n", j); return 1; }
+        if (out.data[j] != expected[j]) { printf("output %u wrong\n", j); return 1; }
     }
     printf("ran %u bytes out\n", (unsigned)out.size);
     ap_method_destroy(&m);
     return 0;
 }
-"#,
+"#
+            .replace("INPUT_AND_EXPECTED", &reference_arrays()),
     )
     .unwrap();
     let exe = dir.join("integrator");
@@ -481,11 +484,34 @@ fn plans_stopped_early_are_marked_in_the_report_and_the_plan() {
 
 /// The functional Ethos-U55's sources: every `.c` file of the runtime's `emulation/ethosu_u55`.
 fn ethosu_u55_sources(runtime: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(runtime.join("emulation/ethosu_u55"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "c"))
-        .collect();
+    let mut files: Vec<std::path::PathBuf> =
+        std::fs::read_dir(runtime.join("emulation/ethosu_u55"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "c"))
+            .collect();
     files.sort();
     files
+}
+
+/// TFLM's input and output of the fixture's convolution then pooling (the two calls' uncompiled
+/// models, `testdata/tflm-reference/fixture_conv_then_pool`), as C arrays `input` and
+/// `expected`.
+fn reference_arrays() -> String {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/tflm-reference/fixture_conv_then_pool");
+    let array = |name: &str, file: &str| {
+        let (_, bytes) = common::npy::read(&folder.join(file));
+        let items: Vec<String> = bytes.iter().map(|b| b.to_string()).collect();
+        format!(
+            "static const uint8_t {name}[{}] = {{{}}};",
+            bytes.len(),
+            items.join(", ")
+        )
+    };
+    format!(
+        "{}\n{}",
+        array("input", "0-in0.npy"),
+        array("expected", "0-out0.npy")
+    )
 }

@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use arenaplan_build::backends::{NeutronHeader, VelaBinStream};
+use arenaplan_build::backends::{IoRecord, NeutronHeader, VelaBinStream};
 use arenaplan_build::import::{load_pte, load_tflite};
 use arenaplan_build::model::{Instruction, Origin, PoolChoice, Program, ScratchSpec, ValueKind};
 use arenaplan_build::pipeline::{BufferKind, CallKind, ModelPlan};
@@ -578,6 +578,7 @@ fn region1_feature_maps(payload: &[u8]) -> (Vec<u32>, Vec<u32>) {
 fn vela_operators_run_as_bin_streams_with_feature_maps_where_the_command_stream_has_them() {
     let Some(corpus) = corpus() else { return };
     let mut checked = 0;
+    let mut in_place_state = 0;
     for config in ["u55-128-shared-sram", "u85-256-dedicated-sram"] {
         for path in common::files(&corpus.join("vela").join(config), "tflite") {
             let program = load_tflite(&path).unwrap();
@@ -618,15 +619,21 @@ fn vela_operators_run_as_bin_streams_with_feature_maps_where_the_command_stream_
                     }
                     checked += 1;
                 }
-                assert!(stream
-                    .inputs
-                    .iter()
-                    .chain(&stream.outputs)
-                    .all(|r| r.region == 1));
+                // Region 1; an output Vela writes over a state input flagged as state.
+                assert!(stream.inputs.iter().all(|r| r.region == 1));
+                for r in &stream.outputs {
+                    let state = r.region == 1 | IoRecord::STATE_IN_PLACE;
+                    assert!(r.region == 1 || state, "{}", path.display());
+                    if state {
+                        in_place_state += 1;
+                    }
+                }
             }
         }
     }
     assert!(checked >= 20, "only {checked} partitions checked");
+    // The LSTMs' two state tensors (h and c), in both configurations.
+    assert_eq!(in_place_state, 2 * 2 * 2, "state written in place");
 }
 
 #[test]

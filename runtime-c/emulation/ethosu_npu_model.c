@@ -211,7 +211,7 @@ int ap_ethosu_npu_run(ap_ethosu_npu_t *npu, const uint8_t *custom, size_t custom
             bytes *= ap_rd32(rec + 4 * d);
         }
         uint64_t offset = ap_rd32(rec + 28);
-        if (ap_rd32(rec + 32) != 1 || (bytes > 0 && scratch == NULL) || offset > size[1] || bytes > size[1] - offset) {
+        if ((ap_rd32(rec + 32) & ~AP_ETHOSU_IO_STATE_IN_PLACE) != 1 || (bytes > 0 && scratch == NULL) || offset > size[1] || bytes > size[1] - offset) {
             last.status = AP_ETHOSU_SIM_BAD_REGION;
             return 0;
         }

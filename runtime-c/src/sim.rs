@@ -10,26 +10,87 @@
 
 use crate::{check, sys, RuntimeError};
 
-/// Which Ethos-U the emulation reports being (its CONFIG and ID registers): command streams
-/// compiled for another NPU are refused, as on hardware.
+/// Which Ethos-U the emulation is: its product and MACs per cycle, reported in its CONFIG and
+/// ID registers (so command streams compiled for another NPU are refused, as on hardware) and
+/// modelled by it (the Ethos-U55's SHRAM and weight order follow the MAC count).
+///
+/// ```
+/// use arenaplan::sim::EthosU;
+/// assert_eq!(EthosU::new("ethos-u55-256"), Some(EthosU::U55(256)));
+/// assert_eq!(EthosU::new("ethos-u55-48"), None);
+/// assert_eq!(EthosU::U55_128.config() & 0xF, 7); // macs_per_cc: 2^7
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EthosU {
+    /// Ethos-U55 with 32, 64, 128 or 256 MACs per cycle (functional model).
+    U55(u32),
+    /// Ethos-U85 with 128 to 2048 MACs per cycle (placeholder outputs: no functional model
+    /// yet, see [`ethos_u_placeholder_jobs`]).
+    U85(u32),
+}
+
+impl EthosU {
     /// Ethos-U55 with 128 MACs (Corstone-300).
-    U55_128,
+    pub const U55_128: EthosU = EthosU::U55(128);
     /// Ethos-U85 with 256 MACs (Corstone-320).
-    U85_256,
+    pub const U85_256: EthosU = EthosU::U85(256);
+
+    /// The NPU a target's `npu.config` names (`ethos-u55-128`, Vela's `--accelerator-config`),
+    /// if it is one the emulation has.
+    pub fn new(config: &str) -> Option<EthosU> {
+        let rest = config.strip_prefix("ethos-u")?;
+        let (model, macs) = rest.split_once('-')?;
+        let macs: u32 = macs.parse().ok()?;
+        let npu = match model {
+            "55" => EthosU::U55(macs),
+            "85" => EthosU::U85(macs),
+            _ => return None,
+        };
+        npu.valid().then_some(npu)
+    }
+
+    fn valid(self) -> bool {
+        match self {
+            EthosU::U55(m) => matches!(m, 32 | 64 | 128 | 256),
+            EthosU::U85(m) => matches!(m, 128 | 256 | 512 | 1024 | 2048),
+        }
+    }
+
+    /// The CONFIG register: macs_per_cc (log2 of the MACs) in bits 0-3, the command stream
+    /// version in 4-7, the SHRAM size in KiB (Ethos-U55) in 8-15, the product in 28-31; as
+    /// Vela 5.2.0 writes the word into a stream compiled for this NPU.
+    pub fn config(self) -> u32 {
+        match self {
+            EthosU::U55(m) => {
+                let banks = match m {
+                    32 | 64 => 16,
+                    128 => 24,
+                    _ => 48,
+                };
+                (banks << 8) | m.trailing_zeros()
+            }
+            EthosU::U85(m) => (2 << 28) | (1 << 8) | (1 << 4) | m.trailing_zeros(),
+        }
+    }
+
+    /// The ID register (the architecture version Vela 5.2.0 compiles for).
+    pub fn id(self) -> u32 {
+        match self {
+            EthosU::U55(_) => sys::AP_ETHOSU_U55_128_ID,
+            EthosU::U85(_) => sys::AP_ETHOSU_U85_256_ID,
+        }
+    }
 }
 
 /// Registers the emulated Ethos-U with the driver (no driver fast memory), replacing an earlier
 /// set-up, and clears the records. The emulation is process-wide: callers that run methods
-/// concurrently must serialize.
+/// concurrently must serialize. `AP_ERR_UNSUPPORTED` for a MAC count the NPU does not come in.
 pub fn ethos_u(npu: EthosU) -> Result<(), RuntimeError> {
-    let (config, id) = match npu {
-        EthosU::U55_128 => (sys::AP_ETHOSU_U55_128_CONFIG, sys::AP_ETHOSU_U55_128_ID),
-        EthosU::U85_256 => (sys::AP_ETHOSU_U85_256_CONFIG, sys::AP_ETHOSU_U85_256_ID),
-    };
+    if !npu.valid() {
+        return Err(RuntimeError(sys::ap_status::AP_ERR_UNSUPPORTED));
+    }
     // SAFETY: plain C set-up of the emulation's statics; no pointers are kept.
-    check(unsafe { sys::ap_ethosu_host_setup(config, id, core::ptr::null(), 0) })
+    check(unsafe { sys::ap_ethosu_host_setup(npu.config(), npu.id(), core::ptr::null(), 0) })
 }
 
 /// Calls `neutronInit` on the Neutron simulator and clears its records.

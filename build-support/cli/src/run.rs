@@ -98,8 +98,9 @@ fn methods(program: &Program) -> Vec<MethodIo> {
 
 pub(crate) fn run(args: &RunArgs) -> Result<(), Failure> {
     let calls: Vec<CallSpec> = args.calls.iter().map(|c| parse_call(c)).collect();
+    let catalogue = input::load_catalogue(args.targets.as_deref())?;
     let rendered: Rendered = Build::new()
-        .catalogue(input::load_catalogue(args.targets.as_deref())?)
+        .catalogue(catalogue.clone())
         .target(&args.target)
         // The kernels run here are the host's plain-C CMSIS-NN: plan their scratch, in the
         // target's pools.
@@ -144,7 +145,12 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Failure> {
     })?;
     let arenas = Arenas::new(program, plan);
     let runtime = |e: arenaplan::RuntimeError| Failure::new(Status::DoesNotFit, e);
-    let backends = arenaplan_host::emulated_backends(&plan.target).map_err(runtime)?;
+    // The target's own NPU configuration (whatever its catalogue says) is what runs here.
+    let target = catalogue
+        .target(&args.target)
+        .map_err(|e| Failure::bad_input(e.to_string()))?;
+    let backends = arenaplan_host::emulated_backends_for(target)
+        .map_err(|e| Failure::new(Status::DoesNotFit, e))?;
     let kernels =
         arenaplan_host::ProgramKernels::for_program_dtypes(program, args.all_kernel_dtypes)
             .map_err(|e| Failure::new(Status::DoesNotFit, e))?;

@@ -14,8 +14,8 @@ struct Line([u8; 32]);
 
 /// Host memory for every pool of a plan, line-aligned, with the `ap_pool_t` list that hands it
 /// to the runtime. No kinder than a board: a board's arenas are `NOLOAD` and hold whatever was
-/// there, so these start filled with a poison byte, never zero, but for the initial contents
-/// of the program's state (as the generated `NAME_init` copies them in). A program that reads
+/// there, so these start filled with a poison byte, never zero, but for the program's state
+/// at its initial contents (zeros where it has none), as the generated `NAME_init` writes it. A program that reads
 /// memory it never wrote gives different outputs on two poisons.
 ///
 /// ```no_run
@@ -36,7 +36,7 @@ impl Arenas {
     pub const POISON: u8 = 0xA5;
 
     /// Storage for each of `plan`'s pools, at least one line each, filled with
-    /// [`Arenas::POISON`], with `program`'s state at its initial contents.
+    /// [`Arenas::POISON`], with `program`'s state at its initial contents (zeros without).
     pub fn new(program: &Program, plan: &ModelPlan) -> Arenas {
         Self::poisoned(program, plan, Self::POISON)
     }
@@ -48,14 +48,21 @@ impl Arenas {
             .iter()
             .map(|pool| std::vec![Line([poison; 32]); (pool.size as usize).div_ceil(32).max(1)])
             .collect();
+        // As the generated NAME_init: initial contents, or zeros for state without any.
         for &v in &program.state {
-            let (Some(data), Some(b)) = (&program.values[v].data, plan.buffer(v)) else {
+            let Some(b) = plan.buffer(v) else {
                 continue;
             };
             let Some(k) = plan.pools.iter().position(|p| p.mem_id == b.mem_id) else {
                 continue;
             };
-            for (i, &byte) in data.bytes().iter().enumerate().take(b.size as usize) {
+            let data = program.values[v]
+                .data
+                .as_ref()
+                .map_or(&[][..], |d| d.bytes());
+            let zeros = std::vec![0u8; if data.is_empty() { b.size as usize } else { 0 }];
+            let initial = if data.is_empty() { &zeros[..] } else { data };
+            for (i, &byte) in initial.iter().enumerate().take(b.size as usize) {
                 let at = b.offset as usize + i;
                 if let Some(line) = storage[k].get_mut(at / 32) {
                     line.0[at % 32] = byte;

@@ -56,7 +56,7 @@ mod runner;
 mod tables;
 
 pub use arenas::Arenas;
-pub use emulated::emulated_backends;
+pub use emulated::{emulated_backends, emulated_backends_for, EmulatedBackends};
 pub use executorch::{
     executorch_library, sources as executorch_sources, ExecuTorchKernels, ENV_KERNEL_CACHE,
 };

@@ -1,7 +1,10 @@
 //! A real Vela-compiled program (the repository's fixture: two chained Ethos-U calls) planned by
 //! arenaplan and run by the C runtime through the bindings, on the driver simulator: the planned
-//! scratch is what the backend hands the driver, and the output is what Vela's two
-//! compilations compute one after the other.
+//! scratch is what the backend hands the driver, and the output is TFLM's (the fixture's two
+//! uncompiled models, one after the other).
+
+#[path = "../../tests/common/npy.rs"]
+mod npy;
 
 use std::path::{Path, PathBuf};
 
@@ -38,11 +41,12 @@ fn two_ethos_u_calls_run_on_their_planned_scratch() {
     // SAFETY: the tables, the arena and the backend outlive the runner; only it uses the arena.
     arenaplan::sim::ethos_u(arenaplan::sim::EthosU::U55_128).unwrap();
     let mut runner = unsafe { arenaplan_host::Runner::new(&tables, &[pool], &backends) }.unwrap();
-    let data = runner.input(0).unwrap();
-    for (i, b) in data.iter_mut().enumerate() {
-        *b = (i % 7) as u8;
-    }
-    let input = data.to_vec();
+    // TFLM's two interpreters chained on the same input: the oracle of the two calls.
+    let reference = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../build-support/testdata/tflm-reference/fixture_conv_then_pool");
+    let (_, input) = npy::read(&reference.join("0-in0.npy"));
+    let (_, want) = npy::read(&reference.join("0-out0.npy"));
+    runner.input(0).unwrap().copy_from_slice(&input);
     runner.execute().unwrap();
     // SAFETY: the simulator's record is a static it keeps.
     let (calls, last) = unsafe { (sys::ap_ethosu_sim_calls(), &*sys::ap_ethosu_sim_last()) };
@@ -101,33 +105,7 @@ fn two_ethos_u_calls_run_on_their_planned_scratch() {
             );
         }
     }
-    let out = runner.output(0).unwrap().to_vec();
+    let out = runner.output(0).unwrap();
     assert_eq!(out.len(), 128);
-    drop(runner);
-    // The two calls are Vela's compilations of the fixtures' convolution and pooling: the
-    // output is theirs one after the other (each is checked against TFLM in vela_tflm.rs).
-    let fixtures = fixture.parent().unwrap();
-    let mid = run_once(&fixtures.join("fixture_conv_vela_u55.tflite"), &input);
-    let want = run_once(&fixtures.join("fixture_pool_vela_u55.tflite"), &mid);
-    assert_eq!(out, want);
-}
-
-/// Runs a Vela-compiled TFLite model once on the emulated Ethos-U55: its first output.
-fn run_once(model: &Path, input: &[u8]) -> Vec<u8> {
-    let rendered = Build::new()
-        .model(model)
-        .target("corstone-300")
-        .sources(Vec::<PathBuf>::new())
-        .try_render()
-        .unwrap();
-    let (program, plan) = (rendered.program, rendered.plan);
-    let tables = arenaplan_host::Tables::new(&program, &plan).unwrap();
-    let arenas = arenaplan_host::Arenas::new(&program, &plan);
-    let backends = arenaplan_host::emulated_backends("corstone-300").unwrap();
-    // SAFETY: the tables, arenas and backends outlive the runner, which alone uses the arenas.
-    let mut runner =
-        unsafe { arenaplan_host::Runner::new(&tables, arenas.pools(), &backends) }.unwrap();
-    runner.input(0).unwrap().copy_from_slice(input);
-    runner.execute().unwrap();
-    runner.output(0).unwrap().to_vec()
+    assert_eq!(out, &want[..], "TFLM's convolution then pooling");
 }

@@ -2,11 +2,12 @@
 //! `ethos-u` operator becomes a bin stream built from its constants and Vela's offsets), planned
 //! for its Corstone target and run end to end: the NPU's calls through the Ethos-U backend and
 //! the driver (Arm's, when `ETHOS_U_CORE_DRIVER_PATH` is set) on the emulated NPU, the operators
-//! Vela left on the CPU on the CMSIS-NN kernels, state kept. The emulated NPU reads the inputs
-//! where the blob says Vela put them and writes each output byte `j` of output `k` as
-//! `(sum of the input bytes + 31·j + 7·k) mod 256`, so an output that is right means the inputs
-//! were copied to, and the outputs read from, the places the NPU used. (That those places are
-//! where Vela's command stream reads and writes is checked in arenaplan-build's corpus tests.)
+//! Vela left on the CPU on the CMSIS-NN kernels, state kept; the same outputs with the I/O at
+//! its slots in the scratch and apart. The Ethos-U55's outputs are compared with TFLM's in
+//! `vela_tflm.rs`; the Ethos-U85 has no functional model yet, and its placeholder writes each
+//! output byte `j` of output `k` as `(sum of the input bytes + 31·j + 7·k) mod 256`, so an
+//! output that is right means the inputs were copied to, and the outputs read from, the places
+//! the NPU used.
 
 #[path = "../../tests/common/corpus.rs"]
 mod corpus;
@@ -39,11 +40,10 @@ fn every_vela_model_runs_or_is_refused_for_a_listed_reason() {
             let name = model.file_stem().unwrap().to_string_lossy().into_owned();
             match run(&model, target, 3, true) {
                 Ok(first) => {
-                    // Deterministic: the same inputs give the same outputs; where the NPU's
-                    // rule makes them, other inputs give others (a CPU operator's quantization
-                    // may not tell a small change apart).
+                    // Deterministic: the same inputs give the same outputs; where the
+                    // placeholder's rule makes them (the U85), other inputs give others.
                     assert_eq!(run(&model, target, 3, true).unwrap(), first, "{name}");
-                    if !needs_cpu(&model) {
+                    if !needs_cpu(&model) && arenaplan::sim::ethos_u_placeholder_jobs() > 0 {
                         assert_ne!(run(&model, target, 5, true).unwrap(), first, "{name}");
                     }
                     // The same as with every tensor apart, copied in and out.

@@ -21,10 +21,64 @@ use std::path::{Path, PathBuf};
 
 use arenaplan_build::backends::{IoRecord, VelaBinStream};
 use arenaplan_build::model::Isa;
+use arenaplan_build::targets::Catalogue;
 use arenaplan_build::{Build, KernelVariants};
 use tflm_runner::{compare, have_tflite_kernels, matches_tflm_on};
 
 const U55: &str = "u55-128-shared-sram";
+
+#[derive(serde::Deserialize)]
+struct Compiled {
+    file: String,
+    reference: String,
+    target: String,
+}
+
+#[derive(serde::Deserialize)]
+struct Manifest {
+    models: Vec<Compiled>,
+}
+
+#[test]
+fn every_u55_configuration_and_memory_mode_runs_on_the_npu_its_target_names() {
+    // scripts/make_vela_op_fixtures.py: TensorFlow's operator models and the fixtures' through
+    // Vela for the U55-32, -64, -128 and -256 (Shared_Sram) and the U55-128 in Sram_Only; each
+    // target of the folder's catalogue names that NPU, which the host then emulates.
+    let folder =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../build-support/testdata/vela-ops");
+    let manifest: Manifest =
+        serde_json::from_str(&std::fs::read_to_string(folder.join("manifest.json")).unwrap())
+            .unwrap();
+    let catalogue = Catalogue::load(&folder.join("targets.toml")).unwrap();
+    assert_eq!(manifest.models.len(), 25);
+    for m in &manifest.models {
+        let reference = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../build-support/testdata/tflm-reference")
+            .join(&m.reference);
+        matches_tflm_on(
+            &m.file,
+            &folder.join(&m.file),
+            &reference,
+            KernelVariants::FitArena,
+            &catalogue,
+            &m.target,
+            true,
+        )
+        .unwrap_or_else(|why| panic!("{}: {why}", m.file));
+    }
+    // A stream for the U55-256 on the U55-128 of corstone-300: refused at build time, naming
+    // both NPUs, before anything runs.
+    let wrong = Build::new()
+        .catalogue(catalogue.clone())
+        .model(folder.join("fixture_conv__ethos-u55-256__Shared_Sram.tflite"))
+        .target("corstone-300")
+        .sources(Vec::<PathBuf>::new())
+        .try_render()
+        .err()
+        .expect("a U55-256 stream for a U55-128 target")
+        .to_string();
+    assert!(wrong.contains("256 MACs"), "{wrong}");
+}
 
 /// The TFLM reference of a Vela model: its uncompiled model's (`NAME_vela`, the corpus's
 /// naming, and `NAME_vela_u55`, the fixtures').
@@ -38,7 +92,8 @@ fn reference(stem: &str) -> PathBuf {
 #[test]
 fn the_repository_s_vela_fixtures_give_tflms_outputs_on_the_emulated_npu() {
     // scripts/make_fixtures.py's convolution and pooling through Vela 5.2.0 for the U55.
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../build-support/testdata/fixtures");
+    let fixtures =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../build-support/testdata/fixtures");
     let models: Vec<PathBuf> = corpus::files(&fixtures, "tflite")
         .into_iter()
         .filter(|m| m.to_string_lossy().ends_with("_vela_u55.tflite"))
@@ -52,6 +107,7 @@ fn the_repository_s_vela_fixtures_give_tflms_outputs_on_the_emulated_npu() {
                 &model,
                 &reference(&stem),
                 KernelVariants::FitArena,
+                &Catalogue::builtin(),
                 "corstone-300",
                 io_in_scratch,
             )
@@ -61,7 +117,10 @@ fn the_repository_s_vela_fixtures_give_tflms_outputs_on_the_emulated_npu() {
 }
 
 fn vela_model(corpus: &Path, stem: &str) -> PathBuf {
-    corpus.join("vela").join(U55).join(format!("{stem}_vela.tflite"))
+    corpus
+        .join("vela")
+        .join(U55)
+        .join(format!("{stem}_vela.tflite"))
 }
 
 #[test]
@@ -83,13 +142,18 @@ fn every_u55_vela_model_gives_tflms_outputs_on_the_emulated_npu() {
                 &model,
                 &folder,
                 KernelVariants::FitArena,
+                &Catalogue::builtin(),
                 "corstone-300",
                 io_in_scratch,
             ));
         }
         match &outcome[0] {
             Ok(r) => {
-                assert!(outcome[1].is_ok(), "{stem}: {:?}", outcome[1].as_ref().err());
+                assert!(
+                    outcome[1].is_ok(),
+                    "{stem}: {:?}",
+                    outcome[1].as_ref().err()
+                );
                 if r.state_mattered {
                     state_mattered.push(stem.clone());
                 }
@@ -103,10 +167,15 @@ fn every_u55_vela_model_gives_tflms_outputs_on_the_emulated_npu() {
     // Without CMSIS-NN the models with CPU operators between NPU calls (the keyword models'
     // SVDFs, the audio preprocessor's signal operators) cannot run.
     assert_eq!(ran.len() + not_yet.len(), 13, "{ran:?} {not_yet:?}");
-    assert!(ran.len() >= if cpu_kernels { 13 } else { 10 }, "{not_yet:?}");
+    assert!(
+        ran.len() >= if cpu_kernels { 13 } else { 10 },
+        "{not_yet:?}"
+    );
     // The LSTM's later invocations depend on the state the NPU kept in the scratch.
     assert!(
-        state_mattered.iter().any(|m| m == "tflm__trained_lstm_int8_vela"),
+        state_mattered
+            .iter()
+            .any(|m| m == "tflm__trained_lstm_int8_vela"),
         "{state_mattered:?}"
     );
 }
@@ -126,7 +195,16 @@ fn planted(corpus: &Path, plant: impl Fn(&mut Vec<u8>, &VelaBinStream)) -> Resul
     let blob = rendered.program.delegates[0].blob.as_mut().unwrap();
     let stream = VelaBinStream::parse(blob).unwrap();
     plant(blob, &stream);
-    compare(stem, &rendered.program, &rendered.plan, &reference(stem), "corstone-300").map(|_| ())
+    let catalogue = Catalogue::builtin();
+    let target = catalogue.target("corstone-300").unwrap();
+    compare(
+        stem,
+        &rendered.program,
+        &rendered.plan,
+        &reference(stem),
+        target,
+    )
+    .map(|_| ())
 }
 
 /// Rewrites the region and offset words of the blob's record `record` (found by its bytes).

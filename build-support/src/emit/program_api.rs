@@ -161,25 +161,50 @@ fn init_and_deinit(w: &mut CWriter, input: &Input<'_>) {
     .blank();
 }
 
-/// The initial contents of every state value that has some, as flash arrays, and the copies
-/// into its arena that `NAME_init` makes.
+/// The initial contents of every state value, and the copies into its arena that `NAME_init`
+/// makes: a flash array copied in, or a fill where every byte is one value (no flash). State
+/// without initial contents (an ExecuTorch mutable buffer the exporter did not serialize)
+/// starts at zero, as the exported module's buffer did and as ExecuTorch's runtime gives it:
+/// arenas are `NOLOAD`, so nothing else would clear it on a board.
 fn initial_state(w: &mut CWriter, input: &Input<'_>) -> Vec<String> {
     let (name, program, plan) = (input.name, input.program, input.plan);
     let mut copies = Vec::new();
     for &v in &program.state {
-        let (Some(data), Some(b)) = (&program.values[v].data, plan.buffer(v)) else {
+        let Some(b) = plan.buffer(v) else {
             continue;
         };
         let Some(pool) = input.target.pool(b.mem_id) else {
             continue;
         };
-        let bytes = data.bytes();
-        if bytes.is_empty() {
+        let at = format!(
+            "{name}_arena_{} + {}u",
+            crate::names::ident(&pool.name),
+            b.offset
+        );
+        let value = &program.values[v];
+        let bytes = value.data.as_ref().map_or(&[][..], |d| d.bytes());
+        let fill = match bytes.split_first() {
+            None => Some(0u8),
+            Some((&first, rest)) if rest.iter().all(|&x| x == first) => Some(first),
+            Some(_) => None,
+        };
+        if let Some(fill) = fill {
+            let size = if bytes.is_empty() {
+                b.size
+            } else {
+                bytes.len() as u64
+            };
+            if size > 0 {
+                copies.push(format!(
+                    "memset({at}, {fill:#04x}, {size}u); /* state `{}` */",
+                    crate::names::comment(&value.name)
+                ));
+            }
             continue;
         }
         w.comment(&format!(
             "Initial contents of state `{}`.",
-            crate::names::comment(&program.values[v].name)
+            crate::names::comment(&value.name)
         ));
         w.block(
             format!("static const uint8_t {name}_initial{v}[{}] =", bytes.len()),
@@ -192,9 +217,7 @@ fn initial_state(w: &mut CWriter, input: &Input<'_>) -> Vec<String> {
             },
         );
         copies.push(format!(
-            "memcpy({name}_arena_{} + {}u, {name}_initial{v}, sizeof {name}_initial{v});",
-            crate::names::ident(&pool.name),
-            b.offset
+            "memcpy({at}, {name}_initial{v}, sizeof {name}_initial{v});"
         ));
     }
     copies

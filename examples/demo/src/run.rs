@@ -19,7 +19,7 @@ pub fn run(program: &Program, plan: &ModelPlan) -> Result<String, String> {
     let arenas = Arenas::new(program, plan);
     let pools = arenas.pools();
     let text = |e: arenaplan::RuntimeError| e.to_string();
-    let backends = arenaplan_host::emulated_backends(&plan.target).map_err(text)?;
+    let backends = arenaplan_host::emulated_backends(&plan.target)?;
     let kernels = arenaplan_host::ProgramKernels::for_program(program)?;
     let kernels = kernels.entries();
     let mut lines = Vec::new();

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use arenaplan_build::model::{Instruction, Isa};
+use arenaplan_build::targets::{Catalogue, Target};
 use arenaplan_build::KernelVariants;
 use arenaplan_build::{Build, BuildError};
 use arenaplan_host::{Arenas, Runner, Tables};
@@ -43,20 +44,31 @@ pub fn matches_tflm(
     reference: &Path,
     variants: KernelVariants,
 ) -> Result<Ran, String> {
-    matches_tflm_on(name, model, reference, variants, "corstone-300", true)
+    matches_tflm_on(
+        name,
+        model,
+        reference,
+        variants,
+        &Catalogue::builtin(),
+        "corstone-300",
+        true,
+    )
 }
 
-/// [`matches_tflm`] planned for `target` (whose emulated NPU runs the model's NPU calls), with
-/// a delegate call's inputs and outputs at their slots in its scratch or not (`io_in_scratch`).
+/// [`matches_tflm`] planned for `target` of `catalogue` (whose emulated NPU runs the model's
+/// NPU calls), with a delegate call's inputs and outputs at their slots in its scratch or not
+/// (`io_in_scratch`).
 pub fn matches_tflm_on(
     name: &str,
     model: &Path,
     reference: &Path,
     variants: KernelVariants,
+    catalogue: &Catalogue,
     target: &str,
     io_in_scratch: bool,
 ) -> Result<Ran, String> {
     let rendered = match Build::new()
+        .catalogue(catalogue.clone())
         .model(model)
         .target(target)
         .io_in_scratch(io_in_scratch)
@@ -75,6 +87,7 @@ pub fn matches_tflm_on(
     if let Some(why) = arenaplan_host::why_not_runnable(program) {
         return Err(format!("not yet: {why}"));
     }
+    let target = catalogue.target(target).unwrap();
     Ok(compare(name, program, plan, reference, target).unwrap_or_else(|why| panic!("{why}")))
 }
 
@@ -86,7 +99,7 @@ pub fn compare(
     program: &arenaplan_build::model::Program,
     plan: &arenaplan_build::ModelPlan,
     reference: &Path,
-    target: &str,
+    target: &Target,
 ) -> Result<Ran, String> {
     let folder = reference;
     let invocations = npy::invocations(folder);
@@ -101,7 +114,7 @@ pub fn compare(
     let _npu = EMULATED_NPU
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let backends = arenaplan_host::emulated_backends(target).unwrap();
+    let backends = arenaplan_host::emulated_backends_for(target).unwrap();
     // SAFETY: the tables, arenas, backends and kernels outlive the runner, which alone uses
     // the arenas.
     let mut runner =

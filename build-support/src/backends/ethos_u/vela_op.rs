@@ -28,6 +28,7 @@ use crate::model::{
 const MAX_IO: usize = 1024;
 
 /// Vela's operator as a call, and the outputs it writes into state in place.
+#[derive(Debug)]
 pub(crate) struct VelaCall {
     /// The delegate call.
     pub instruction: Instruction,

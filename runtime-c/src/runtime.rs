@@ -20,9 +20,35 @@ impl RuntimeError {
     }
 }
 
+impl RuntimeError {
+    /// What to do about the error, where the status alone says it: `AP_ERR_DRIVER_SETUP`
+    /// names the set-up call that was missed.
+    ///
+    /// ```
+    /// use arenaplan::{sys::ap_status, RuntimeError};
+    /// assert!(RuntimeError(ap_status::AP_ERR_DRIVER_SETUP).hint().unwrap().contains("ethos_u"));
+    /// assert_eq!(RuntimeError(ap_status::AP_ERR_BAD_BLOB).hint(), None);
+    /// ```
+    pub fn hint(&self) -> Option<&'static str> {
+        match self.0 {
+            sys::ap_status::AP_ERR_DRIVER_SETUP => Some(
+                "no NPU driver is set up (or the driver's fast memory would replace planned \
+                 scratch): call ethosu_init / neutronInit before running, that is \
+                 arenaplan::board::ethos_u::init or arenaplan::board::neutron::init on a board, \
+                 arenaplan::sim::ethos_u and arenaplan::sim::neutron on the host or QEMU",
+            ),
+            _ => None,
+        }
+    }
+}
+
 impl fmt::Display for RuntimeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.write_str(self.name())?;
+        if let Some(hint) = self.hint() {
+            write!(f, " ({hint})")?;
+        }
+        Ok(())
     }
 }
 

@@ -42,6 +42,12 @@ void ethosu_semaphore_destroy(void *sem) {
 int ethosu_semaphore_take(void *sem, uint64_t timeout) {
     (void)timeout;
     ap_ethosu_semaphore_t *s = sem;
+    /* No semaphore: ethosu_init never ran (Arm's driver creates its list semaphore there).
+     * Failing the take lets ethosu_reserve_driver find no driver and return NULL, which the
+     * backend reports as AP_ERR_DRIVER_SETUP, instead of a fault here. */
+    if (s == NULL) {
+        return -1;
+    }
     while (s->count == 0) {
 #if defined(__arm__)
         __asm volatile("wfe" ::: "memory");
@@ -54,6 +60,9 @@ int ethosu_semaphore_take(void *sem, uint64_t timeout) {
 }
 
 int ethosu_semaphore_give(void *sem) {
+    if (sem == NULL) {
+        return -1;
+    }
     ((ap_ethosu_semaphore_t *)sem)->count++;
 #if defined(__arm__)
     __asm volatile("sev" ::: "memory");

@@ -29,8 +29,10 @@ typedef enum ap_status {
     AP_ERR_UNSUPPORTED = 12,     /* the blob needs what this runtime does not do: Ethos-U external
                                     weights or 4-bit output expansion, Neutron I/O transposition */
     AP_ERR_BLOB_MISALIGNED = 13, /* a blob not 16-byte aligned (the NPU reads it in place) */
-    AP_ERR_DRIVER_SETUP = 14,    /* no NPU driver registered, or one set up to replace planned
-                                    memory (ethosu_init given fast memory: see ethosu.h) */
+    AP_ERR_DRIVER_SETUP = 14,    /* no NPU driver registered (call ethosu_init / neutronInit, or
+                                    ap_ethosu_host_setup on the host, before running), or one set
+                                    up to replace planned memory (ethosu_init given fast memory:
+                                    see ethosu.h) */
     AP_ERR_NOT_INITIALIZED = 15, /* a method that ap_method_init did not initialize: its init
                                     failed, or it was zeroed, never initialized or destroyed */
     AP_ERR_BACKEND = 16,         /* a backend or kernel written in Rust returned its own error */

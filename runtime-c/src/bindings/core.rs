@@ -14,6 +14,7 @@ pub const AP_NEUTRON_SLOT_DEBUG: u32 = 3;
 pub const AP_NEUTRON_SLOT_TRANSPOSE: u32 = 4;
 pub const AP_NEUTRON_SLOTS: u32 = 5;
 pub const AP_ETHOSU_MAX_IO: u32 = 1024;
+pub const AP_ETHOSU_IO_STATE_IN_PLACE: u32 = 256;
 pub const AP_ETHOSU_SIM_REGIONS: u32 = 8;
 pub const AP_ETHOSU_MISMATCH_PRODUCT: u32 = 1;
 pub const AP_ETHOSU_MISMATCH_MACS_PER_CC: u32 = 2;

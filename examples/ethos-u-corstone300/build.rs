@@ -33,7 +33,10 @@ fn main() {
 
 /// The data of an int8 `.npy` file (format version 1: magic, version, header length, header).
 fn npy_data(file: &[u8]) -> Vec<i8> {
-    assert!(file.starts_with(b"\x93NUMPY\x01"), "an .npy file of version 1");
+    assert!(
+        file.starts_with(b"\x93NUMPY\x01"),
+        "an .npy file of version 1"
+    );
     let header = usize::from(u16::from_le_bytes([file[8], file[9]]));
     file[10 + header..].iter().map(|&b| b as i8).collect()
 }

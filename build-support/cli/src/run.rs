@@ -166,6 +166,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Failure> {
         runners.push(runner);
     }
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut placeholders: Vec<String> = Vec::new();
     for (k, (m, inputs)) in resolved.iter().enumerate() {
         let runner = &mut runners[*m];
         let method = &io[*m];
@@ -183,6 +184,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Failure> {
             }
             slot[..data.len()].copy_from_slice(data);
         }
+        let before = Placeholders::now();
         runner.execute().map_err(|(e, at)| {
             Failure::new(
                 Status::DoesNotFit,
@@ -193,6 +195,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Failure> {
                 ),
             )
         })?;
+        placeholders.extend(before.since(k, &method.name));
         for (i, &v) in method.outputs.iter().enumerate() {
             let value = &program.values[v];
             let bytes = usize::try_from(value.bytes).unwrap_or(usize::MAX);
@@ -216,6 +219,17 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Failure> {
             files.push((format!("{k}-{}-{i}.npy", method.name), file));
         }
     }
+    // Bytes no computation produced are never shown as outputs without saying so: a marker
+    // beside the outputs, and a warning.
+    if !placeholders.is_empty() {
+        let mut text = String::from(PLACEHOLDER_HEADER);
+        for line in &placeholders {
+            text.push_str(line);
+            text.push('\n');
+            eprintln!("warning: {line}");
+        }
+        files.push((PLACEHOLDER_FILE.into(), text.into_bytes()));
+    }
     arenaplan_build::output::write_all_if_changed(&args.out, &files).map_err(|e| {
         let status = if e.is_bad_request() {
             Status::BadInput
@@ -231,7 +245,66 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Failure> {
             arenaplan_build::names::display(&path.display().to_string())
         );
     }
+    // An earlier run's marker must not label these outputs.
+    let stale = args.out.join(PLACEHOLDER_FILE);
+    if placeholders.is_empty() && stale.is_file() {
+        std::fs::remove_file(&stale).map_err(|e| {
+            Failure::new(
+                Status::Io,
+                format!(
+                    "{}: cannot remove the earlier run's marker: {e}",
+                    stale.display()
+                ),
+            )
+        })?;
+    }
     Ok(())
+}
+
+/// The marker `run` writes beside outputs that an emulated NPU without a functional model
+/// made (a placeholder pattern of its inputs, not the model's numbers).
+const PLACEHOLDER_FILE: &str = "PLACEHOLDER-OUTPUTS.txt";
+const PLACEHOLDER_HEADER: &str = "These outputs are not the model's numbers: the calls below ran \
+on an emulated NPU that has no functional model and wrote a placeholder pattern of its inputs \
+(outputs of later calls that read them are placeholders too). Run on the board, or on a target \
+whose NPU the host emulates (the Ethos-U55).\n";
+
+/// The emulated NPUs' placeholder jobs so far.
+struct Placeholders {
+    ethos_u: u32,
+    neutron: u32,
+}
+
+impl Placeholders {
+    fn now() -> Self {
+        Placeholders {
+            ethos_u: arenaplan::sim::ethos_u_placeholder_jobs(),
+            neutron: arenaplan::sim::neutron_calls(),
+        }
+    }
+
+    /// What call `k` of `method` ran on placeholders since `self`, a line per NPU.
+    fn since(&self, k: usize, method: &str) -> Vec<String> {
+        let now = Self::now();
+        let mut lines = Vec::new();
+        for (jobs, what) in [
+            (
+                now.ethos_u - self.ethos_u,
+                "EthosUBackend job(s) on the emulated Ethos-U85, which has no functional model yet",
+            ),
+            (
+                now.neutron - self.neutron,
+                "NeutronBackend job(s) on the emulated Neutron, whose microcode NXP does not publish",
+            ),
+        ] {
+            if jobs > 0 {
+                lines.push(format!(
+                    "call {k} (`{method}`): {jobs} {what}: its outputs are placeholders"
+                ));
+            }
+        }
+        lines
+    }
 }
 
 /// The bytes of each input of `method` for call `k`: the files given (each of the input's

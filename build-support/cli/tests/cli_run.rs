@@ -175,3 +175,31 @@ fn a_tflite_model_with_an_operator_without_kernel_exits_1_naming_it() {
         assert!(stderr(&result).contains(op), "{}", stderr(&result));
     }
 }
+
+#[test]
+fn placeholder_outputs_are_marked_and_the_marker_goes_with_real_ones() {
+    let out = temp_dir("placeholder");
+    let testdata = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata");
+    // The emulated Neutron has no functional model (NXP's microcode is not public): its
+    // outputs come with a marker and a warning naming the backend.
+    let neutron = testdata.join("fixtures/neutron_v0_one_call.pte");
+    let result = run(&neutron, "mcxn947", &[String::new()], &out);
+    assert!(result.status.success(), "{}", stderr(&result));
+    let marker = out.join("PLACEHOLDER-OUTPUTS.txt");
+    let text = std::fs::read_to_string(&marker).unwrap();
+    assert!(
+        text.contains("call 0 (`forward`)") && text.contains("NeutronBackend"),
+        "{text}"
+    );
+    assert!(
+        stderr(&result).contains("warning: call 0"),
+        "{}",
+        stderr(&result)
+    );
+    // The Ethos-U55 computes: the same folder's outputs are then real, and the marker goes.
+    let u55 = testdata.join("fixtures/fixture_conv_vela_u55.tflite");
+    let result = run(&u55, "corstone-300", &[String::new()], &out);
+    assert!(result.status.success(), "{}", stderr(&result));
+    assert!(!marker.exists());
+    assert!(!stderr(&result).contains("warning"), "{}", stderr(&result));
+}

@@ -29,7 +29,10 @@ fn an_ethos_u_call_without_the_npu_set_up_fails_naming_the_set_up() {
     let (e, at) = runner.execute().unwrap_err();
     assert_eq!((e.0, at), (sys::ap_status::AP_ERR_DRIVER_SETUP, 0));
     let text = arenaplan_host::failure_text(&e, at);
-    assert!(text.contains("arenaplan::sim::ethos_u") && text.contains("ethosu_init"), "{text}");
+    assert!(
+        text.contains("arenaplan::sim::ethos_u") && text.contains("ethosu_init"),
+        "{text}"
+    );
     // Set up, the same runner runs.
     arenaplan::sim::ethos_u(arenaplan::sim::EthosU::U55_128).unwrap();
     runner.execute().unwrap();

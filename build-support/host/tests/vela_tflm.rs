@@ -27,6 +27,38 @@ use tflm_runner::{compare, have_tflite_kernels, matches_tflm_on};
 
 const U55: &str = "u55-128-shared-sram";
 
+#[test]
+fn the_corpus_s_executorch_ethos_u_programs_give_tflms_outputs() {
+    // ExecuTorch programs around Vela's compilation of two corpus models (the corpus's
+    // pte-delegated/, packed as ExecuTorch's Arm backend packs Vela's output): their NPU call
+    // computes what TFLM computes on the uncompiled model.
+    let Some(corpus) = corpus::corpus() else {
+        return;
+    };
+    let catalogue = Catalogue::builtin();
+    let target = catalogue.target("corstone-300").unwrap();
+    for (program, model) in [
+        ("ethosu_u55_kws_ref", "mlperftiny__kws_ref_model"),
+        ("ethosu_u55_kws_ref_inline", "mlperftiny__kws_ref_model"),
+        ("ethosu_u55_person_detect", "tflm__person_detect"),
+    ] {
+        let rendered = Build::new()
+            .model(corpus.join("pte-delegated").join(format!("{program}.pte")))
+            .target("corstone-300")
+            .sources(Vec::<PathBuf>::new())
+            .try_render()
+            .unwrap();
+        compare(
+            program,
+            &rendered.program,
+            &rendered.plan,
+            &reference(model),
+            target,
+        )
+        .unwrap_or_else(|why| panic!("{why}"));
+    }
+}
+
 #[derive(serde::Deserialize)]
 struct Compiled {
     file: String,

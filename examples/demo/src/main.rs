@@ -214,7 +214,10 @@ fn main() -> ExitCode {
         "plan:       {}",
         out.join(format!("{name}.plan.json")).display()
     );
-    println!("\nrun (C runtime, driver simulator: every scratch region is poisoned)");
+    println!(
+        "\nrun (C runtime on the emulated NPUs, arenas poisoned: the Ethos-U55 computes the model; \
+         the Ethos-U85 and Neutron write placeholders)"
+    );
     match run::run(program, plan) {
         Ok(report) => {
             println!("  {report}");

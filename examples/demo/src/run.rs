@@ -34,9 +34,14 @@ pub fn run(program: &Program, plan: &ModelPlan) -> Result<String, String> {
                 *byte = (j % 251) as u8;
             }
         }
+        let placeholders =
+            arenaplan::sim::ethos_u_placeholder_jobs() + arenaplan::sim::neutron_calls();
         runner
             .execute()
             .map_err(|(e, at)| arenaplan_host::failure_text(&e, at))?;
+        let placeholder = arenaplan::sim::ethos_u_placeholder_jobs()
+            + arenaplan::sim::neutron_calls()
+            > placeholders;
         let out: &[u8] = if noutputs == 0 {
             &[]
         } else {
@@ -48,10 +53,15 @@ pub fn run(program: &Program, plan: &ModelPlan) -> Result<String, String> {
             format!("method `{name}`: ")
         };
         lines.push(format!(
-            "{method}{} instruction(s) ran, delegate calls on their planned scratch; output 0: {} bytes, starting {:02x?}",
+            "{method}{} instruction(s) ran, delegate calls on their planned scratch; output 0: {} bytes, starting {:02x?}{}",
             t.call_count(),
             out.len(),
-            &out[..out.len().min(8)]
+            &out[..out.len().min(8)],
+            if placeholder {
+                " (PLACEHOLDER bytes: an emulated NPU without a functional model made them)"
+            } else {
+                ""
+            }
         ));
     }
     Ok(lines.join("\n  "))

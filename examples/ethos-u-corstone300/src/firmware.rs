@@ -72,7 +72,10 @@ fn npu_up() -> Result<(), arenaplan::RuntimeError> {
 /// Whether the output is TFLM's, said with where it was computed.
 fn check(out: &mut dyn Write, output: &[u8]) -> bool {
     let ok = output.len() == reference::EXPECTED.len()
-        && output.iter().zip(&reference::EXPECTED).all(|(&o, &e)| o as i8 == e);
+        && output
+            .iter()
+            .zip(&reference::EXPECTED)
+            .all(|(&o, &e)| o as i8 == e);
     let first = &output[..output.len().min(8)];
     let _ = writeln!(
         out,
@@ -80,7 +83,11 @@ fn check(out: &mut dyn Write, output: &[u8]) -> bool {
         plan::MODEL,
         NPU,
         output.len(),
-        if ok { "TFLite Micro's bytes" } else { "NOT TFLite Micro's bytes" }
+        if ok {
+            "TFLite Micro's bytes"
+        } else {
+            "NOT TFLite Micro's bytes"
+        }
     );
     ok
 }

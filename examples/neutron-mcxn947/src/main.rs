@@ -53,7 +53,9 @@ fn run(out: &mut dyn Write) -> bool {
     let right = (0..output.len()).all(|j| output[j] == sum.wrapping_add(31 * j as u32) as u8);
     let _ = writeln!(
         out,
-        "  ran {} Neutron call(s) on the driver simulator: output {} B {}",
+        "  ran {} Neutron call(s) on the driver simulator: output {} B {} (PLACEHOLDER bytes: the \
+         simulator has no model of NXP's microcode and writes a pattern of its inputs, not the \
+         model's numbers)",
         arenaplan::sim::neutron_calls(),
         output.len(),
         if right { "as expected" } else { "WRONG" }

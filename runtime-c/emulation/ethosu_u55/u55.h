@@ -6,7 +6,8 @@
  *   u55_fmap.c        feature maps: NHWC and NHCWB16 addressing, tiles, bounds-checked access
  *   u55_rounding.c    the output stage: scaling with the NPU's rounding modes, activations,
  *                     clamps
- *   u55_weights.c     the weight stream (Vela's compressed format) and the 10-byte scale entries
+ *   u55_weights.c     the kernel, the weights' brick order and the 10-byte scale entries
+ *   u55_mlw.c         the weight stream's compressed format (Vela's weight codec), decoded
  *   u55_conv.c        NPU_OP_CONV and NPU_OP_DEPTHWISE
  *   u55_pool.c        NPU_OP_POOL
  *   u55_elementwise.c NPU_OP_ELEMENTWISE

@@ -11,15 +11,17 @@
  * The emulated NPU (emulation/ethosu_npu_model.c) checks what the hardware needs: an optimizer
  * config matching its CONFIG and ID registers, a command stream that ends in NPU_OP_STOP inside
  * its payload, and every region the stream addresses present (a base address, non-zero size,
- * 16-byte aligned) and no two regions overlapping. It then reads the inputs from their copies in
- * the scratch region, POISONS the whole scratch and fast scratch with 0xDB, and writes each
- * output as
+ * 16-byte aligned) and no two regions overlapping. Then:
+ *  - an Ethos-U55 (any MAC count) executes the stream: the functional model of
+ *    emulation/ethosu_u55/ computes what the NPU computes, on the regions given, and faults
+ *    (AP_ETHOSU_SIM_FAULT, the command named in the record) on what it cannot execute;
+ *  - an Ethos-U85 has no functional model yet: a placeholder learns the job's inputs and
+ *    outputs from the Vela bin stream the backend describes (ap_ethosu_job_hook), POISONS the
+ *    scratch and fast scratch with 0xDB and writes each output as
  *
- *     output[k][j] = (sum of all input bytes + 31 * j + 7 * k) mod 256
+ *        output[k][j] = (sum of all input bytes + 31 * j + 7 * k) mod 256
  *
- * so a plan that lets scratch overlap a live tensor corrupts it, and a test sees it. It learns
- * where the inputs and outputs are from the Vela bin stream the command stream belongs to, as
- * the real NPU learns it from the command stream. */
+ *    recording that it did (the record's placeholder, ap_ethosu_sim_placeholder_jobs). */
 #ifndef ARENAPLAN_ETHOSU_SIM_H
 #define ARENAPLAN_ETHOSU_SIM_H
 

@@ -12,8 +12,9 @@ use std::sync::{Mutex, OnceLock};
 use arenaplan_build::{Build, Rendered};
 
 fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../build-support/testdata/vela-ops/tf_int8_ops2__ethos-u55-128__Shared_Sram.tflite")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "../../build-support/testdata/vela-ops/tf_int8_ops2__ethos-u55-128__Shared_Sram.tflite",
+    )
 }
 
 /// The emulated NPU is the process's: one job at a time, whichever test runs it.
@@ -44,9 +45,10 @@ fn run_mutated(mutate: &dyn Fn(&mut Vec<u8>)) -> Result<(), String> {
     let kernels = arenaplan_host::kernels();
     // SAFETY: the tables, arenas, backends and kernels outlive the runner, the arenas' only
     // user.
-    let mut runner =
-        unsafe { arenaplan_host::Runner::with_kernels(&tables, arenas.pools(), &backends, &kernels) }
-            .map_err(|e| e.to_string())?;
+    let mut runner = unsafe {
+        arenaplan_host::Runner::with_kernels(&tables, arenas.pools(), &backends, &kernels)
+    }
+    .map_err(|e| e.to_string())?;
     runner
         .execute()
         .map_err(|(e, at)| arenaplan_host::failure_text(&e, at))
@@ -72,7 +74,10 @@ fn replaced_command_words_are_computed_or_refused_never_a_crash() {
         return; // the fixture's QUANTIZE/DEQUANTIZE run on CMSIS-NN
     }
     run_mutated(&|_| {}).unwrap();
-    let cmd = block(rendered().program.delegates[0].blob.as_ref().unwrap(), "cmd_data");
+    let cmd = block(
+        rendered().program.delegates[0].blob.as_ref().unwrap(),
+        "cmd_data",
+    );
     // After COP1, the optimizer config (3 words), NOPs and the COMMAND_STREAM action: the
     // stream's own words.
     let words = (cmd.end - cmd.start) / 4;
@@ -83,7 +88,11 @@ fn replaced_command_words_are_computed_or_refused_never_a_crash() {
             let outcome = run_mutated(&|blob| {
                 let old = u32::from_le_bytes(blob[at..at + 4].try_into().unwrap());
                 // Keep the opcode and kind for a parameter change, or replace the whole word.
-                let new = if replace & 0xFFFF == 0 { (old & 0xFFFF) | replace } else { replace };
+                let new = if replace & 0xFFFF == 0 {
+                    (old & 0xFFFF) | replace
+                } else {
+                    replace
+                };
                 blob[at..at + 4].copy_from_slice(&new.to_le_bytes());
             });
             match outcome {
@@ -101,7 +110,10 @@ fn flipped_weight_bytes_are_computed_or_refused_never_a_crash() {
     if arenaplan::tflite_kernels().next().is_none() {
         return;
     }
-    let weights = block(rendered().program.delegates[0].blob.as_ref().unwrap(), "weight_data");
+    let weights = block(
+        rendered().program.delegates[0].blob.as_ref().unwrap(),
+        "weight_data",
+    );
     // A fixed sequence (xorshift), the same on every run.
     let mut state = 0x2545_F491_4F6C_DD1Du64;
     let mut refused = 0;

@@ -175,6 +175,58 @@ fn optimizer_config(cmd: &[u8]) -> Option<(u32, u32)> {
     None
 }
 
+/// The regions (bit r: region r) the command streams of a driver payload address — feature
+/// maps, weights, scales, DMA ends other than SHRAM — as the NPU decodes them: a 32-bit word
+/// each, opcode in bits 0-9, a payload word following when bits 14-15 are 1, the region in the
+/// parameter's low bits. `None` for a payload arenaplan does not read.
+///
+/// ```
+/// use arenaplan_build::backends::ethos_u::stream_regions;
+/// // COP1, a 3-word command stream: IFM_REGION 1, OFM_REGION 2, STOP.
+/// let words = [0x3150_4F43u32, 0x0003_0002, 0x0001_010F, 0x0002_011F, 0xFFFF_0000];
+/// let cmd: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+/// assert_eq!(stream_regions(&cmd), Some(0b110));
+/// ```
+pub fn stream_regions(cmd: &[u8]) -> Option<u8> {
+    let word = |w: usize| {
+        cmd.get(4 * w..4 * w + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let mut used = 0u8;
+    let mut w = 1;
+    while let Some(action) = word(w) {
+        match action & 0xFF {
+            1 => w += 3,
+            2 => {
+                let len = (((action >> 8) & 0xFF) << 16 | (action >> 16)) as usize;
+                let mut k = w + 1;
+                while k < w + 1 + len {
+                    let c = word(k)?;
+                    if (c >> 14) & 3 == 1 {
+                        k += 2;
+                        continue;
+                    }
+                    let (op, param) = (c & 0x3FF, c >> 16);
+                    // IFM, OFM, weight, scale, IFM2 regions; DMA ends unless internal (SHRAM).
+                    let region = match op {
+                        271 | 287 | 296 | 297 | 399 => Some(param & 7),
+                        304 | 305 if param & 0x100 == 0 => Some(param & 7),
+                        _ => None,
+                    };
+                    if let Some(r) = region {
+                        used |= 1 << r;
+                    }
+                    k += 1;
+                }
+                w = k;
+            }
+            5 => w += 1,
+            _ => return None,
+        }
+    }
+    Some(used)
+}
+
 const ORDER: [&str; 7] = [
     "vela_bin_stream",
     "cmd_data",

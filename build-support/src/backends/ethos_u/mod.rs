@@ -5,4 +5,4 @@
 mod blob;
 pub(crate) mod vela_op;
 
-pub use blob::{write_bin_stream, BinStreamParts, EthosU, IoRecord, VelaBinStream};
+pub use blob::{stream_regions, write_bin_stream, BinStreamParts, EthosU, IoRecord, VelaBinStream};

@@ -64,8 +64,10 @@ pub(crate) fn ethos_u_call(
         (scratch, ScratchRole::EthosUScratch),
         (fast, ScratchRole::EthosUFastScratch),
     ] {
-        if role == ScratchRole::EthosUFastScratch && tensor == scratch {
-            continue; // Shared_Sram: one tensor serves both
+        if role == ScratchRole::EthosUFastScratch
+            && fast_is_scratch(program, scratch, fast, &inputs[..1], plan)
+        {
+            continue; // Shared_Sram: one memory serves both
         }
         let value = &mut program.values[tensor];
         // The scratch tensors are the call's scratch, not tensors of the graph.
@@ -105,6 +107,34 @@ pub(crate) fn ethos_u_call(
         }),
         in_place,
     })
+}
+
+/// Whether the fast scratch is the scratch: one tensor (Vela 5's Shared_Sram), or a tensor
+/// Vela's offline plan puts at the scratch's place with its size (Vela 2 to 4 write a
+/// `scratch_fast` tensor of their own there) when the command stream never addresses region 2.
+fn fast_is_scratch(
+    program: &Program,
+    scratch: usize,
+    fast: usize,
+    cmd: &[usize],
+    plan: Option<&SourcePlan>,
+) -> bool {
+    if fast == scratch {
+        return true;
+    }
+    let Some(plan) = plan else {
+        return false;
+    };
+    let place = |t: usize| plan.offsets.get(t).copied().flatten();
+    let bytes = |t: usize| program.values[t].bytes;
+    let cmd_bytes = program.values[cmd[0]]
+        .data
+        .as_ref()
+        .map_or(&[][..], |d| d.bytes());
+    place(scratch).is_some()
+        && place(scratch) == place(fast)
+        && bytes(scratch) == bytes(fast)
+        && super::stream_regions(cmd_bytes).is_some_and(|used| used & 0b100 == 0)
 }
 
 /// The call's feature-map inputs and outputs with the state Vela updates in place passed once,

@@ -151,7 +151,7 @@ static int run_u55(const ap_ethosu_npu_t *npu, const uint8_t *cmd, uint32_t cmd_
         last.status = AP_ETHOSU_SIM_FAULT;
         last.fault = u55.fault;
         last.fault_opcode = u55.fault_opcode;
-        last.fault_command = u55_opcode_name(u55.fault_opcode, 0);
+        last.fault_command = u55.fault_at_end ? NULL : u55_opcode_name(u55.fault_opcode, u55.fault_cmd1);
         last.fault_word = u55.fault_word;
         last.fault_detail = u55.detail;
         return 0;

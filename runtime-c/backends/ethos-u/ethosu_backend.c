@@ -186,8 +186,8 @@ static ap_status_t output_rows(const io_copy_t *o, size_t tensor_bytes, size_t *
         *row = 0; /* one copy */
         return AP_OK;
     }
-    if (o->bytes == 0) {
-        return AP_ERR_BAD_ARGUMENTS; /* an empty record has no rows to copy from */
+    if (o->bytes == 0 || tensor_bytes == 0) {
+        return AP_ERR_BAD_ARGUMENTS; /* an empty record has no rows to copy from, an empty tensor no room */
     }
     if (tensor_bytes % o->chunks != 0) {
         return AP_ERR_BAD_ARGUMENTS;

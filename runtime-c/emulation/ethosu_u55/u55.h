@@ -41,6 +41,17 @@
 #endif
 #endif
 
+/* The most element-steps (a MAC, a pooled tap, an elementwise result) one job may take: a
+ * real model's largest layer is a few hundred million; a stream whose registers ask for more
+ * (zero strides over a huge box) faults instead of running for hours. */
+#ifndef AP_U55_JOB_BUDGET
+#define AP_U55_JOB_BUDGET (1ull << 33)
+#endif
+
+/* Region 0 holds the model's weights and constants, which may be in flash: Vela never writes
+ * it, and the emulation refuses to. */
+#define AP_U55_READ_ONLY_REGIONS 1u
+
 /* cmd0 register writes are opcodes 256..399, cmd1 writes 0..255 (U55). */
 #define AP_U55_CMD0_FIRST 256u
 #define AP_U55_CMD0_COUNT 144u
@@ -67,7 +78,12 @@ typedef struct ap_u55 {
     uint32_t detail; /* a number the fault names (a mode, a size), or 0 */
     uint32_t at_word; /* the command being executed */
     uint32_t at_opcode;
+    int at_cmd1;      /* ... a two-word command */
+    int at_end;       /* past the stream's last word */
+    int fault_cmd1;   /* the fault's command is a two-word one */
+    int fault_at_end; /* the fault is the stream's end, no command */
     uint32_t ops;     /* operations executed */
+    uint64_t budget;  /* element-steps left in this job (see AP_U55_JOB_BUDGET) */
 } ap_u55_t;
 
 /* Register opcodes (the NPU_SET_* and NPU_OP_* numbers of ethosu55_interface.h). */
@@ -166,6 +182,15 @@ static inline int32_t u55_s16(uint32_t v) { return (int32_t)(int16_t)(uint16_t)v
 
 /* Records the first fault (later ones are consequences). */
 void u55_fault(ap_u55_t *npu, const char *what, uint32_t detail);
+
+/* Takes `steps` from the job's budget before an operation runs; 0 (and a fault) when the
+ * operation would exceed it. */
+int u55_spend(ap_u55_t *npu, uint64_t steps);
+
+/* a * b, or UINT64_MAX where that overflows: step counts of hostile registers. */
+static inline uint64_t u55_mul_sat(uint64_t a, uint64_t b) {
+    return (a != 0 && b > UINT64_MAX / a) ? UINT64_MAX : a * b;
+}
 
 /* Sets up an NPU of `macs` MACs per cycle (32, 64, 128 or 256) with no regions and a cleared
  * register file; 0 for another size. */

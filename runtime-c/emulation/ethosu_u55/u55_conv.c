@@ -42,6 +42,10 @@ void u55_conv(ap_u55_t *npu, int depthwise) {
     if (!u55_fmap_check_box(npu, &ofm, k.ofm_height, k.ofm_width, k.ofm_depth, "an OFM that reaches outside its region")) {
         return;
     }
+    uint64_t macs = (uint64_t)k.height * k.width * (depthwise ? 1u : k.ifm_depth); /* < 2^48 */
+    if (!u55_spend(npu, u55_mul_sat((uint64_t)k.ofm_height * k.ofm_width * k.ofm_depth, macs))) {
+        return;
+    }
     const int16_t *w = u55_weights(npu, &k, depthwise, ifm.bytes);
     if (w == NULL) {
         return;

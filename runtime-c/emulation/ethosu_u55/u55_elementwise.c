@@ -8,8 +8,9 @@
  * high multiplies from that), except CLZ, SHR and SHL, whose results are the output.
  *
  * ADD and SUB of 8- and 16-bit operands first bring both to one scale (IFM_PRECISION bits
- * 9..8): mode 0 multiplies each by its 16-bit OPA/OPB_SCALE; modes 1 and 2 scale the IFM
- * (mode 1) or IFM2 (mode 2) by the 32-bit OPA_SCALE and its shift, in IFM_PRECISION's
+ * 9..8), after the operand order: mode 0 multiplies each by its 16-bit OPA/OPB_SCALE; modes 1
+ * and 2 scale the first (mode 1) or second operand (mode 2) by the 32-bit OPA_SCALE and its
+ * shift, in IFM_PRECISION's
  * rounding mode, double rounding at bit 11 (8-bit) or 16 (16-bit), and multiply the other by
  * 2^19 (8-bit) or 2^14 (16-bit): TFLite's add, whose inputs are shifted left by 20 or 15 and
  * the larger-scaled one halved. LRELU's arithmetic is not public: it faults. */
@@ -42,7 +43,8 @@ void u55_elementwise(ap_u55_t *npu, uint32_t mode) {
     u55_fmap(npu, U55_IFM, &ifm);
     u55_fmap(npu, U55_OFM, &ofm);
     const uint32_t broadcast = u55_r0(npu, U55_IFM2_BROADCAST);
-    const int scalar = (int)((broadcast >> 7) & 1u), reversed = (int)((broadcast >> 6) & 1u);
+    /* IFM2_BROADCAST keeps its value from earlier operations: a unary one reads none of it. */
+    const int scalar = (int)((broadcast >> 7) & 1u), reversed = !unary && ((broadcast >> 6) & 1u);
     if (!unary) {
         u55_fmap(npu, U55_IFM2, &ifm2); /* a scalar's type and zero point too */
     }
@@ -57,6 +59,8 @@ void u55_elementwise(ap_u55_t *npu, uint32_t mode) {
         u55_fault(npu, "an elementwise LRELU (its arithmetic is not public)", mode);
     } else if ((mode == EW_ADD || mode == EW_SUB) && ifm.bytes < 4 && (scale_mode == 3 || operand_rounding == 3)) {
         u55_fault(npu, "an IFM scale or rounding mode the Ethos-U55 does not have", precision);
+    } else if ((ifm.bytes == 4 && !ifm.is_signed) || (!unary && ifm2.bytes == 4 && !ifm2.is_signed)) {
+        u55_fault(npu, "an unsigned 32-bit elementwise operand, which Vela never writes", 32);
     } else if (!unary && (broadcast & 0x38u) != 0) {
         u55_fault(npu, "IFM2_BROADCAST bits the Ethos-U55 does not have", broadcast);
     }
@@ -79,7 +83,8 @@ void u55_elementwise(ap_u55_t *npu, uint32_t mode) {
                                                   : 0;
     const uint32_t height = u55_r0(npu, U55_OFM_HEIGHT_M1) + 1u, width = u55_r0(npu, U55_OFM_WIDTH_M1) + 1u;
     const uint32_t depth = u55_r0(npu, U55_OFM_DEPTH_M1) + 1u;
-    if (!u55_fmap_check_box(npu, &ofm, height, width, depth, "an OFM that reaches outside its region")) {
+    if (!u55_fmap_check_box(npu, &ofm, height, width, depth, "an OFM that reaches outside its region") ||
+        !u55_spend(npu, (uint64_t)height * width * depth)) {
         return;
     }
     for (uint32_t y = 0; y < height && npu->fault == NULL; y++) {
@@ -92,6 +97,14 @@ void u55_elementwise(ap_u55_t *npu, uint32_t mode) {
                                                (broadcast & 4u) ? 0 : c);
                     b -= ifm2.zero_point;
                 }
+                /* The operand order first: the scaling modes name the first and second
+                 * operands, which IFM2_BROADCAST bit 6 swaps (Vela keeps the full-size operand
+                 * as IFM and swaps when the original first operand is the broadcast one). */
+                if (reversed) {
+                    int64_t t = a;
+                    a = b;
+                    b = t;
+                }
                 if ((mode == EW_ADD || mode == EW_SUB) && ifm.bytes < 4) {
                     if (scale_mode == 0) {
                         a *= (int64_t)(opa & 0xFFFFu);
@@ -103,11 +116,6 @@ void u55_elementwise(ap_u55_t *npu, uint32_t mode) {
                         b = u55_round_shift(b, opa, opa_shift, operand_rounding, dbl_point);
                         a *= (int64_t)1 << big_shift;
                     }
-                }
-                if (reversed) {
-                    int64_t t = a;
-                    a = b;
-                    b = t;
                 }
                 switch (mode) {
                 case EW_MUL:

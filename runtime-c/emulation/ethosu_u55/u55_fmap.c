@@ -63,6 +63,10 @@ void u55_fmap(ap_u55_t *npu, u55_fmap_kind_t kind, u55_fmap_t *fm) {
         u55_fault(npu, "a feature map in a custom DMA region", region);
         return;
     }
+    if (kind == U55_OFM && ((AP_U55_READ_ONLY_REGIONS >> (region & 7u)) & 1u)) {
+        u55_fault(npu, "an OFM in region 0 (the model's weights, read-only)", region & 7u);
+        return;
+    }
     fm->bytes = 1u << bits;
     fm->is_signed = (int)(precision & 1u);
     fm->brick = format == 1;

@@ -196,8 +196,10 @@ static int slice(reader_t *r, uint32_t zdiv, palette_t *pal, sink_t *sink) {
             wcarry = count;
             wpos += cur_wn;
         }
-        if (wcarry > 4096 || zcarry > 4096) {
-            return 0; /* no real stream has quotients near this: a corrupt one */
+        /* Vela caps weight quotients; a zero run's is bounded by the output it fills (a
+         * pruned filter's run may be long), beyond which the stream is corrupt. */
+        if (wcarry > 4096 || zcarry > sink->cap) {
+            return 0;
         }
         for (uint32_t i = 0; prev_w_on && i < prev_wn && wdone < n; i++, wdone++) {
             if (!push(&wq, (prev_w[i] << wdiv) + get(r, wdiv))) {
@@ -205,7 +207,7 @@ static int slice(reader_t *r, uint32_t zdiv, palette_t *pal, sink_t *sink) {
             }
         }
         for (uint32_t i = 0; prev_z_on && i < prev_zn && zdone < runs; i++, zdone++) {
-            if (!push(&zq, (prev_z[i] << zdiv) + get(r, zdiv))) {
+            if (prev_z[i] > sink->cap || !push(&zq, (prev_z[i] << zdiv) + get(r, zdiv))) {
                 return 0;
             }
         }
@@ -230,6 +232,8 @@ int64_t u55_mlw_decode(const uint8_t *data, uint64_t bytes, int16_t *out, uint64
     while (r.bits - r.pos >= 3) {
         uint32_t zdiv = get(&r, 3);
         while (zdiv == 7) {
+            /* The end of a stream: one that follows defines its palette anew. */
+            pal.have_palette = 0;
             r.pos = (r.pos + 7u) & ~(uint64_t)7u;
             if (r.bits - r.pos < 3) {
                 return (int64_t)sink.count;

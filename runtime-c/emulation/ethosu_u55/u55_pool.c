@@ -38,6 +38,15 @@ void u55_pool(ap_u55_t *npu, uint32_t mode) {
     if (!u55_fmap_check_box(npu, &ofm, k.ofm_height, k.ofm_width, k.ofm_depth, "an OFM that reaches outside its region")) {
         return;
     }
+    /* A window's sum stays far inside 64 bits: at most 2^24 values (of 32 bits) per output. */
+    const uint64_t window = (uint64_t)k.height * k.width * (mode == POOL_REDUCE_SUM ? k.ifm_depth : 1u);
+    if (window > (1u << 24)) {
+        u55_fault(npu, "a pooling window of more than 2^24 values", (uint32_t)(window > UINT32_MAX ? UINT32_MAX : window));
+        return;
+    }
+    if (!u55_spend(npu, u55_mul_sat((uint64_t)k.ofm_height * k.ofm_width * k.ofm_depth, window))) {
+        return;
+    }
     uint32_t multiplier, shift;
     u55_ofm_scale(npu, &multiplier, &shift);
     if (ifm.bytes == 4) {

@@ -134,7 +134,9 @@ int64_t u55_activate(ap_u55_t *npu, const u55_fmap_t *ofm, int64_t scaled) {
         break;
     }
     }
-    int64_t v = scaled + ofm->zero_point;
+    /* Anything beyond 48 bits saturates every clip range and function alike: clamped first,
+     * so adding the zero point cannot overflow. */
+    int64_t v = clamp(scaled, -((int64_t)1 << 48), (int64_t)1 << 48) + ofm->zero_point;
     if (fn == FN_TANH) {
         v = u55_tanh16(v);
     } else if (fn == FN_SIGMOID) {
@@ -156,11 +158,10 @@ int64_t u55_activate(ap_u55_t *npu, const u55_fmap_t *ofm, int64_t scaled) {
         }
         return (int32_t)raw;
     }
-    int ofm_signed_or_wide = ofm->is_signed || ofm->bytes > 1;
+    /* The registers are 16 bits: signed for a signed OFM, unsigned otherwise. */
     uint32_t rmin = u55_r0(npu, U55_ACTIVATION_MIN), rmax = u55_r0(npu, U55_ACTIVATION_MAX);
     if (!(ofm->bytes == 4 && clip == CLIP_OFM)) {
-        v = clamp(v, ofm_signed_or_wide ? u55_s16(rmin) : (int64_t)rmin,
-                  ofm->is_signed ? u55_s16(rmax) : (int64_t)rmax);
+        v = clamp(v, ofm->is_signed ? u55_s16(rmin) : (int64_t)rmin, ofm->is_signed ? u55_s16(rmax) : (int64_t)rmax);
     }
     return clamp(v, lo, hi);
 }

@@ -19,8 +19,19 @@ void u55_fault(ap_u55_t *npu, const char *what, uint32_t detail) {
         npu->fault = what;
         npu->fault_opcode = npu->at_opcode;
         npu->fault_word = npu->at_word;
+        npu->fault_cmd1 = npu->at_cmd1;
+        npu->fault_at_end = npu->at_end;
         npu->detail = detail;
     }
+}
+
+int u55_spend(ap_u55_t *npu, uint64_t steps) {
+    if (steps > npu->budget) {
+        u55_fault(npu, "an operation beyond the emulation's work budget per job (AP_U55_JOB_BUDGET)", 0);
+        return 0;
+    }
+    npu->budget -= steps;
+    return 1;
 }
 
 int u55_init(ap_u55_t *npu, uint32_t macs) {
@@ -179,6 +190,10 @@ static void dma(ap_u55_t *npu) {
         return;
     }
     uint32_t d = dst_region & 7u;
+    if ((AP_U55_READ_ONLY_REGIONS >> d) & 1u) {
+        u55_fault(npu, "a DMA into region 0 (the model's weights, read-only)", d);
+        return;
+    }
     if (npu->region[d] == NULL || dst + len > npu->region_size[d]) {
         u55_fault(npu, "a DMA destination outside its region", d);
         return;
@@ -220,11 +235,17 @@ int u55_execute(ap_u55_t *npu, const uint8_t *stream, uint32_t words) {
     memset(npu->r0, 0, sizeof npu->r0);
     memset(npu->r1, 0, sizeof npu->r1);
     memset(npu->r1_param, 0, sizeof npu->r1_param);
+    npu->budget = AP_U55_JOB_BUDGET;
     for (uint32_t at = 0; at < words && npu->fault == NULL; at++) {
         uint32_t word = ap_rd32(stream + 4u * at);
         uint32_t opcode = word & 0x3FFu, kind = (word >> 14) & 3u, param = word >> 16;
         npu->at_word = at;
         npu->at_opcode = opcode;
+        npu->at_cmd1 = kind == 1;
+        if (kind == 1 && ((word >> 10) & 0xFu) != 0) {
+            u55_fault(npu, "a command word with reserved bits set", word);
+            break;
+        }
         if (kind == 1) {
             if (at + 1 >= words) {
                 u55_fault(npu, "a two-word command cut off by the stream's end", opcode);
@@ -260,6 +281,8 @@ int u55_execute(ap_u55_t *npu, const uint8_t *stream, uint32_t words) {
     if (npu->fault == NULL) {
         npu->at_word = words;
         npu->at_opcode = 0;
+        npu->at_cmd1 = 0;
+        npu->at_end = 1;
         u55_fault(npu, "a command stream that ends without NPU_OP_STOP", words);
     }
     return 0;

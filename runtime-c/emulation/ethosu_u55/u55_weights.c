@@ -45,12 +45,9 @@ void u55_kernel(const ap_u55_t *npu, u55_kernel_t *k) {
     k->ifm_width = (int64_t)(k->ofm_width - 1u) * k->stride_x + k->dilated_width - k->pad_left - k->pad_right;
 }
 
-/* Walks the brick order: calls back with each stream position's (o, ky, kx, i), or valid 0
- * for padding. Returns the number of positions. */
-typedef struct {
-    uint32_t o, ky, kx, i;
-} position_t;
-
+/* Walks the brick order: with `to`, stores each stream position's weight at its (o, ky, kx, i)
+ * (padding positions store nothing); without, counts the positions, stopping once there are
+ * more than the work area holds. Returns the count. */
 typedef struct {
     const int16_t *stream;
     int16_t *w;
@@ -82,6 +79,9 @@ static uint64_t walk(const ap_u55_t *npu, const u55_kernel_t *k, int depthwise, 
                     uint32_t inner = k->part_kernel_first ? 1u : ib_depth;
                     for (uint32_t iuo = 0; iuo < outer; iuo += ublock) {
                         for (uint32_t ou = 0; ou < ob_depth; ou += oublock) {
+                            if (to == NULL && n > AP_U55_WORK_ELEMENTS) {
+                                return n; /* counting: already more than the work area holds */
+                            }
                             for (uint32_t e = 0; e < elements; e++) {
                                 uint32_t kx = e % sw, ky = e / sw;
                                 for (uint32_t iui = 0; iui < inner; iui += ublock) {
@@ -112,13 +112,8 @@ const int16_t *u55_weights(ap_u55_t *npu, const u55_kernel_t *k, int depthwise, 
     uint32_t region = u55_r0(npu, U55_WEIGHT_REGION) & 7u;
     uint64_t base = u55_r1(npu, U55_WEIGHT_BASE), length = u55_r1(npu, U55_WEIGHT_LENGTH);
     const uint32_t in = depthwise ? 1u : k->ifm_depth;
-    uint64_t weights = (uint64_t)k->ofm_depth * k->height * k->width * in;
-    /* A bound on the stream's positions before walking them: each block dimension rounds up
-     * by less than a block (32 IFM channels, 8 OFM channels, 4 elements per sub-kernel). */
-    uint64_t subkernels = (uint64_t)((k->height + 7u) / 8u) * ((k->width + 7u) / 8u);
-    uint64_t bound = ((uint64_t)k->ofm_depth + 8u) * ((uint64_t)in + 32u) *
-                     ((uint64_t)k->height * k->width + 4u * subkernels);
-    if (weights > AP_U55_WORK_ELEMENTS || bound > 8u * (uint64_t)AP_U55_WORK_ELEMENTS) {
+    uint64_t weights = u55_mul_sat((uint64_t)k->ofm_depth * k->height, (uint64_t)k->width * in);
+    if (weights > AP_U55_WORK_ELEMENTS) {
         u55_fault(npu, "a kernel larger than the emulation's work area (AP_U55_WORK_ELEMENTS)", (uint32_t)weights);
         return NULL;
     }

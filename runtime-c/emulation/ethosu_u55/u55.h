@@ -244,8 +244,9 @@ int64_t u55_activate(ap_u55_t *npu, const u55_fmap_t *ofm, int64_t scaled);
  * executes; faults naming them otherwise. */
 void u55_check_activation(ap_u55_t *npu, const u55_fmap_t *ofm);
 
-/* The global OFM scale (OFM_SCALE): multiplier and shift. */
-void u55_ofm_scale(const ap_u55_t *npu, uint32_t *multiplier, uint32_t *shift);
+/* The global OFM scale (OFM_SCALE) of an operation reading `ifm`: multiplier and shift (the
+ * multiplier 1 for a 32-bit IFM). */
+void u55_ofm_scale(const ap_u55_t *npu, const u55_fmap_t *ifm, uint32_t *multiplier, uint32_t *shift);
 uint32_t u55_ofm_rounding(const ap_u55_t *npu);
 
 /* The int16 functions of ACTIVATION 3 and 4, as TFLite's int16 TANH and LOGISTIC compute

@@ -69,10 +69,7 @@ void u55_elementwise(ap_u55_t *npu, uint32_t mode) {
         return;
     }
     uint32_t multiplier, shift;
-    u55_ofm_scale(npu, &multiplier, &shift);
-    if (ifm.bytes == 4) {
-        multiplier = 1;
-    }
+    u55_ofm_scale(npu, &ifm, &multiplier, &shift);
     const uint32_t rounding = u55_ofm_rounding(npu);
     const uint32_t opa = u55_r1(npu, U55_OPA_SCALE), opa_shift = npu->r1_param[U55_OPA_SCALE] & 63u;
     const uint32_t opb = u55_r1(npu, U55_OPB_SCALE);

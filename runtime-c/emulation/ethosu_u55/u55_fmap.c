@@ -13,41 +13,25 @@
 
 #include <string.h>
 
+/* Each feature map's registers: the same fields at other opcodes. */
+static const struct {
+    uint16_t precision, region, zero_point, height0, height1, width0; /* one-word */
+    uint8_t base0, stride_x;                                          /* two-word */
+} REGISTERS[3] = {
+    [U55_IFM] = {U55_IFM_PRECISION, U55_IFM_REGION, U55_IFM_ZERO_POINT, U55_IFM_HEIGHT0_M1, U55_IFM_HEIGHT1_M1,
+                 U55_IFM_WIDTH0_M1, U55_IFM_BASE0, U55_IFM_STRIDE_X},
+    [U55_IFM2] = {U55_IFM2_PRECISION, U55_IFM2_REGION, U55_IFM2_ZERO_POINT, U55_IFM2_HEIGHT0_M1, U55_IFM2_HEIGHT1_M1,
+                  U55_IFM2_WIDTH0_M1, U55_IFM2_BASE0, U55_IFM2_STRIDE_X},
+    [U55_OFM] = {U55_OFM_PRECISION, U55_OFM_REGION, U55_OFM_ZERO_POINT, U55_OFM_HEIGHT0_M1, U55_OFM_HEIGHT1_M1,
+                 U55_OFM_WIDTH0_M1, U55_OFM_BASE0, U55_OFM_STRIDE_X},
+};
+
 void u55_fmap(ap_u55_t *npu, u55_fmap_kind_t kind, u55_fmap_t *fm) {
-    uint32_t precision, region, zero_point, base0, stride0, h0, h1, w0;
     memset(fm, 0, sizeof *fm);
-    switch (kind) {
-    case U55_IFM:
-        precision = u55_r0(npu, U55_IFM_PRECISION);
-        region = u55_r0(npu, U55_IFM_REGION);
-        zero_point = u55_r0(npu, U55_IFM_ZERO_POINT);
-        base0 = U55_IFM_BASE0;
-        stride0 = U55_IFM_STRIDE_X;
-        h0 = U55_IFM_HEIGHT0_M1;
-        h1 = U55_IFM_HEIGHT1_M1;
-        w0 = U55_IFM_WIDTH0_M1;
-        break;
-    case U55_IFM2:
-        precision = u55_r0(npu, U55_IFM2_PRECISION);
-        region = u55_r0(npu, U55_IFM2_REGION);
-        zero_point = u55_r0(npu, U55_IFM2_ZERO_POINT);
-        base0 = U55_IFM2_BASE0;
-        stride0 = U55_IFM2_STRIDE_X;
-        h0 = U55_IFM2_HEIGHT0_M1;
-        h1 = U55_IFM2_HEIGHT1_M1;
-        w0 = U55_IFM2_WIDTH0_M1;
-        break;
-    default:
-        precision = u55_r0(npu, U55_OFM_PRECISION);
-        region = u55_r0(npu, U55_OFM_REGION);
-        zero_point = u55_r0(npu, U55_OFM_ZERO_POINT);
-        base0 = U55_OFM_BASE0;
-        stride0 = U55_OFM_STRIDE_X;
-        h0 = U55_OFM_HEIGHT0_M1;
-        h1 = U55_OFM_HEIGHT1_M1;
-        w0 = U55_OFM_WIDTH0_M1;
-        break;
-    }
+    const uint32_t precision = u55_r0(npu, REGISTERS[kind].precision), region = u55_r0(npu, REGISTERS[kind].region);
+    const uint32_t zero_point = u55_r0(npu, REGISTERS[kind].zero_point);
+    const uint32_t base0 = REGISTERS[kind].base0, stride0 = REGISTERS[kind].stride_x;
+    const uint32_t h0 = REGISTERS[kind].height0, h1 = REGISTERS[kind].height1, w0 = REGISTERS[kind].width0;
     /* The precision field is bits 3..2 for IFM and IFM2 but 2..1 for the OFM. */
     uint32_t bits = kind == U55_OFM ? (precision >> 1) & 3u : (precision >> 2) & 3u;
     uint32_t format = (precision >> 6) & 3u;

@@ -48,10 +48,7 @@ void u55_pool(ap_u55_t *npu, uint32_t mode) {
         return;
     }
     uint32_t multiplier, shift;
-    u55_ofm_scale(npu, &multiplier, &shift);
-    if (ifm.bytes == 4) {
-        multiplier = 1;
-    }
+    u55_ofm_scale(npu, &ifm, &multiplier, &shift);
     const uint32_t rounding = u55_ofm_rounding(npu);
     const uint32_t channels = mode == POOL_REDUCE_SUM ? k.ifm_depth : 1u;
     for (uint32_t y = 0; y < k.ofm_height && npu->fault == NULL; y++) {

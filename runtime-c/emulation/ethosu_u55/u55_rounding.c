@@ -80,8 +80,10 @@ int64_t u55_round_shift(int64_t v, uint32_t multiplier, uint32_t shift, uint32_t
     return wide_sar(wide_add(p, round), shift);
 }
 
-void u55_ofm_scale(const ap_u55_t *npu, uint32_t *multiplier, uint32_t *shift) {
-    *multiplier = u55_r1(npu, U55_OFM_SCALE);
+void u55_ofm_scale(const ap_u55_t *npu, const u55_fmap_t *ifm, uint32_t *multiplier, uint32_t *shift) {
+    /* A 32-bit IFM is shifted, not multiplied: Vela builds TFLite's rounding doubling high
+     * multiply from an int32 MUL and a shift of 31 this way. */
+    *multiplier = ifm->bytes == 4 ? 1u : u55_r1(npu, U55_OFM_SCALE);
     *shift = npu->r1_param[U55_OFM_SCALE] & 63u;
 }
 

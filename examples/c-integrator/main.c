@@ -39,7 +39,7 @@ int main(void) {
     for (uint32_t i = 0; i < out_size; i++) {
         sum += out[i];
     }
-    printf("ran %u call(s) on the Ethos-U driver simulator; output %u bytes (sum %u)\n", MODEL_CALL_COUNT,
+    printf("ran %u call(s) on the emulated Ethos-U55; output %u bytes (sum %u)\n", MODEL_CALL_COUNT,
            (unsigned)out_size, sum);
     return 0;
 }

@@ -1,33 +1,57 @@
 /* A program with two methods sharing state (build-support/testdata/fixtures/
- * ethosu_u55_two_methods_shared_state.pte): `update` writes the state from its input; `forward`
- * (the default method: model_*) runs a call on its own input, then reads the state into its
- * output. Both methods' tables bind the same arena; the state, and each method's inputs and
- * outputs, are placed apart from everything else, so they keep their contents between runs,
- * while the two methods' NPU scratch shares memory.
+ * ethosu_u55_two_methods_shared_state.pte): `update` writes the state from its input (Vela's
+ * compilation of the fixture's convolution); `forward` (the default method: model_*) runs a
+ * call on its own input, then pools the state into its output (the fixture's 2x2 max pooling).
+ * Both methods' tables bind the same arena; the state, and each method's inputs and outputs,
+ * are placed apart from everything else, so they keep their contents between runs, while the
+ * two methods' NPU scratch shares memory.
  *
  * The state starts from the program's initial contents (byte i: 7 i + 1), which model_init
- * copies in. The emulated NPU writes output byte j as (sum of the input bytes + 31 j) mod 256,
- * so each output is checked against that rule, chained through the state. */
+ * copies in: forward then gives their 2x2 maximum (int8, same quantization in and out). After
+ * an update, forward gives TFLM's convolution then pooling of the update's input: the
+ * arguments are pairs of .npy files (TFLM's input and output, testdata/tflm-reference/
+ * fixture_conv_then_pool). */
 #include <stdio.h>
+#include <string.h>
 
 #include "arenaplan/ethosu_sim.h"
 #include "model.h"
-
-/* (sum of in + 31 j) mod 256 for j < n: what the emulated NPU writes. */
-static unsigned emulated_sum(unsigned in_sum, uint32_t n) {
-    unsigned sum = 0;
-    for (uint32_t j = 0; j < n; j++) {
-        sum += (uint8_t)(in_sum + 31u * j);
-    }
-    return sum;
-}
 
 static int fail(const char *what, ap_status_t s, uint32_t call) {
     printf("%s failed at call %u: %s\n", what, (unsigned)call, ap_status_name(s));
     return 1;
 }
 
-int main(void) {
+/* The data of a version-1 .npy file of `size` bytes into `out`; 0 on any mismatch. */
+static int read_npy(const char *path, uint8_t *out, uint32_t size) {
+    unsigned char head[10];
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        return 0;
+    }
+    int ok = fread(head, 1, sizeof head, f) == sizeof head && memcmp(head, "\x93NUMPY\x01", 7) == 0 &&
+             fseek(f, (long)(head[8] | (head[9] << 8)), SEEK_CUR) == 0 && fread(out, 1, size, f) == size &&
+             fgetc(f) == EOF;
+    fclose(f);
+    return ok;
+}
+
+/* Forward's output on the initial state: each 2x2 window's maximum of the state's int8 bytes,
+ * [1, 8, 8, 8] NHWC to [1, 4, 4, 8]. */
+static int8_t pooled_initial(uint32_t j) {
+    uint32_t c = j % 8, x = (j / 8) % 4, y = j / 32;
+    int8_t best = -128;
+    for (uint32_t dy = 0; dy < 2; dy++) {
+        for (uint32_t dx = 0; dx < 2; dx++) {
+            uint32_t i = ((2 * y + dy) * 8 + 2 * x + dx) * 8 + c;
+            int8_t v = (int8_t)(uint8_t)(7u * i + 1u);
+            best = v > best ? v : best;
+        }
+    }
+    return best;
+}
+
+int main(int argc, char **argv) {
     ap_status_t s = ap_ethosu_host_setup(AP_ETHOSU_U55_128_CONFIG, AP_ETHOSU_U55_128_ID, NULL, 0);
     if (s != AP_OK || (s = model_init()) != AP_OK) {
         return fail("set-up", s, model_failed_call());
@@ -37,15 +61,12 @@ int main(void) {
     const uint8_t *y = model_output(0, &y_size);
     uint32_t f_size;
     uint8_t *f = model_input(0, &f_size);
-    if (x == NULL || y == NULL || f == NULL || MODEL_UPDATE_INPUT_COUNT != 1 || MODEL_INPUT_COUNT != 1) {
-        printf("unexpected API\n");
+    if (x == NULL || y == NULL || f == NULL || MODEL_UPDATE_INPUT_COUNT != 1 || MODEL_INPUT_COUNT != 1 ||
+        y_size != 128 || argc < 3 || argc % 2 != 1) {
+        printf("unexpected API or arguments (pairs of TFLM input and output .npy files)\n");
         return 1;
     }
     /* Before any update, and again after a re-init: forward reads the initial state. */
-    unsigned initial_sum = 0;
-    for (unsigned i = 0; i < 512; i++) {
-        initial_sum += (uint8_t)(7u * i + 1u);
-    }
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1) {
             model_deinit();
@@ -57,9 +78,9 @@ int main(void) {
             return fail("forward", s, model_failed_call());
         }
         for (uint32_t j = 0; j < y_size; j++) {
-            if (y[j] != (uint8_t)(initial_sum + 31u * j)) {
-                printf("forward on the initial state (pass %d): output byte %u is %u, expected %u\n", pass,
-                       (unsigned)j, y[j], (uint8_t)(initial_sum + 31u * j));
+            if ((int8_t)y[j] != pooled_initial(j)) {
+                printf("forward on the initial state (pass %d): output byte %u is %d, expected %d\n", pass,
+                       (unsigned)j, (int8_t)y[j], pooled_initial(j));
                 return 1;
             }
         }
@@ -70,20 +91,19 @@ int main(void) {
             }
         }
     }
-    printf("forward on the initial state: as expected, also after an update and a re-init\n");
-    for (int round = 1; round <= 2; round++) {
-        unsigned x_sum = 0;
-        for (uint32_t i = 0; i < x_size; i++) {
-            x[i] = (uint8_t)(i * round + 3);
-            x_sum += x[i];
+    printf("forward on the initial state: its pooling, also after an update and a re-init\n");
+    for (int k = 1; k + 1 < argc; k += 2) {
+        static uint8_t want[128];
+        if (!read_npy(argv[k], x, x_size) || !read_npy(argv[k + 1], want, sizeof want)) {
+            printf("%s, %s: not TFLM's int8 input of %u and output of 128 bytes\n", argv[k], argv[k + 1],
+                   (unsigned)x_size);
+            return 1;
         }
         if ((s = model_update_run()) != AP_OK) {
             return fail("update", s, model_update_failed_call());
         }
-        /* The state is the update's output: 512 bytes by the rule. Forward runs twice: its
-         * first call's buffers and scratch share memory with update's, never with the state,
-         * so the state survives both runs. */
-        unsigned state_sum = emulated_sum(x_sum, 512);
+        /* Forward runs twice: its first call's buffers and scratch share memory with update's,
+         * never with the state, so the state survives both runs. */
         for (int again = 0; again < 2; again++) {
             for (uint32_t i = 0; i < f_size; i++) {
                 f[i] = (uint8_t)(i + again);
@@ -91,16 +111,12 @@ int main(void) {
             if ((s = model_run()) != AP_OK) {
                 return fail("forward", s, model_failed_call());
             }
-            for (uint32_t j = 0; j < y_size; j++) {
-                if (y[j] != (uint8_t)(state_sum + 31u * j)) {
-                    printf("round %d, forward %d: output byte %u is %u, expected %u\n", round, again, (unsigned)j,
-                           y[j], (uint8_t)(state_sum + 31u * j));
-                    return 1;
-                }
+            if (memcmp(y, want, sizeof want) != 0) {
+                printf("update with %s, forward %d: not TFLM's output %s\n", argv[k], again, argv[k + 1]);
+                return 1;
             }
         }
-        printf("round %d: update (input sum %u) then forward twice: %u output bytes as the shared state says\n",
-               round, x_sum, (unsigned)y_size);
+        printf("update with %s then forward twice: TFLM's convolution then pooling\n", argv[k]);
     }
     model_deinit();
     printf("two methods, one arena of %u B: state kept between runs\n", MODEL_ARENA_SRAM_SIZE);

@@ -19,15 +19,16 @@ fn main() {
     generated
         .link_cortex_m_rt("memory.x")
         .expect("memory.x is readable");
-    let reference = Path::new("../../build-support/testdata/tflm-reference/fixture_conv_then_pool");
+    // Links into build-support/testdata/tflm-reference/fixture_conv_then_pool, as model.pte is
+    // (a package carries the files themselves).
     let array = |name: &str, file: &str| {
-        let path = reference.join(file);
+        let path = Path::new(file);
         println!("cargo::rerun-if-changed={}", path.display());
         let bytes = npy_data(&std::fs::read(&path).expect("the TFLM reference"));
         format!("pub const {name}: [i8; {}] = {:?};\n", bytes.len(), bytes)
     };
     let out = Path::new(&std::env::var("OUT_DIR").unwrap()).join("reference.rs");
-    let text = array("INPUT", "0-in0.npy") + &array("EXPECTED", "0-out0.npy");
+    let text = array("INPUT", "reference-in.npy") + &array("EXPECTED", "reference-out.npy");
     std::fs::write(out, text).expect("OUT_DIR is writable");
 }
 

@@ -104,12 +104,9 @@ pub(super) fn source(input: &Input<'_>) -> String {
     let mut w = CWriter::new(&banner(input));
     w.include(&format!("{name}.h"))
         .include(&format!("{name}_program.h"));
-    if program
-        .state
-        .iter()
-        .any(|&v| program.values[v].data.is_some() && plan.buffer(v).is_some())
-    {
-        w.line("#include <string.h>"); // NAME_init copies state's initial contents
+    if program.state.iter().any(|&v| plan.buffer(v).is_some()) {
+        // NAME_init copies state's initial contents, or fills it (zeros without any).
+        w.line("#include <string.h>");
     }
     // The headers sizing the delegates' handles.
     let mut headers: Vec<&str> = handles(input).iter().filter_map(|h| h.header).collect();

@@ -24,7 +24,7 @@ fn main() {
     let array = |name: &str, file: &str| {
         let path = Path::new(file);
         println!("cargo::rerun-if-changed={}", path.display());
-        let bytes = npy_data(&std::fs::read(&path).expect("the TFLM reference"));
+        let bytes = npy_data(&std::fs::read(path).expect("the TFLM reference"));
         format!("pub const {name}: [i8; {}] = {:?};\n", bytes.len(), bytes)
     };
     let out = Path::new(&std::env::var("OUT_DIR").unwrap()).join("reference.rs");

@@ -48,7 +48,7 @@ impl Arenas {
             .iter()
             .map(|pool| std::vec![Line([poison; 32]); (pool.size as usize).div_ceil(32).max(1)])
             .collect();
-        // As the generated NAME_init: initial contents, or zeros for state without any.
+        // As the generated NAME_init (Value::initial_state).
         for &v in &program.state {
             let Some(b) = plan.buffer(v) else {
                 continue;
@@ -56,12 +56,7 @@ impl Arenas {
             let Some(k) = plan.pools.iter().position(|p| p.mem_id == b.mem_id) else {
                 continue;
             };
-            let data = program.values[v]
-                .data
-                .as_ref()
-                .map_or(&[][..], |d| d.bytes());
-            let zeros = std::vec![0u8; if data.is_empty() { b.size as usize } else { 0 }];
-            let initial = if data.is_empty() { &zeros[..] } else { data };
+            let initial = program.values[v].initial_state(b.size);
             for (i, &byte) in initial.iter().enumerate().take(b.size as usize) {
                 let at = b.offset as usize + i;
                 if let Some(line) = storage[k].get_mut(at / 32) {

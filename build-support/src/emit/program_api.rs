@@ -182,24 +182,17 @@ fn initial_state(w: &mut CWriter, input: &Input<'_>) -> Vec<String> {
             b.offset
         );
         let value = &program.values[v];
-        let bytes = value.data.as_ref().map_or(&[][..], |d| d.bytes());
-        let fill = match bytes.split_first() {
-            None => Some(0u8),
-            Some((&first, rest)) if rest.iter().all(|&x| x == first) => Some(first),
-            Some(_) => None,
+        let initial = value.initial_state(b.size);
+        let bytes = &initial[..];
+        let Some((&first, rest)) = bytes.split_first() else {
+            continue;
         };
-        if let Some(fill) = fill {
-            let size = if bytes.is_empty() {
-                b.size
-            } else {
-                bytes.len() as u64
-            };
-            if size > 0 {
-                copies.push(format!(
-                    "memset({at}, {fill:#04x}, {size}u); /* state `{}` */",
-                    crate::names::comment(&value.name)
-                ));
-            }
+        if rest.iter().all(|&x| x == first) {
+            copies.push(format!(
+                "memset({at}, {first:#04x}, {}u); /* state `{}` */",
+                bytes.len(),
+                crate::names::comment(&value.name)
+            ));
             continue;
         }
         w.comment(&format!(

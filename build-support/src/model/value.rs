@@ -375,6 +375,28 @@ impl Value {
         }
     }
 
+    /// The contents a state value starts from in a buffer of `planned` bytes: its initial
+    /// contents, or zeros where it has none (an ExecuTorch mutable buffer the exporter did not
+    /// serialize starts as the exported module's did, at zero). The one rule for the generated
+    /// `NAME_init` and the host's arenas.
+    ///
+    /// ```
+    /// use arenaplan_build::model::{DType, Value};
+    /// let state = Value::planned("s", DType::Int8, vec![4]);
+    /// assert_eq!(&*state.initial_state(4), &[0, 0, 0, 0]);
+    /// ```
+    pub fn initial_state(&self, planned: u64) -> std::borrow::Cow<'_, [u8]> {
+        match self
+            .data
+            .as_ref()
+            .map(|d| d.bytes())
+            .filter(|b| !b.is_empty())
+        {
+            Some(bytes) => std::borrow::Cow::Borrowed(bytes),
+            None => std::borrow::Cow::Owned(vec![0; usize::try_from(planned).unwrap_or(0)]),
+        }
+    }
+
     /// A planned tensor; `bytes` from dtype and shape (saturating).
     pub fn planned(name: impl Into<String>, dtype: DType, shape: Vec<u64>) -> Self {
         let bytes = shape

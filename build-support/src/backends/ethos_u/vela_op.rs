@@ -65,7 +65,7 @@ pub(crate) fn ethos_u_call(
         (fast, ScratchRole::EthosUFastScratch),
     ] {
         if role == ScratchRole::EthosUFastScratch
-            && fast_is_scratch(program, scratch, fast, &inputs[..1], plan)
+            && fast_is_scratch(program, scratch, fast, inputs[0], plan)
         {
             continue; // Shared_Sram: one memory serves both
         }
@@ -116,7 +116,7 @@ fn fast_is_scratch(
     program: &Program,
     scratch: usize,
     fast: usize,
-    cmd: &[usize],
+    cmd: usize,
     plan: Option<&SourcePlan>,
 ) -> bool {
     if fast == scratch {
@@ -127,7 +127,7 @@ fn fast_is_scratch(
     };
     let place = |t: usize| plan.offsets.get(t).copied().flatten();
     let bytes = |t: usize| program.values[t].bytes;
-    let cmd_bytes = program.values[cmd[0]]
+    let cmd_bytes = program.values[cmd]
         .data
         .as_ref()
         .map_or(&[][..], |d| d.bytes());

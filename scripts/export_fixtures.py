@@ -23,9 +23,13 @@ Reference outputs of CPU programs come from ExecuTorch's own runtime (executorch
 calls run in order in one process on one loaded program, so mutable state carries from call to
 call and method to method exactly as that runtime keeps it. They are also compared with eager
 PyTorch and any difference is printed (it is not an error). Ethos-U programs cannot run in
-that runtime (it has no Ethos-U backend and no FVP is used here), so their forward outputs come
-from the quantized PyTorch model (the converted pt2e graph), recorded as
-"reference": "pytorch-quantized".
+that runtime (it has no Ethos-U backend and no FVP is used here). Their forward outputs come
+from the lowered program itself, recorded as "reference": "tosa-reference-model": its CPU
+operators (quantize, dequantize, cortex_m::, the CPU's average pool) run in PyTorch, and each
+delegate call runs the TOSA graph Vela compiled for it on TOSA's reference model
+(tosa_reference_model, from tosa-tools) with the inputs that call actually gets. Those outputs
+are also compared with the quantized PyTorch model (the converted pt2e graph) and with float
+eager PyTorch; differences are printed, not errors.
 
 Everything is seeded and nothing records a time, so a rerun with the pinned packages
 reproduces the committed files byte for byte (--check says if it does not).
@@ -60,15 +64,24 @@ RUNTIME = "executorch.runtime"
 # A program ExecuTorch's own runtime refuses to load (an operator it has no kernel for): the
 # case has no calls, and arenaplan must refuse it at plan time naming the same operators.
 REFUSED = "executorch.runtime-refuses"
+# The Ethos-U programs: PyTorch runs the CPU operators of the lowered program, TOSA's reference
+# model runs each delegate call's TOSA graph (see TosaDelegates).
+TOSA_REFERENCE = "tosa-reference-model"
+# What the Ethos-U programs' outputs are also compared with: the converted pt2e model.
 QUANTIZED = "pytorch-quantized"
 # The Cortex-M backend's operators (cortex_m::*) are not registered in ExecuTorch's Python
 # runtime: their reference is the lowered program run by PyTorch on the reference
 # implementations the backend registers for them (backends/cortex_m/ops/operators.py).
 CORTEX_M_REFERENCE = "cortex-m-torch-reference"
 
-NO_FVP = ("No Corstone FVP and no Vela numerical reference were available when these files "
-          "were made, so the NPU's own outputs were never observed: the int8 values on the "
-          "NPU may differ from this reference by a rounding step.")
+NO_FVP = ("No Corstone FVP was available when these files were made, so the NPU's own outputs "
+          "were never observed. The reference follows instead the TOSA graph the Arm backend "
+          "handed to Vela for each delegate call (Vela compiles it again into the delegate's "
+          "bytes exactly), run on TOSA's reference model (tosa_reference_model, tosa-tools) "
+          "with the inputs the call actually gets: the NPU's part is what the TOSA "
+          "specification says that graph computes, integer for integer, not a float model's "
+          "rounding of it. The converted pt2e model's outputs were compared with it when the "
+          "files were made; differences are printed, not recorded.")
 
 
 def versions():
@@ -114,10 +127,10 @@ def lower(programs, config=None, transform_passes=None, partitioner=None):
 
 class Built:
     """What a case hands back: the program bytes, the calls (method, inputs) in order, the
-    eager model to compare with, and how the reference outputs are made."""
+    eager model and anything else to compare with, and how the reference outputs are made."""
 
-    def __init__(self, buffer, calls, eager=None, reference=RUNTIME, quantized=None,
-                 runtime_methods=None, missing=None):
+    def __init__(self, buffer, calls, eager=None, reference=RUNTIME, computed=None,
+                 runtime_methods=None, missing=None, cross_checks=None):
         # For a REFUSED program: the operators without a kernel, which the program must call.
         self.missing = missing or []
         self.buffer = buffer
@@ -125,11 +138,14 @@ class Built:
         # eager(method, inputs) -> outputs; it keeps its own state across calls.
         self.eager = eager
         self.reference = reference
-        # quantized(method, inputs) -> outputs, for the pytorch-quantized reference.
-        self.quantized = quantized
-        # Methods whose outputs come from executorch.runtime even in a pytorch-quantized case
+        # computed(method, inputs) -> outputs, for a reference other than executorch.runtime's.
+        self.computed = computed
+        # Methods whose outputs come from executorch.runtime even when the others are computed
         # (the constant methods of an int8-I/O program).
         self.runtime_methods = runtime_methods or set()
+        # [(what, fn(method, inputs) -> outputs)]: more outputs to compare the reference with,
+        # besides eager; differences are printed, not errors.
+        self.cross_checks = cross_checks or []
 
 
 def method_caller(module):
@@ -921,7 +937,7 @@ def cortex_m55_kws():
     et, reference = cortex_m_lower(model, example, calibration)
     calls = [("forward", [channels_last(torch.randn(1, 1, 16, 12))]) for _ in range(2)]
     return Built(et.buffer, calls, method_caller(model), reference=CORTEX_M_REFERENCE,
-                 quantized=reference)
+                 computed=reference)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -938,6 +954,93 @@ class TinyConv(torch.nn.Module):
 
 
 ETHOSU_CONFIG_METHODS = ["input0_scale", "input0_zp", "output0_scale", "output0_zp"]
+
+
+def ethosu_tosa_graphs(program):
+    """The TOSA graph (flatbuffer bytes) behind each Ethos-U delegate of an edge program, keyed
+    by the delegate's bytes. The program keeps only Vela's output, so each partition's own
+    graph is lowered to TOSA again as the backend did, and Vela must turn that TOSA into the
+    delegate's bytes exactly, or the case fails: the graph is the one the NPU's command stream
+    was compiled from. (The compile spec's dump_intermediate_artifacts_to would write these
+    graphs during the export, but it also stores its folder in the delegate's compile specs,
+    inside the program.)"""
+    from executorch.backends.arm.ethosu import EthosUCompileSpec
+    from executorch.backends.arm.ethosu.backend import EthosUBackend
+    from executorch.backends.arm.tosa.backend import TOSABackend
+    from executorch.exir.lowered_backend_module import get_lowered_submodules
+
+    graphs = {}
+    for name, lowered, _ in get_lowered_submodules(program.graph_module):
+        if lowered.backend_id != "EthosUBackend":
+            raise RuntimeError(f"{name}: a {lowered.backend_id} delegate, not an Ethos-U one")
+        spec = EthosUCompileSpec._from_list(lowered.compile_specs)
+        tosa = TOSABackend._preprocess(copy.deepcopy(lowered.original_module),
+                                       TOSABackend.filter_tosa_compile_specs(spec))
+        with contextlib.redirect_stdout(io.StringIO()):
+            vela = EthosUBackend._compile_tosa_flatbuffer(tosa.processed_bytes, spec)
+        if vela.processed_bytes != lowered.processed_bytes:
+            raise RuntimeError(f"{name}: Vela does not compile the TOSA made again from the "
+                               f"partition into the delegate's bytes")
+        graphs[bytes(lowered.processed_bytes)] = tosa.processed_bytes
+    return graphs
+
+
+class TosaDelegates(torch.fx.Interpreter):
+    """Runs an edge program's graph node by node in PyTorch, except that each
+    executorch_call_delegate runs the delegate's TOSA graph on TOSA's reference model, with
+    the tensors the call gets as its inputs."""
+
+    def __init__(self, module, graphs):
+        super().__init__(module)
+        self.graphs = graphs
+        self.delegate_calls = sum(1 for n in module.graph.nodes if self.is_delegate_call(n))
+        self.ran = 0
+
+    @staticmethod
+    def is_delegate_call(node):
+        return node.op == "call_function" and \
+            node.target is torch.ops.higher_order.executorch_call_delegate
+
+    def run(self, *args):
+        # Every delegate call must have gone through run_node below: a call missed there
+        # would run the partition's own PyTorch graph instead, and nothing would show it.
+        self.ran = 0
+        out = super().run(*args)
+        if self.ran != self.delegate_calls:
+            raise RuntimeError(f"{self.ran} of {self.delegate_calls} delegate calls ran on "
+                               f"TOSA's reference model")
+        return out
+
+    def run_node(self, node):
+        if not self.is_delegate_call(node):
+            return super().run_node(node)
+        import tosa_reference_model
+
+        self.ran += 1
+        args, _ = self.fetch_args_kwargs_from_env(node)
+        lowered, inputs = args[0], args[1:]
+        for t in inputs:
+            # The graph takes each input in its tensor's dim order: a contiguous tensor's
+            # numpy array as it is. No case has a channels-last delegate input.
+            if t.dim_order() != tuple(range(t.dim())):
+                raise RuntimeError(f"{node.name}: an input in dim order {t.dim_order()}")
+        arrays = [np.ascontiguousarray(t.detach().numpy()) for t in inputs]
+        outputs, status = tosa_reference_model.run(
+            self.graphs[bytes(lowered.processed_bytes)], arrays, verbosity="NONE",
+            initialize_variable_tensor_from_numpy=True)
+        if status != tosa_reference_model.GraphStatus.TOSA_VALID:
+            raise RuntimeError(f"{node.name}: TOSA's reference model says {status}")
+        wanted = node.meta["val"]
+        if len(outputs) != len(wanted):
+            raise RuntimeError(f"{node.name}: {len(outputs)} outputs, the call has {len(wanted)}")
+        results = []
+        for out, want in zip(outputs, wanted):
+            t = torch.from_numpy(np.array(out))
+            if t.dtype != want.dtype or list(t.shape) != list(want.shape):
+                raise RuntimeError(f"{node.name}: output {t.dtype}{list(t.shape)} where the "
+                                   f"call has {want.dtype}{list(want.shape)}")
+            results.append(t)
+        return tuple(results)
 
 
 def ethosu_case(accelerator, memory_mode, int_io, cortex_m_io=False, model_fn=None,
@@ -995,7 +1098,10 @@ def ethosu_case(accelerator, memory_mode, int_io, cortex_m_io=False, model_fn=No
         (qin,) = io_params["inputs"].values()
         (qout,) = io_params["outputs"].values()
         qparams = (qin, qout)
+    # The program as it is serialized: what the reference runs, CPU operators and all.
+    lowered_program = copy.deepcopy(edge.exported_program())
     et = edge.to_executorch()
+    on_tosa = TosaDelegates(lowered_program.module(), ethosu_tosa_graphs(lowered_program))
 
     def q(t, p):
         return torch.ops.quantized_decomposed.quantize_per_tensor(
@@ -1005,7 +1111,19 @@ def ethosu_case(accelerator, memory_mode, int_io, cortex_m_io=False, model_fn=No
         return torch.ops.quantized_decomposed.dequantize_per_tensor(
             t, p["scale"], p["zero_point"], p["quant_min"], p["quant_max"], torch.int8)
 
+    def io_param(method):  # what extract_io_quant_params reported
+        side, key = method.split("_")
+        p = qparams[0] if side == "input0" else qparams[1]
+        return [p["scale"] if key == "scale" else int(p["zero_point"])]
+
+    def tosa_reference(method, inputs):
+        with torch.no_grad():
+            out = on_tosa.run(*inputs)
+        return list(out) if isinstance(out, (tuple, list)) else [out]
+
     def quantized(method, inputs):
+        if method in ETHOSU_CONFIG_METHODS:
+            return io_param(method)
         with torch.no_grad():
             if not int_io:
                 return [converted(*inputs)]
@@ -1013,10 +1131,8 @@ def ethosu_case(accelerator, memory_mode, int_io, cortex_m_io=False, model_fn=No
             return [q(converted(dq(inputs[0], qin)), qout)]
 
     def eager_float(method, inputs):
-        if method in ETHOSU_CONFIG_METHODS:  # what extract_io_quant_params reported
-            side, key = method.split("_")
-            p = qparams[0] if side == "input0" else qparams[1]
-            return [p["scale"] if key == "scale" else int(p["zero_point"])]
+        if method in ETHOSU_CONFIG_METHODS:
+            return io_param(method)
         with torch.no_grad():
             if not int_io:
                 return [model(*inputs)]
@@ -1030,7 +1146,8 @@ def ethosu_case(accelerator, memory_mode, int_io, cortex_m_io=False, model_fn=No
         calls += [("forward", [q(t, qin)]) for t in test_inputs]
     else:
         calls += [("forward", [t]) for t in test_inputs]
-    return Built(et.buffer, calls, eager_float, reference=QUANTIZED, quantized=quantized,
+    return Built(et.buffer, calls, eager_float, reference=TOSA_REFERENCE,
+                 computed=tosa_reference, cross_checks=[(QUANTIZED, quantized)],
                  runtime_methods=set(ETHOSU_CONFIG_METHODS) if int_io else set())
 
 
@@ -1045,17 +1162,20 @@ def ethosu_description(accelerator, memory_mode, int_io, cortex_m_io=False):
                  "input0_/output0_ scale, zp, quant_min, quant_max, dtype. The calls first read "
                  "input0_scale, input0_zp, output0_scale, output0_zp (no inputs; outputs are "
                  "from executorch.runtime and are a Double (float64 0-d npy) or an Int (int64 "
-                 "0-d npy) EValue), then run forward twice. forward's reference is the converted "
-                 "pt2e model on dq(input), quantized with the output parameters. ")
+                 "0-d npy) EValue), then run forward twice. forward is the delegate call alone: "
+                 "its reference is the delegate's TOSA graph on TOSA's reference model. ")
     elif cortex_m_io:
         text += ("float I/O, as ExecuTorch's aot_arm_compiler writes it: the Cortex-M backend's "
                  "passes (CortexMPassManager, M55) replace the quantize/dequantize around the "
                  "delegate call with cortex_m::quantize_per_tensor and dequantize_per_tensor. Two "
-                 "forward calls; the reference is the converted pt2e (fake-quant) model's output. ")
+                 "forward calls; the reference runs the program: the cortex_m:: operators on the "
+                 "PyTorch implementations the Cortex-M backend registers for them, the delegate "
+                 "call's TOSA graph on TOSA's reference model. ")
     else:
         text += ("float I/O: quantized_decomposed::quantize_per_tensor and "
                  "dequantize_per_tensor run on the CPU around the delegate call. Two forward "
-                 "calls; the reference is the converted pt2e (fake-quant) model's output. ")
+                 "calls; the reference runs the program: the quantize/dequantize in PyTorch, the "
+                 "delegate call's TOSA graph on TOSA's reference model. ")
     return text + NO_FVP
 
 
@@ -1103,7 +1223,9 @@ def ethosu_u85_conv_cortex_m_io():
       "ReplaceQuantNodesPass (the CPU's quantize/dequantize become cortex_m::'s). Its 13x5 "
       "average pool has stride 13x5, beyond the U55's 3, so the partitioner leaves it on the "
       "CPU between two NPU calls: dequantize, aten::avg_pool2d in float, quantize. Two forward "
-      "calls; the reference is the converted pt2e (fake-quant) model's output. " + NO_FVP)
+      "calls; the reference runs the program: the CPU's operators in PyTorch (cortex_m:: on "
+      "the implementations the Cortex-M backend registers for them), each of the two delegate "
+      "calls' TOSA graphs on TOSA's reference model with what the CPU handed it. " + NO_FVP)
 def ethosu_u55_ds_cnn_cpu_avg_pool():
     return ethosu_case("ethos-u55-128", "Shared_Sram", False, cortex_m_io="replace_quant_nodes",
                        model_fn=lambda: randomize_batch_norms(DsCnn()), shape=(1, 1, 25, 10))
@@ -1124,16 +1246,17 @@ def to_numpy(value):
     raise TypeError(f"cannot store a {type(value).__name__} output in a .npy file")
 
 
-def differences(name, k, method, got, want):
-    """Human-readable differences between two output lists."""
+def differences(against, k, method, got, want):
+    """Human-readable differences between two output lists (`want` from `against`)."""
     out = []
     if len(got) != len(want):
-        return [f"{name}: call {k} {method}: {len(got)} outputs vs {len(want)} in eager"]
+        return [f"call {k} {method}: {len(got)} outputs vs {len(want)} in {against}"]
     for i, (g, w) in enumerate(zip(got, want)):
         g, w = to_numpy(g), to_numpy(w)
-        where = f"{name}: call {k} {method} output {i}"
+        where = f"call {k} {method} output {i}"
         if g.shape != w.shape or g.dtype != w.dtype:
-            out.append(f"{where}: {g.dtype}{list(g.shape)} vs eager {w.dtype}{list(w.shape)}")
+            out.append(f"{where}: {g.dtype}{list(g.shape)} vs {against} "
+                       f"{w.dtype}{list(w.shape)}")
             continue
         if np.array_equal(g, w):
             continue
@@ -1144,7 +1267,8 @@ def differences(name, k, method, got, want):
 
 
 def run_calls(built):
-    """Returns the reference outputs of every call, and the differences against eager."""
+    """Returns the reference outputs of every call, and {what: differences} against eager
+    PyTorch and the case's other cross-checks."""
     from executorch.runtime import Runtime
 
     program = None
@@ -1152,20 +1276,24 @@ def run_calls(built):
         try:
             Runtime.get().load_program(built.buffer).load_method("forward")
         except RuntimeError:
-            return [], []
+            return [], {}
         raise RuntimeError("ExecuTorch's runtime loaded a program the case says it refuses")
     if built.reference == RUNTIME or built.runtime_methods:
         program = Runtime.get().load_program(built.buffer)
-    results, notes = [], []
+    checks = list(built.cross_checks)
+    if built.eager is not None:
+        against = "eager PyTorch" if built.reference == RUNTIME else "float eager PyTorch"
+        checks.insert(0, (against, built.eager))
+    results, notes = [], {against: [] for against, _ in checks}
     for k, (method, inputs) in enumerate(built.calls):
         if built.reference == RUNTIME or method in built.runtime_methods:
             outs = list(program.load_method(method).execute([t.clone() for t in inputs]))
         else:
-            outs = built.quantized(method, [t.clone() for t in inputs])
+            outs = built.computed(method, [t.clone() for t in inputs])
         results.append(outs)
-        if built.eager is not None:
-            want = built.eager(method, [t.clone() for t in inputs])
-            notes += differences("", k, method, outs, want)
+        for against, fn in checks:
+            want = fn(method, [t.clone() for t in inputs])
+            notes[against] += differences(against, k, method, outs, want)
     return results, notes
 
 
@@ -1201,18 +1329,18 @@ def write_case(name, out_dir):
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:
         f.write(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
 
-    against = "eager PyTorch" if built.reference == RUNTIME else "float eager PyTorch"
     print(f"[{name}] {len(calls)} calls, {len(built.buffer)} bytes of program, "
           f"reference {built.reference}")
     if built.reference == REFUSED:
         print(f"[{name}] ExecuTorch's runtime refuses it, as the case says")
-    elif notes:
-        print(f"[{name}] differs from {against}:")
-        for note in notes:
-            print(f"    {note.lstrip(': ')}")
-    else:
-        print(f"[{name}] matches {against} exactly")
-    return notes
+    for against, found in notes.items():
+        if found:
+            print(f"[{name}] differs from {against}:")
+            for note in found:
+                print(f"    {note}")
+        else:
+            print(f"[{name}] matches {against} exactly")
+    return {against: found for against, found in notes.items() if found}
 
 
 def generate(names, root):
@@ -1380,7 +1508,8 @@ def main():
     if failed:
         print(f"skipped (toolchain failure): {failed}")
     if differing:
-        print("cases whose reference differs from eager PyTorch: " + ", ".join(differing))
+        print("cases whose reference differs from what it is compared with: "
+              + ", ".join(f"{name} ({', '.join(notes)})" for name, notes in differing.items()))
     sys.exit(1 if failed else 0)
 
 

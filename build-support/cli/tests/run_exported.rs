@@ -42,8 +42,8 @@ const TOLERANCE: &[(&str, u32, &str)] = &[
 const UNCHECKED: &[(&str, &str, &str)] = &[
     // The emulated Ethos-U85 has no functional model yet: its outputs are placeholders
     // (`arenaplan run` marks them). The Ethos-U55 programs' outputs are checked: the
-    // functional model gives their references exactly (the quantized PyTorch model's, which
-    // TOSA's reference model on the Arm backend's TOSA also gives).
+    // functional model gives their references exactly (each delegate call's TOSA graph run
+    // by TOSA's reference model, the CPU's operators by PyTorch: `scripts/export_fixtures.py`).
     (
         "ethosu_u85_conv_float_io",
         "-forward-",

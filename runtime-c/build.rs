@@ -103,7 +103,7 @@ fn main() {
             .define("AP_DCACHE_RECORD", None)
             .define("AP_ETHOSU_EMULATED", None)
             .file("emulation/ethosu_npu_model.c")
-            .files(c_files("emulation/ethosu_u55"))
+            .files(c_files("emulation/ethosu_model"))
             .file("emulation/neutron_sim.c")
             .file(if arm_driver.is_some() {
                 "emulation/ethosu_device_host.c"

@@ -325,7 +325,7 @@ int main(void) {
             c("emulation/ethosu_npu_model.c"),
             c("emulation/ethosu_sim.c"),
         ])
-        .args(ethosu_u55_sources(&runtime))
+        .args(ethosu_model_sources(&runtime))
         .arg("-I")
         .arg(&dir)
         .arg("-I")
@@ -482,10 +482,10 @@ fn plans_stopped_early_are_marked_in_the_report_and_the_plan() {
     assert!(file("m.plan.json").contains("\"stopped_early\": true"));
 }
 
-/// The functional Ethos-U55's sources: every `.c` file of the runtime's `emulation/ethosu_u55`.
-fn ethosu_u55_sources(runtime: &std::path::Path) -> Vec<std::path::PathBuf> {
+/// The functional Ethos-U55's sources: every `.c` file of the runtime's `emulation/ethosu_model`.
+fn ethosu_model_sources(runtime: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut files: Vec<std::path::PathBuf> =
-        std::fs::read_dir(runtime.join("emulation/ethosu_u55"))
+        std::fs::read_dir(runtime.join("emulation/ethosu_model"))
             .unwrap()
             .map(|e| e.unwrap().path())
             .filter(|p| p.extension().is_some_and(|x| x == "c"))

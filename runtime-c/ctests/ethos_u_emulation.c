@@ -28,8 +28,8 @@ static const uint8_t *block_of(const blob_t *b, const char *name, uint32_t *len)
     return NULL;
 }
 
-/* What the backend tells the emulated NPU before a job (ap_ethosu_job_hook): where the blob's
- * command stream and I/O records are. The blobs here have every block. */
+/* The parsed blob, as the backend parses it: where its command stream, weights and I/O records
+ * are. The blobs here have every block. */
 static ap_ethosu_blob_t describe(const blob_t *b) {
     ap_ethosu_blob_t d;
     uint32_t len;
@@ -44,17 +44,13 @@ static ap_ethosu_blob_t describe(const blob_t *b) {
     return d;
 }
 
-/* The blob's payload through the driver with `n` regions; `described`: after the backend's hook.
- * The NPU's records are cleared first, so they are this job's or, where the driver's front end
- * refused the job, empty (no calls). */
-static int invoke(const ap_ethosu_blob_t *d, int described, uint64_t *base, const size_t *size, int n) {
+/* The blob's payload through the driver with `n` regions. The NPU's records are cleared first,
+ * so they are this job's or, where the driver's front end refused the job, empty (no calls). */
+static int invoke(const ap_ethosu_blob_t *d, uint64_t *base, const size_t *size, int n) {
     ap_ethosu_sim_reset();
     struct ethosu_driver *drv = ethosu_reserve_driver();
     if (drv == NULL) {
         return -2;
-    }
-    if (described) {
-        ap_ethosu_job_hook(d);
     }
     int r = ethosu_invoke_v3(drv, d->cmd, (int)d->cmd_size, base, size, n, NULL);
     ethosu_release_driver(drv);
@@ -75,34 +71,31 @@ static void regions(const ap_ethosu_blob_t *d, uint64_t base[3], size_t size[3])
 
 /* A job runs its command stream on the functional Ethos-U55: the stream's ADD reads the input
  * where it points (offset 0) and writes the output where it points (16); nothing else of the
- * scratch is touched. The NPU needs no description from the backend (a real one gets none):
- * with or without ap_ethosu_job_hook the same. */
+ * scratch is touched. */
 static void a_job_runs_its_command_stream(void) {
     blob_t blob = vela_blob(16, 8, 64);
     ap_ethosu_blob_t d = describe(&blob);
     uint64_t base[3];
     size_t size[3];
     regions(&d, base, size);
-    for (int described = 0; described < 2; described++) {
-        memset(scratch, 0, sizeof scratch);
-        for (uint32_t i = 0; i < 16; i++) {
-            scratch[i] = (uint8_t)(i * 17);
-        }
-        CHECK(invoke(&d, described, base, size, 3) == 0);
-        const ap_ethosu_sim_record_t *r = ap_ethosu_sim_last();
-        CHECK(r->status == AP_ETHOSU_SIM_OK && ap_ethosu_sim_calls() == 1 && r->npu_ops == 1 && !r->placeholder);
-        CHECK(r->num_regions == 3 && r->regions_used == 3u && r->user_arg_set == 0);
-        CHECK(r->base[1] == (uint64_t)(uintptr_t)scratch && r->size[1] == 64);
-        CHECK(r->qbase == (uint64_t)(uintptr_t)(d.cmd + 32) && r->qsize == d.cmd_size - 32);
-        int computed = 1, untouched = 1;
-        for (uint32_t j = 0; j < 8; j++) {
-            computed &= scratch[16 + j] == ctest_npu_output(scratch, j);
-        }
-        for (uint32_t b = 0; b < sizeof scratch; b++) {
-            untouched &= (b < 24) || scratch[b] == 0;
-        }
-        CHECK(computed && untouched && scratch[15] == 255);
+    memset(scratch, 0, sizeof scratch);
+    for (uint32_t i = 0; i < 16; i++) {
+        scratch[i] = (uint8_t)(i * 17);
     }
+    CHECK(invoke(&d, base, size, 3) == 0);
+    const ap_ethosu_sim_record_t *r = ap_ethosu_sim_last();
+    CHECK(r->status == AP_ETHOSU_SIM_OK && ap_ethosu_sim_calls() == 1 && r->npu_ops == 1);
+    CHECK(r->num_regions == 3 && r->regions_used == 3u && r->user_arg_set == 0);
+    CHECK(r->base[1] == (uint64_t)(uintptr_t)scratch && r->size[1] == 64);
+    CHECK(r->qbase == (uint64_t)(uintptr_t)(d.cmd + 32) && r->qsize == d.cmd_size - 32);
+    int computed = 1, untouched = 1;
+    for (uint32_t j = 0; j < 8; j++) {
+        computed &= scratch[16 + j] == ctest_npu_output(scratch, j);
+    }
+    for (uint32_t b = 0; b < sizeof scratch; b++) {
+        untouched &= (b < 24) || scratch[b] == 0;
+    }
+    CHECK(computed && untouched && scratch[15] == 255);
 }
 
 /* Word `i` of the command stream in a blob's payload (after COP1 and its actions). */
@@ -137,7 +130,7 @@ static void a_stream_the_npu_cannot_run_faults_naming_the_command(void) {
         CHECK(at != UINT32_MAX);
         put32(stream_word(&blob, &d, at + 1), 60); /* 8 bytes at 60 of a 64-byte region */
         memset(scratch, 0, sizeof scratch);
-        CHECK(invoke(&d, 0, base, size, 3) != 0);
+        CHECK(invoke(&d, base, size, 3) != 0);
         const ap_ethosu_sim_record_t *r = ap_ethosu_sim_last();
         CHECK(r->status == AP_ETHOSU_SIM_FAULT && r->fault != NULL && strstr(r->fault, "outside its region") != NULL);
         CHECK(r->fault_command != NULL && strcmp(r->fault_command, "NPU_OP_ELEMENTWISE") == 0);
@@ -151,7 +144,7 @@ static void a_stream_the_npu_cannot_run_faults_naming_the_command(void) {
         CHECK(at != UINT32_MAX);
         put32(stream_word(&blob, &d, at), 4u);
         memset(scratch, 0, sizeof scratch);
-        CHECK(invoke(&d, 0, base, size, 3) != 0);
+        CHECK(invoke(&d, base, size, 3) != 0);
         const ap_ethosu_sim_record_t *r = ap_ethosu_sim_last();
         CHECK(r->status == AP_ETHOSU_SIM_FAULT && r->fault_opcode == 4 && r->fault_word == at);
         CHECK(scratch[16] == 0);
@@ -163,7 +156,7 @@ static void a_stream_the_npu_cannot_run_faults_naming_the_command(void) {
         uint32_t at = find_command(&blob, &d, 0u, 0); /* NPU_OP_STOP: made a DMA wait */
         CHECK(at != UINT32_MAX);
         put32(stream_word(&blob, &d, at), 17u);
-        CHECK(invoke(&d, 0, base, size, 3) != 0);
+        CHECK(invoke(&d, base, size, 3) != 0);
         const ap_ethosu_sim_record_t *r = ap_ethosu_sim_last();
         CHECK(r->status == AP_ETHOSU_SIM_BAD_CALL && ap_ethosu_sim_calls() == 1); /* refused before it runs */
     }
@@ -179,35 +172,35 @@ static void regions_are_checked_before_the_job_runs(void) {
     memset(scratch, 0, sizeof scratch);
     regions(&d, base, size);
     base[1] = 0;
-    CHECK(invoke(&d, 1, base, size, 3) != 0);
+    CHECK(invoke(&d, base, size, 3) != 0);
     CHECK(ap_ethosu_sim_last()->status == AP_ETHOSU_SIM_BAD_REGION);
     regions(&d, base, size);
     size[1] = 0;
-    CHECK(invoke(&d, 1, base, size, 3) != 0);
+    CHECK(invoke(&d, base, size, 3) != 0);
     CHECK(ap_ethosu_sim_last()->status == AP_ETHOSU_SIM_BAD_REGION);
     /* Off 16 bytes: Arm's front end refuses it before the NPU sees it, the simulator's records
      * the refusal. */
     regions(&d, base, size);
     base[1] += 8;
-    CHECK(invoke(&d, 1, base, size, 3) != 0);
+    CHECK(invoke(&d, base, size, 3) != 0);
     CHECK(ap_ethosu_sim_calls() == 0 || ap_ethosu_sim_last()->status == AP_ETHOSU_SIM_BAD_REGION);
     /* A stream using region 2 with two regions only. */
     blob_t fast = vela_blob_io(16, 1, 8, 64, USES_SCRATCH | USES_FAST);
     ap_ethosu_blob_t f = describe(&fast);
     regions(&f, base, size);
-    CHECK(invoke(&f, 1, base, size, 2) != 0);
+    CHECK(invoke(&f, base, size, 2) != 0);
     CHECK(ap_ethosu_sim_last()->status == AP_ETHOSU_SIM_BAD_REGION);
     /* Fast scratch over the scratch's second half (region 2 unused by the stream, still
      * checked). */
     regions(&d, base, size);
     base[2] = (uint64_t)(uintptr_t)(scratch + 32);
     size[2] = 64;
-    CHECK(invoke(&d, 1, base, size, 3) != 0);
+    CHECK(invoke(&d, base, size, 3) != 0);
     CHECK(ap_ethosu_sim_last()->status == AP_ETHOSU_SIM_OVERLAP);
     CHECK(scratch[0] == 0 && scratch[63] == 0);
     /* The same job on good regions still runs (and takes the last description). */
     regions(&d, base, size);
-    CHECK(invoke(&d, 1, base, size, 3) == 0);
+    CHECK(invoke(&d, base, size, 3) == 0);
     CHECK(ap_ethosu_sim_last()->status == AP_ETHOSU_SIM_OK);
 }
 
@@ -223,7 +216,7 @@ static void a_stream_for_another_npu_is_refused(void) {
     size_t size[3];
     regions(&d, base, size);
     memset(scratch, 0, sizeof scratch);
-    CHECK(invoke(&d, 0, base, size, 3) != 0);
+    CHECK(invoke(&d, base, size, 3) != 0);
     const ap_ethosu_sim_record_t *r = ap_ethosu_sim_last();
     CHECK(r->status == AP_ETHOSU_SIM_CONFIG_MISMATCH);
     CHECK((r->mismatch & AP_ETHOSU_MISMATCH_PRODUCT) != 0 && (r->mismatch & AP_ETHOSU_MISMATCH_ARCH) != 0);

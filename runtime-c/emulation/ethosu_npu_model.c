@@ -6,14 +6,13 @@
 
 #include <string.h>
 #include "../core/bytes.h"
-#include "ethosu_u55/u55.h"
+#include "ethosu_model/model.h"
 
 ap_ethosu_npu_t ap_ethosu_host_npu;
 static struct ethosu_driver host_driver;
 static int host_driver_up;
 static ap_ethosu_sim_record_t last;
 static uint32_t calls;
-static uint32_t placeholder_jobs;
 
 /* Command stream opcodes (bits 0-9 of a command word; bits 14-15: 0 = one word, 1 = followed
  * by a 32-bit payload) that name a region in bits 16-18. */
@@ -119,41 +118,31 @@ static int overlap(uint64_t a, uint64_t an, uint64_t b, uint64_t bn) {
     return an > 0 && bn > 0 && a < b + bn && b < a + an;
 }
 
-/* The job the backend is about to hand the driver (ap_ethosu_job_hook): where its inputs and
- * outputs are. One description, one job. */
-static ap_ethosu_blob_t described;
-static int is_described;
+/* The functional model (ethosu_model/): the stream executed on the job's regions by the NPU
+ * the CONFIG register names (product 0: Ethos-U55, 2: Ethos-U85). */
+static ap_eu_t model;
 
-void ap_ethosu_job_hook(const ap_ethosu_blob_t *blob) {
-    if (blob != NULL) {
-        described = *blob;
-        is_described = 1;
-    }
-}
-
-/* The functional Ethos-U55 (ethosu_u55/): the stream executed on the job's regions. */
-static ap_u55_t u55;
-
-static int run_u55(const ap_ethosu_npu_t *npu, const uint8_t *cmd, uint32_t cmd_bytes, const uint64_t *base,
-                   const size_t *size, int n) {
-    if (!u55_init(&u55, 1u << (npu->config & 0xFu))) {
+static int run_model(const ap_ethosu_npu_t *npu, const uint8_t *cmd, uint32_t cmd_bytes, const uint64_t *base,
+                     const size_t *size, int n) {
+    const uint32_t product = npu->config >> 28;
+    if ((product != 0 && product != 2) || !eu_init(&model, product == 2, 1u << (npu->config & 0xFu))) {
         last.status = AP_ETHOSU_SIM_FAULT;
-        last.fault = "an Ethos-U55 with a MAC count the emulation does not model";
+        last.fault = "an Ethos-U product or MAC count the emulation does not model";
         return 0;
     }
-    for (int r = 0; r < n && r < AP_U55_REGIONS; r++) {
-        u55.region[r] = (uint8_t *)(uintptr_t)base[r];
-        u55.region_size[r] = base[r] == 0 ? 0 : size[r];
+    for (int r = 0; r < n && r < AP_EU_REGIONS; r++) {
+        model.region[r] = (uint8_t *)(uintptr_t)base[r];
+        model.region_size[r] = base[r] == 0 ? 0 : size[r];
     }
-    int ok = u55_execute(&u55, cmd, cmd_bytes / 4u);
-    last.npu_ops = u55.ops;
+    int ok = eu_execute(&model, cmd, cmd_bytes / 4u);
+    last.npu_ops = model.ops;
     if (!ok) {
         last.status = AP_ETHOSU_SIM_FAULT;
-        last.fault = u55.fault;
-        last.fault_opcode = u55.fault_opcode;
-        last.fault_command = u55.fault_at_end ? NULL : u55_opcode_name(u55.fault_opcode, u55.fault_cmd1);
-        last.fault_word = u55.fault_word;
-        last.fault_detail = u55.detail;
+        last.fault = model.fault;
+        last.fault_opcode = model.fault_opcode;
+        last.fault_command = model.fault_at_end ? NULL : eu_opcode_name(model.u85, model.fault_opcode, model.fault_cmd1);
+        last.fault_word = model.fault_word;
+        last.fault_detail = model.detail;
         return 0;
     }
     last.status = AP_ETHOSU_SIM_OK;
@@ -189,66 +178,14 @@ int ap_ethosu_npu_run(ap_ethosu_npu_t *npu, const uint8_t *custom, size_t custom
             }
         }
     }
-    if ((npu->config >> 28) == 0) {
-        return run_u55(npu, cmd, cmd_bytes, base, size, n);
-    }
-    /* The Ethos-U85 has no functional model yet: its outputs are a placeholder, marked as one
-     * in the record (ap_ethosu_sim_last()->placeholder) for the tools to say so. The
-     * placeholder knows a job's inputs and outputs only from the backend's description of the
-     * same payload; anything else is refused rather than guessed. */
-    if (!is_described || described.cmd != custom || described.cmd_size != custom_size || n < 2) {
-        is_described = 0;
-        return 0;
-    }
-    ap_ethosu_blob_t b = described;
-    is_described = 0;
-    uint8_t *scratch = (uint8_t *)(uintptr_t)base[1];
-    uint32_t sum = 0;
-    for (uint32_t i = 0; i < b.ninputs + b.noutputs; i++) {
-        const uint8_t *rec = (i < b.ninputs ? b.inputs_block + 4 + 36 * i : b.outputs_block + 4 + 36 * (i - b.ninputs));
-        uint64_t bytes = ap_rd32(rec + 24);
-        for (int d = 0; d < 6; d++) {
-            bytes *= ap_rd32(rec + 4 * d);
-        }
-        uint64_t offset = ap_rd32(rec + 28);
-        if ((ap_rd32(rec + 32) & ~AP_ETHOSU_IO_STATE_IN_PLACE) != 1 || (bytes > 0 && scratch == NULL) || offset > size[1] || bytes > size[1] - offset) {
-            last.status = AP_ETHOSU_SIM_BAD_REGION;
-            return 0;
-        }
-        for (uint64_t j = 0; i < b.ninputs && j < bytes; j++) {
-            sum += scratch[offset + j];
-        }
-    }
-    if (scratch != NULL && size[1] > 0) {
-        memset(scratch, 0xDB, size[1]);
-    }
-    if (n >= 3 && size[2] > 0 && base[2] != 0) {
-        memset((void *)(uintptr_t)base[2], 0xDB, size[2]);
-    }
-    for (uint32_t k = 0; k < b.noutputs; k++) {
-        const uint8_t *rec = b.outputs_block + 4 + 36 * k;
-        uint64_t bytes = ap_rd32(rec + 24);
-        for (int d = 0; d < 6; d++) {
-            bytes *= ap_rd32(rec + 4 * d);
-        }
-        for (uint64_t j = 0; j < bytes; j++) {
-            scratch[ap_rd32(rec + 28) + j] = (uint8_t)(sum + 31u * (uint32_t)j + 7u * k);
-        }
-    }
-    last.input_sum = sum;
-    last.placeholder = 1;
-    placeholder_jobs++;
-    last.status = AP_ETHOSU_SIM_OK;
-    return 1;
+    return run_model(npu, cmd, cmd_bytes, base, size, n);
 }
 
 const ap_ethosu_sim_record_t *ap_ethosu_sim_last(void) { return &last; }
 uint32_t ap_ethosu_sim_calls(void) { return calls; }
-uint32_t ap_ethosu_sim_placeholder_jobs(void) { return placeholder_jobs; }
 void ap_ethosu_sim_reset(void) {
     memset(&last, 0, sizeof last);
     calls = 0;
-    placeholder_jobs = 0;
 }
 
 ap_status_t ap_ethosu_host_setup(uint32_t config, uint32_t id, const void *fast_memory, size_t fast_memory_size) {

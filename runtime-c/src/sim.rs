@@ -24,8 +24,8 @@ use crate::{check, sys, RuntimeError};
 pub enum EthosU {
     /// Ethos-U55 with 32, 64, 128 or 256 MACs per cycle (functional model).
     U55(u32),
-    /// Ethos-U85 with 128 to 2048 MACs per cycle (placeholder outputs: no functional model
-    /// yet, see [`ethos_u_placeholder_jobs`]).
+    /// Ethos-U85 with 128 to 2048 MACs per cycle (functional model; the 512-MAC and larger
+    /// ones, whose weights are split across cores, are refused by the command that needs it).
     U85(u32),
 }
 
@@ -109,15 +109,6 @@ pub fn ethos_u_calls() -> u32 {
 pub fn neutron_calls() -> u32 {
     // SAFETY: as above.
     unsafe { sys::ap_neutron_sim_calls() }
-}
-
-/// How many Ethos-U jobs since [`ethos_u`] gave placeholder outputs rather than computed ones:
-/// the emulated Ethos-U85 has no functional model yet, so its jobs write a placeholder
-/// pattern (the Ethos-U55's jobs are computed). Tools that show outputs say so when this is
-/// not zero.
-pub fn ethos_u_placeholder_jobs() -> u32 {
-    // SAFETY: reads a counter of the emulation.
-    unsafe { sys::ap_ethosu_sim_placeholder_jobs() }
 }
 
 /// Why the emulated Ethos-U refused the last job's command stream: the command and what

@@ -168,9 +168,9 @@ const NEUTRON_EMULATION: Room = Room {
     ethos_u_driver: false,
 };
 
-/// The functional Ethos-U55's sources: every `.c` file of `emulation/ethosu_u55`.
-fn ethosu_u55_sources() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("emulation/ethosu_u55"))
+/// The functional Ethos-U55's sources: every `.c` file of `emulation/ethosu_model`.
+fn ethosu_model_sources() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("emulation/ethosu_model"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "c"))
@@ -191,7 +191,7 @@ fn run_room(room: &Room, variant: &str, args: &[String], extra: &[PathBuf]) {
     files.extend_from_slice(extra);
     // The emulated Ethos-U is its model file and the functional Ethos-U55's folder.
     if room.sources.contains(&"emulation/ethosu_npu_model.c") {
-        files.extend(ethosu_u55_sources());
+        files.extend(ethosu_model_sources());
     }
     let name = format!("ctest-{}-{variant}", room.name);
     let mut all = vec!["-DAP_DCACHE_RECORD".to_string()];

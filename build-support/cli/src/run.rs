@@ -267,43 +267,30 @@ const PLACEHOLDER_FILE: &str = "PLACEHOLDER-OUTPUTS.txt";
 const PLACEHOLDER_HEADER: &str = "These outputs are not the model's numbers: the calls below ran \
 on an emulated NPU that has no functional model and wrote a placeholder pattern of its inputs \
 (outputs of later calls that read them are placeholders too). Run on the board, or on a target \
-whose NPU the host emulates (the Ethos-U55).\n";
+whose NPU the host emulates (the Ethos-U55 and Ethos-U85).\n";
 
-/// The emulated NPUs' placeholder jobs so far.
+/// The emulated NPUs' placeholder jobs so far: the Neutron's (the Ethos-U NPUs compute).
 struct Placeholders {
-    ethos_u: u32,
     neutron: u32,
 }
 
 impl Placeholders {
     fn now() -> Self {
         Placeholders {
-            ethos_u: arenaplan::sim::ethos_u_placeholder_jobs(),
             neutron: arenaplan::sim::neutron_calls(),
         }
     }
 
     /// What call `k` of `method` ran on placeholders since `self`, a line per NPU.
     fn since(&self, k: usize, method: &str) -> Vec<String> {
-        let now = Self::now();
-        let mut lines = Vec::new();
-        for (jobs, what) in [
-            (
-                now.ethos_u - self.ethos_u,
-                "EthosUBackend job(s) on the emulated Ethos-U85, which has no functional model yet",
-            ),
-            (
-                now.neutron - self.neutron,
-                "NeutronBackend job(s) on the emulated Neutron, whose microcode NXP does not publish",
-            ),
-        ] {
-            if jobs > 0 {
-                lines.push(format!(
-                    "call {k} (`{method}`): {jobs} {what}: its outputs are placeholders"
-                ));
-            }
+        let jobs = Self::now().neutron - self.neutron;
+        if jobs == 0 {
+            return Vec::new();
         }
-        lines
+        vec![format!(
+            "call {k} (`{method}`): {jobs} NeutronBackend job(s) on the emulated Neutron, whose \
+             microcode NXP does not publish: its outputs are placeholders"
+        )]
     }
 }
 

@@ -40,25 +40,6 @@ const TOLERANCE: &[(&str, u32, &str)] = &[
 /// Outputs whose values cannot be checked here, with why: only their type and size are. A
 /// case's every other output is checked.
 const UNCHECKED: &[(&str, &str, &str)] = &[
-    // The emulated Ethos-U85 has no functional model yet: its outputs are placeholders
-    // (`arenaplan run` marks them). The Ethos-U55 programs' outputs are checked: the
-    // functional model gives their references exactly (each delegate call's TOSA graph run
-    // by TOSA's reference model, the CPU's operators by PyTorch: `scripts/export_fixtures.py`).
-    (
-        "ethosu_u85_conv_float_io",
-        "-forward-",
-        "the Ethos-U85 has no functional model yet",
-    ),
-    (
-        "ethosu_u85_conv_int8_io",
-        "-forward-",
-        "the Ethos-U85 has no functional model yet",
-    ),
-    (
-        "ethosu_u85_conv_cortex_m_io",
-        "-forward-",
-        "the Ethos-U85 has no functional model yet",
-    ),
     // `forward`'s own copy of the state has no initial contents; ExecuTorch's Python runtime
     // gives every method one set of arenas, so the reference reads what `set` left there.
     // arenaplan gives each method's state its own memory, zeroed.

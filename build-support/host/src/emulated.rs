@@ -10,8 +10,8 @@ use arenaplan_build::targets::{Catalogue, Target};
 pub type EmulatedBackends = [*const sys::ap_backend; 2];
 
 /// No NPU here: registers the emulated NPUs of `target` of the built-in catalogue (its
-/// `npu.config`: the Ethos-U55 of any MAC count, computed; the Ethos-U85, placeholder outputs;
-/// and Neutron) and returns the backends that run on them. A target of another catalogue:
+/// `npu.config`: the Ethos-U55 or Ethos-U85, computed by the functional model; and Neutron,
+/// placeholder outputs) and returns the backends that run on them. A target of another catalogue:
 /// [`emulated_backends_for`].
 ///
 /// ```

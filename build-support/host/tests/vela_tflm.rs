@@ -1,7 +1,7 @@
-//! Vela-compiled models on the emulated Ethos-U55 against the reference runtime: every model
-//! of `../shared/corpus/vela/u55-128-shared-sram` runs through the C runtime, the Ethos-U
-//! backend, the driver (Arm's, with `ETHOS_U_CORE_DRIVER_PATH`) and the functional NPU model
-//! (`runtime-c/emulation/ethosu_u55/`), the operators Vela left on the CPU on CMSIS-NN, on the
+//! Vela-compiled models on the emulated Ethos-U55 and Ethos-U85 against the reference runtime:
+//! every model of `../shared/corpus/vela/u55-128-shared-sram` (and `u85-256-dedicated-sram`)
+//! runs through the C runtime, the Ethos-U backend, the driver (Arm's, with
+//! `ETHOS_U_CORE_DRIVER_PATH`) and the functional NPU model (`runtime-c/emulation/ethosu_model/`), the operators Vela left on the CPU on CMSIS-NN, on the
 //! inputs TFLite Micro was given for the *uncompiled* model (`testdata/tflm-reference/`), and
 //! every output of every invocation is TFLM's, byte for byte, with the state carried from one
 //! invocation to the next (the LSTMs'): with the I/O at its slots in the scratch and apart.
@@ -26,6 +26,7 @@ use arenaplan_build::{Build, KernelVariants};
 use tflm_runner::{compare, have_tflite_kernels, matches_tflm_on};
 
 const U55: &str = "u55-128-shared-sram";
+const U85: &str = "u85-256-dedicated-sram";
 
 #[test]
 fn the_corpus_s_executorch_ethos_u_programs_give_tflms_outputs() {
@@ -201,6 +202,60 @@ fn vela_model(corpus: &Path, stem: &str) -> PathBuf {
         .join("vela")
         .join(U55)
         .join(format!("{stem}_vela.tflite"))
+}
+
+/// The corpus's Ethos-U85 models the functional model refuses, and the command's reason: the
+/// LSTMs' int16 sigmoid and tanh are interpolating LUTs whose arithmetic is not public; the
+/// audio preprocessor's pooling starts from an accumulator read from IFM2.
+const U85_REFUSED: &[(&str, &str)] = &[
+    ("micro_speech_lstm", "interpolating LUT"),
+    ("trained_lstm_int8", "interpolating LUT"),
+    ("audio_preprocessor", "accumulator taken from IFM2"),
+];
+
+/// The Ethos-U85 models of the corpus (Dedicated_Sram: the scratch in region 1, the fast
+/// scratch in region 2) on `corstone-320`'s emulated Ethos-U85-256, against the same TFLM
+/// references; what the model does not execute is refused naming the command (U85_REFUSED).
+#[test]
+fn every_u85_vela_model_gives_tflms_outputs_or_is_refused_by_name() {
+    let Some(corpus) = corpus::corpus() else {
+        return;
+    };
+    let cpu_kernels = have_tflite_kernels();
+    let (mut ran, mut not_yet, mut refused) = (Vec::new(), Vec::new(), Vec::new());
+    for model in corpus::files(&corpus.join("vela").join(U85), "tflite") {
+        let stem = model.file_stem().unwrap().to_string_lossy().into_owned();
+        let folder = reference(&stem);
+        let outcome = matches_tflm_on(
+            &stem,
+            &model,
+            &folder,
+            KernelVariants::FitArena,
+            &Catalogue::builtin(),
+            "corstone-320",
+            true,
+        );
+        match outcome {
+            Ok(_) => ran.push(stem),
+            Err(why) if why.starts_with("not yet: ") => not_yet.push(stem),
+            Err(why) => {
+                assert!(
+                    U85_REFUSED
+                        .iter()
+                        .any(|(m, reason)| why.contains(m) && why.contains(reason)),
+                    "{why}"
+                );
+                refused.push(stem);
+            }
+        }
+    }
+    eprintln!("bit-exact with TFLM: {ran:?}; refused: {refused:?}; not yet: {not_yet:?}");
+    assert_eq!(ran.len() + not_yet.len() + refused.len(), 13);
+    assert_eq!(refused.len(), U85_REFUSED.len(), "{refused:?}");
+    assert!(
+        ran.len() >= if cpu_kernels { 10 } else { 8 },
+        "{ran:?} {refused:?} {not_yet:?}"
+    );
 }
 
 #[test]

@@ -215,8 +215,8 @@ fn main() -> ExitCode {
         out.join(format!("{name}.plan.json")).display()
     );
     println!(
-        "\nrun (C runtime on the emulated NPUs, arenas poisoned: the Ethos-U55 computes the model; \
-         the Ethos-U85 and Neutron write placeholders)"
+        "\nrun (C runtime on the emulated NPUs, arenas poisoned: the Ethos-U55 and Ethos-U85 \
+         compute the model; Neutron writes placeholders)"
     );
     match run::run(program, plan) {
         Ok(report) => {

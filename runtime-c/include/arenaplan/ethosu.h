@@ -81,9 +81,8 @@ ap_status_t ap_ethosu_parse(const uint8_t *blob, size_t size, ap_ethosu_blob_t *
 extern uint8_t *ap_ethosu_fast_scratch;
 extern size_t ap_ethosu_fast_scratch_size;
 
-/* Called with the parsed blob just before each ethosu_invoke_v3: a trace point. The default
- * (weak) does nothing; the emulated NPU learns from it where the job's inputs and outputs are, as
- * the real NPU learns it from the command stream. */
+/* Called with the parsed blob just before each ethosu_invoke_v3: a trace point for firmware
+ * (which job runs, its inputs and outputs). The default (weak) does nothing. */
 void ap_ethosu_job_hook(const ap_ethosu_blob_t *blob);
 
 extern const ap_backend_t ap_ethosu_backend;

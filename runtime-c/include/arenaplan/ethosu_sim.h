@@ -11,17 +11,11 @@
  * The emulated NPU (emulation/ethosu_npu_model.c) checks what the hardware needs: an optimizer
  * config matching its CONFIG and ID registers, a command stream that ends in NPU_OP_STOP inside
  * its payload, and every region the stream addresses present (a base address, non-zero size,
- * 16-byte aligned) and no two regions overlapping. Then:
- *  - an Ethos-U55 (any MAC count) executes the stream: the functional model of
- *    emulation/ethosu_u55/ computes what the NPU computes, on the regions given, and faults
- *    (AP_ETHOSU_SIM_FAULT, the command named in the record) on what it cannot execute;
- *  - an Ethos-U85 has no functional model yet: a placeholder learns the job's inputs and
- *    outputs from the Vela bin stream the backend describes (ap_ethosu_job_hook), POISONS the
- *    scratch and fast scratch with 0xDB and writes each output as
- *
- *        output[k][j] = (sum of all input bytes + 31 * j + 7 * k) mod 256
- *
- *    recording that it did (the record's placeholder, ap_ethosu_sim_placeholder_jobs). */
+ * 16-byte aligned) and no two regions overlapping. Then the functional model of
+ * emulation/ethosu_model/ executes the stream as the NPU the CONFIG register names (an
+ * Ethos-U55 of any MAC count, an Ethos-U85 of 128 or 256 MACs), computing what the NPU computes
+ * on the regions given, and faults (AP_ETHOSU_SIM_FAULT, the command named in the record) on
+ * what it cannot execute. No output is ever made up. */
 #ifndef ARENAPLAN_ETHOSU_SIM_H
 #define ARENAPLAN_ETHOSU_SIM_H
 
@@ -57,7 +51,6 @@ typedef struct ap_ethosu_sim_record {
     uint64_t qbase;                      /* the command stream */
     uint32_t qsize;                      /* its bytes */
     uint32_t user_arg_set;               /* the job's user_arg was not NULL */
-    uint32_t input_sum;
     /* AP_ETHOSU_SIM_CONFIG_MISMATCH: the fields Arm's driver found different
      * (AP_ETHOSU_MISMATCH_*), the stream's optimizer config (CONFIG and ID words, as Vela wrote
      * them) and the NPU's CONFIG and ID registers. Appended: older readers stop before. */
@@ -76,9 +69,6 @@ typedef struct ap_ethosu_sim_record {
     uint32_t fault_detail;
     /* Operations the functional model executed. */
     uint32_t npu_ops;
-    /* 1: the job's outputs are a placeholder, not computed (an NPU with no functional model:
-     * the Ethos-U85 for now). */
-    uint32_t placeholder;
 } ap_ethosu_sim_record_t;
 
 /* The optimizer-config fields Arm's driver compares (ethosu_dev_verify_optimizer_config) when
@@ -105,8 +95,6 @@ ap_status_t ap_ethosu_host_setup(uint32_t config, uint32_t id, const void *fast_
 
 const ap_ethosu_sim_record_t *ap_ethosu_sim_last(void);
 uint32_t ap_ethosu_sim_calls(void);
-/* Jobs since the set-up whose outputs are a placeholder (see the record's placeholder). */
-uint32_t ap_ethosu_sim_placeholder_jobs(void);
 /* Clears the records (not the set-up). */
 void ap_ethosu_sim_reset(void);
 

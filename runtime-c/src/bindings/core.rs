@@ -428,7 +428,6 @@ pub struct ap_ethosu_sim_record {
     pub qbase: u64,
     pub qsize: u32,
     pub user_arg_set: u32,
-    pub input_sum: u32,
     pub mismatch: u32,
     pub stream_config: u32,
     pub stream_id: u32,
@@ -440,7 +439,6 @@ pub struct ap_ethosu_sim_record {
     pub fault_word: u32,
     pub fault_detail: u32,
     pub npu_ops: u32,
-    pub placeholder: u32,
 }
 pub type ap_ethosu_sim_record_t = ap_ethosu_sim_record;
 #[repr(C)]

@@ -27,9 +27,6 @@ unsafe extern "C" {
     pub fn ap_ethosu_sim_calls() -> u32;
 }
 unsafe extern "C" {
-    pub fn ap_ethosu_sim_placeholder_jobs() -> u32;
-}
-unsafe extern "C" {
     pub fn ap_ethosu_sim_reset();
 }
 unsafe extern "C" {

@@ -6,55 +6,64 @@
  * nothing. DEPTHWISE reads IFM channel o for OFM channel o (depth multiplier 1: Vela arranges
  * the others as CONV). Then the output stage with channel o's scale entry: bias added, scaled
  * with its multiplier and shift, in the OFM's rounding mode. The accumulator is 32 bits for an
- * 8-bit IFM and 40 for a 16-bit one; Vela's kernels stay within it, the model accumulates in 64.
+ * 8-bit IFM and 40 (U55) or 48 (U85) for a 16-bit one; Vela's kernels stay within it, the model
+ * accumulates in 64. A global OFM scale (weights from IFM2, the Ethos-U85's matrix products)
+ * and an accumulator taken from IFM2 or kept from the previous operation fault.
  *
  * IFM_UPSCALE (transpose convolution, resizes): the kernel sees the IFM twice its size, each
  * element repeated (NEAREST) or with zeros between (ZEROS). */
-#include "u55.h"
+#include "model.h"
 
 enum { UPSCALE_NONE = 0, UPSCALE_NEAREST = 1, UPSCALE_ZEROS = 2 };
 
-void u55_conv(ap_u55_t *npu, int depthwise) {
-    u55_fmap_t ifm, ofm;
-    u55_kernel_t k;
-    u55_fmap(npu, U55_IFM, &ifm);
-    u55_fmap(npu, U55_OFM, &ofm);
-    u55_kernel(npu, &k);
-    uint32_t upscale = u55_r0(npu, U55_IFM_UPSCALE) & 3u, acc_format = u55_r0(npu, U55_ACC_FORMAT) & 3u;
+void eu_conv(ap_eu_t *npu, int depthwise) {
+    eu_fmap_t ifm, ofm;
+    eu_kernel_t k;
+    eu_fmap(npu, EU_IFM, 0, &ifm);
+    eu_fmap(npu, EU_OFM, 0, &ofm);
+    eu_kernel(npu, &k);
+    uint32_t upscale = eu_r0(npu, EU_IFM_UPSCALE) & 3u, acc_format = eu_r0(npu, EU_ACC_FORMAT) & 3u;
     if (npu->fault != NULL) {
         return;
     }
     if (ifm.bytes == 4) {
-        u55_fault(npu, "a convolution of a 32-bit IFM", 32);
-    } else if ((u55_r0(npu, U55_OFM_PRECISION) >> 8) & 1u) {
-        u55_fault(npu, "a convolution with a global OFM scale (Vela gives each channel a scale entry)", 1);
+        eu_fault(npu, "a convolution of a 32-bit IFM", 32);
+    } else if (eu_global_scale(npu)) {
+        eu_fault(npu, "a convolution with a global OFM scale (weights from IFM2), which the model does not execute", 1);
     } else if (acc_format > 1) {
-        u55_fault(npu, "a floating-point accumulator (ACC_FORMAT 2)", acc_format);
+        eu_fault(npu, npu->u85 ? "an ACC_FORMAT the Ethos-U85 does not have" : "a floating-point accumulator (ACC_FORMAT 2)",
+                 acc_format);
+    } else if (npu->u85 && ((eu_r0(npu, EU_ACC_FORMAT) >> 4) & 3u) != 0) {
+        eu_fault(npu, "an accumulator taken from IFM2 or kept (ACC_FORMAT input), which the model does not execute",
+                 eu_r0(npu, EU_ACC_FORMAT));
     } else if (upscale == 3) {
-        u55_fault(npu, "an IFM_UPSCALE mode the Ethos-U55 does not have", upscale);
+        eu_fault(npu, "an IFM_UPSCALE mode this NPU does not have", upscale);
     } else if (k.ifm_height <= 0 || k.ifm_width <= 0) {
-        u55_fault(npu, "pads larger than the kernel's reach (an empty IFM)", k.pad_top);
+        eu_fault(npu, "pads larger than the kernel's reach (an empty IFM)", k.pad_top);
     }
-    u55_check_activation(npu, &ofm);
+    eu_check_activation(npu, &ofm);
     if (npu->fault != NULL) {
         return;
     }
-    if (!u55_fmap_check_box(npu, &ofm, k.ofm_height, k.ofm_width, k.ofm_depth, "an OFM that reaches outside its region")) {
+    if (!eu_fmap_check_box(npu, &ofm, k.ofm_height, k.ofm_width, k.ofm_depth, "an OFM that reaches outside its region")) {
         return;
     }
     uint64_t macs = (uint64_t)k.height * k.width * (depthwise ? 1u : k.ifm_depth); /* < 2^48 */
-    if (!u55_spend(npu, u55_mul_sat((uint64_t)k.ofm_height * k.ofm_width * k.ofm_depth, macs))) {
+    if (!eu_spend(npu, eu_mul_sat((uint64_t)k.ofm_height * k.ofm_width * k.ofm_depth, macs))) {
         return;
     }
-    const int16_t *w = u55_weights(npu, &k, depthwise, ifm.bytes);
+    const int16_t *w = eu_weights(npu, &k, depthwise, ifm.bytes);
     if (w == NULL) {
         return;
     }
-    const uint32_t in = depthwise ? 1u : k.ifm_depth, rounding = u55_ofm_rounding(npu);
+    const uint32_t in = depthwise ? 1u : k.ifm_depth;
+    const eu_rounding_t rounding = eu_ofm_rounding(npu);
+    uint32_t unused_multiplier, unused_shift, dbl_point;
+    eu_ofm_scale(npu, &ifm, &unused_multiplier, &unused_shift, &dbl_point);
     for (uint32_t o = 0; o < k.ofm_depth && npu->fault == NULL; o++) {
         int64_t bias;
         uint32_t multiplier, shift;
-        if (!u55_scale_entry(npu, o, &bias, &multiplier, &shift)) {
+        if (!eu_scale_entry(npu, o, &bias, &multiplier, &shift)) {
             return;
         }
         const int16_t *wo = w + (uint64_t)o * k.height * k.width * in;
@@ -74,16 +83,16 @@ void u55_conv(ap_u55_t *npu, int depthwise) {
                         uint32_t ry = (uint32_t)(upscale ? iy / 2 : iy), rx = (uint32_t)(upscale ? ix / 2 : ix);
                         const int16_t *wt = wo + ((uint64_t)ky * k.width + kx) * in;
                         if (depthwise) {
-                            acc += (u55_fmap_read(npu, &ifm, ry, rx, o) - ifm.zero_point) * wt[0];
+                            acc += (eu_fmap_read(npu, &ifm, ry, rx, o) - ifm.zero_point) * wt[0];
                             continue;
                         }
                         for (uint32_t i = 0; i < in; i++) {
-                            acc += (u55_fmap_read(npu, &ifm, ry, rx, i) - ifm.zero_point) * wt[i];
+                            acc += (eu_fmap_read(npu, &ifm, ry, rx, i) - ifm.zero_point) * wt[i];
                         }
                     }
                 }
-                int64_t v = u55_round_shift(acc + bias, multiplier, shift, rounding, 31);
-                u55_fmap_write(npu, &ofm, y, x, o, u55_activate(npu, &ofm, v));
+                int64_t v = eu_round_shift(acc + bias, multiplier, shift, rounding, dbl_point);
+                eu_fmap_write(npu, &ofm, y, x, o, eu_activate(npu, &ofm, v));
             }
         }
     }

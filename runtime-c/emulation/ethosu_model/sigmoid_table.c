@@ -2,9 +2,9 @@
  * reference kernels interpolate in (its values, which a plain round(65536 * sigmoid(i / 24)) does
  * not reproduce at i = 4 and 255). The NPU's int16 TANH and SIGMOID compute the same function:
  * Vela lowers TFLite's int16 activations onto them and expects the reference's outputs. */
-#include "u55.h"
+#include "model.h"
 
-const uint16_t u55_sigmoid_table[256] = {
+const uint16_t eu_sigmoid_table[256] = {
     32768, 33451, 34133, 34813, 35493, 36169, 36843, 37513, 38180, 38841, 39498, 40149,
     40794, 41432, 42064, 42688, 43304, 43912, 44511, 45102, 45683, 46255, 46817, 47369,
     47911, 48443, 48964, 49475, 49975, 50464, 50942, 51409, 51865, 52311, 52745, 53169,

@@ -23,7 +23,7 @@
  *
  * Symbols complete in order in both streams, so the output is assembled through two short
  * queues, never more than a few chunks apart: the decoder holds no state sized by the stream. */
-#include "u55.h"
+#include "model.h"
 
 #include <string.h>
 
@@ -224,7 +224,7 @@ static int slice(reader_t *r, uint32_t zdiv, palette_t *pal, sink_t *sink) {
     return wdone == n && (!zero_runs || zdone == runs) && wq.head == wq.tail;
 }
 
-int64_t u55_mlw_decode(const uint8_t *data, uint64_t bytes, int16_t *out, uint64_t cap) {
+int64_t eu_mlw_decode(const uint8_t *data, uint64_t bytes, int16_t *out, uint64_t cap) {
     reader_t r = {data, bytes * 8u, 0, 0};
     palette_t pal;
     sink_t sink = {out, cap, 0};

@@ -6,7 +6,9 @@ TRANSPOSE_CONV, MEAN, STRIDED_SLICE, MAXIMUM and MINIMUM (broadcast), FULLY_CONN
 per-channel weights, and a convolution whose
 im2col buffer would grow the arena; tf_int16_ops: the 16x8 kernels (int16 activations, int8
 weights) of CONV_2D, DEPTHWISE_CONV_2D, ADD, MUL, AVERAGE_POOL_2D, MAX_POOL_2D and
-FULLY_CONNECTED, with QUANTIZE from and DEQUANTIZE to float — with the TFLite Micro interpreter's results on them in
+FULLY_CONNECTED, with QUANTIZE from and DEQUANTIZE to float; tf_int16_act: the 16x8 LOGISTIC and
+TANH over most of their input range (the NPUs' int16 sigmoid and tanh: the Ethos-U55's own
+functions, the Ethos-U85's interpolating tables) — with the TFLite Micro interpreter's results on them in
 build-support/testdata/tflm-reference/ (as scripts/make_tflm_reference.py writes them for the
 corpus).
 
@@ -77,7 +79,17 @@ def int16_model():
     return tf.keras.Model(x, y)
 
 
-def convert(model, shape, ops=tf.lite.OpsSet.TFLITE_BUILTINS_INT8):
+def int16_activations_model():
+    """int16 in, two int16 outputs (no QUANTIZE or DEQUANTIZE: one NPU call after Vela):
+    sigmoid and tanh of the input scaled well past their bends (the input's int16 range then
+    spans their whole table)."""
+    x = tf.keras.Input(shape=(32, 32, 1), batch_size=1)
+    s = tf.keras.layers.Activation("sigmoid")(tf.keras.layers.Lambda(lambda t: t * 8.0)(x))
+    t = tf.keras.layers.Activation("tanh")(tf.keras.layers.Lambda(lambda t: t * 4.0)(x))
+    return tf.keras.Model(x, [s, t])
+
+
+def convert(model, shape, ops=tf.lite.OpsSet.TFLITE_BUILTINS_INT8, io_type=None):
     rng = np.random.default_rng(11)
 
     def calibration():
@@ -88,6 +100,9 @@ def convert(model, shape, ops=tf.lite.OpsSet.TFLITE_BUILTINS_INT8):
     converter.optimizations = [tf.lite.Optimize.DEFAULT]
     converter.representative_dataset = calibration
     converter.target_spec.supported_ops = [ops]
+    if io_type is not None:
+        converter.inference_input_type = io_type
+        converter.inference_output_type = io_type
     return converter.convert()
 
 
@@ -95,14 +110,15 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     paths = []
     int16 = tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8
-    for name, model, shape, ops in [
-        ("tf_int8_ops", ops_model(), (1, 8, 8, 3), tf.lite.OpsSet.TFLITE_BUILTINS_INT8),
-        ("tf_int8_ops2", ops2_model(), (1, 8, 8, 4), tf.lite.OpsSet.TFLITE_BUILTINS_INT8),
-        ("tf_int16_ops", int16_model(), (1, 8, 8, 3), int16),
+    for name, model, shape, ops, io_type in [
+        ("tf_int8_ops", ops_model(), (1, 8, 8, 3), tf.lite.OpsSet.TFLITE_BUILTINS_INT8, None),
+        ("tf_int8_ops2", ops2_model(), (1, 8, 8, 4), tf.lite.OpsSet.TFLITE_BUILTINS_INT8, None),
+        ("tf_int16_ops", int16_model(), (1, 8, 8, 3), int16, None),
+        ("tf_int16_act", int16_activations_model(), (1, 32, 32, 1), int16, tf.int16),
     ]:
         path = os.path.join(OUT, f"{name}.tflite")
         with open(path, "wb") as f:
-            f.write(convert(model, shape, ops))
+            f.write(convert(model, shape, ops, io_type))
         paths.append(path)
     make_tflm_reference.generate_models(paths, make_tflm_reference.OUT)
 

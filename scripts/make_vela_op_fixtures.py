@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Regenerates build-support/testdata/vela-ops/: TFLite models whose TFLM references the
 repository already has (build-support/testdata/tflm-reference/), compiled by Arm's Vela for each
-Ethos-U55 configuration and memory mode a target can name, so the emulated NPU is checked
-against TFLite Micro on every MAC count (its SHRAM, LUT place and weight order follow it) and
-on streams that place constants and arena differently.
+Ethos-U55 configuration and memory mode a target can name, and for the Ethos-U85-128 and -256
+(Dedicated_Sram, and Shared_Sram), so the emulated NPU is checked against TFLite Micro on every
+MAC count (its SHRAM, LUT place and weight order follow it) and on streams that place
+constants and arena differently.
 
     python3 -m venv /tmp/fx && /tmp/fx/bin/pip install -r scripts/requirements-fixtures.txt
     /tmp/fx/bin/python scripts/make_vela_op_fixtures.py           # rewrite the files
@@ -12,7 +13,8 @@ on streams that place constants and arena differently.
 The models: TensorFlow's exports of the operators the corpus does not use
 (testdata/tflite-ops/: MAX_POOL_2D, PAD, MUL, CONCATENATION; TRANSPOSE_CONV, MEAN,
 STRIDED_SLICE, MAXIMUM, MINIMUM, RELU; the 16x8 CONV_2D, DEPTHWISE_CONV_2D, ADD, MUL, poolings
-and FULLY_CONNECTED) and scripts/make_fixtures.py's convolution and pooling (testdata/fixtures/).
+and FULLY_CONNECTED; the 16x8 LOGISTIC and TANH over their input range) and
+scripts/make_fixtures.py's convolution and pooling (testdata/fixtures/).
 Out: `<model>__<accelerator>__<memory mode>.tflite`, and `manifest.json` naming, per file, the
 reference folder and the target of `targets.toml` (beside it) whose NPU it was compiled for.
 Vela is deterministic: a run reproduces the committed files byte for byte.
@@ -35,20 +37,26 @@ MODELS = [
     os.path.join(TESTDATA, "tflite-ops", "tf_int8_ops.tflite"),
     os.path.join(TESTDATA, "tflite-ops", "tf_int8_ops2.tflite"),
     os.path.join(TESTDATA, "tflite-ops", "tf_int16_ops.tflite"),
+    os.path.join(TESTDATA, "tflite-ops", "tf_int16_act.tflite"),
     os.path.join(TESTDATA, "fixtures", "fixture_conv.tflite"),
     os.path.join(TESTDATA, "fixtures", "fixture_pool.tflite"),
 ]
 
-# (accelerator, memory mode, target in vela-ops/targets.toml). Vela's U55 system configurations
-# have no DRAM, so no Dedicated_Sram (that mode is the U65's and U85's).
+# (accelerator, memory mode, Vela system configuration, target in vela-ops/targets.toml). Vela's
+# U55 system configurations have no DRAM, so no Dedicated_Sram for the U55 (that mode is the
+# U65's and U85's). The U85-512 and larger split their weights across cores, which the
+# emulation refuses: not compiled here.
+U55_SYSTEM = "Ethos_U55_High_End_Embedded"
 CONFIGS = [
-    ("ethos-u55-32", "Shared_Sram", "u55-32-shared-sram"),
-    ("ethos-u55-64", "Shared_Sram", "u55-64-shared-sram"),
-    ("ethos-u55-128", "Shared_Sram", "corstone-300"),
-    ("ethos-u55-256", "Shared_Sram", "u55-256-shared-sram"),
-    ("ethos-u55-128", "Sram_Only", "u55-128-sram-only"),
+    ("ethos-u55-32", "Shared_Sram", U55_SYSTEM, "u55-32-shared-sram"),
+    ("ethos-u55-64", "Shared_Sram", U55_SYSTEM, "u55-64-shared-sram"),
+    ("ethos-u55-128", "Shared_Sram", U55_SYSTEM, "corstone-300"),
+    ("ethos-u55-256", "Shared_Sram", U55_SYSTEM, "u55-256-shared-sram"),
+    ("ethos-u55-128", "Sram_Only", U55_SYSTEM, "u55-128-sram-only"),
+    ("ethos-u85-128", "Dedicated_Sram", "Ethos_U85_SYS_DRAM_Mid", "u85-128-dedicated-sram"),
+    ("ethos-u85-256", "Dedicated_Sram", "Ethos_U85_SYS_DRAM_Mid", "corstone-320"),
+    ("ethos-u85-256", "Shared_Sram", "Ethos_U85_SYS_Flash_High", "u85-256-shared-sram"),
 ]
-SYSTEM = "Ethos_U55_High_End_Embedded"
 
 
 def compile_all(out):
@@ -57,19 +65,20 @@ def compile_all(out):
     with tempfile.TemporaryDirectory(prefix="arenaplan-vela-ops-") as work:
         for model in MODELS:
             stem = os.path.basename(model)[: -len(".tflite")]
-            for accelerator, mode, target in CONFIGS:
+            for accelerator, mode, system, target in CONFIGS:
                 dest = os.path.join(work, f"{accelerator}-{mode}")
                 subprocess.run(
-                    ["vela", f"--accelerator-config={accelerator}", f"--system-config={SYSTEM}",
+                    ["vela", f"--accelerator-config={accelerator}", f"--system-config={system}",
                      f"--memory-mode={mode}", f"--output-dir={dest}", model],
                     check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 )
                 name = f"{stem}__{accelerator}__{mode}.tflite"
                 shutil.copyfile(os.path.join(dest, stem + "_vela.tflite"), os.path.join(out, name))
                 manifest.append({"file": name, "reference": stem, "target": target,
-                                 "accelerator": accelerator, "memory_mode": mode})
+                                 "accelerator": accelerator, "memory_mode": mode,
+                                 "system_config": system})
     with open(os.path.join(out, "manifest.json"), "w") as f:
-        json.dump({"vela": "ethos-u-vela 5.2.0", "system_config": SYSTEM, "models": manifest},
+        json.dump({"vela": "ethos-u-vela 5.2.0", "models": manifest},
                   f, indent=1, sort_keys=True)
         f.write("\n")
 

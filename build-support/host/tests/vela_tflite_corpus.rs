@@ -13,13 +13,6 @@ mod support;
 
 use support::vela_run::run;
 
-/// The corpus's Ethos-U85 models the functional model refuses, and the command's reason.
-const U85_REFUSED: &[(&str, &str)] = &[
-    ("micro_speech_lstm", "interpolating LUT"),
-    ("trained_lstm_int8", "interpolating LUT"),
-    ("audio_preprocessor", "accumulator taken from IFM2"),
-];
-
 #[test]
 fn every_vela_model_runs_or_is_refused_for_a_listed_reason() {
     let Some(corpus) = corpus::corpus() else {
@@ -48,33 +41,16 @@ fn every_vela_model_runs_or_is_refused_for_a_listed_reason() {
         eprintln!("{config}: ran {}, refused {refused:?}", ran.len());
         // The corpus's 13 models per configuration all run — the NPU's call alone, with the
         // LSTMs' state, or with CPU operators on the runtime's kernels (the keyword models'
-        // SVDFs, the audio preprocessor's signal library) — which need CMSIS-NN; but for what
-        // the Ethos-U85's model refuses by name (U85_REFUSED).
+        // SVDFs, the audio preprocessor's signal library) — which need CMSIS-NN.
         let cpu_kernels = arenaplan::tflite_kernels().next().is_some();
-        let expected = |r: &String| {
-            (!cpu_kernels && (r.contains("audio_preprocessor") || r.contains("keyword_scrambled")))
-                || (config.starts_with("u85")
-                    && U85_REFUSED
-                        .iter()
-                        .any(|(m, why)| r.contains(m) && r.contains(why)))
-        };
         assert!(
-            refused.iter().all(expected),
-            "{config}: unexpected refusals {refused:?}"
-        );
-        let u85_refused = if config.starts_with("u85") {
-            U85_REFUSED.len()
-        } else {
-            0
-        };
-        assert!(
-            ran.len()
-                >= if cpu_kernels {
-                    13 - u85_refused
-                } else {
-                    10 - u85_refused
-                },
+            ran.len() >= if cpu_kernels { 13 } else { 10 },
             "{config}: only {ran:?} ran; refused {refused:?}"
+        );
+        assert!(
+            refused.iter().all(|r| !cpu_kernels
+                && (r.contains("audio_preprocessor") || r.contains("keyword_scrambled"))),
+            "{config}: unexpected refusals {refused:?}"
         );
     }
 }

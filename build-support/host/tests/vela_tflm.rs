@@ -120,17 +120,18 @@ struct Manifest {
 }
 
 #[test]
-fn every_u55_configuration_and_memory_mode_runs_on_the_npu_its_target_names() {
+fn every_npu_configuration_and_memory_mode_runs_on_the_npu_its_target_names() {
     // scripts/make_vela_op_fixtures.py: TensorFlow's operator models and the fixtures' through
-    // Vela for the U55-32, -64, -128 and -256 (Shared_Sram) and the U55-128 in Sram_Only; each
-    // target of the folder's catalogue names that NPU, which the host then emulates.
+    // Vela for the U55-32, -64, -128 and -256 (Shared_Sram), the U55-128 in Sram_Only, the
+    // U85-128 and -256 (Dedicated_Sram) and the U85-256 in Shared_Sram; each target of the
+    // folder's catalogue names that NPU, which the host then emulates.
     let folder =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../build-support/testdata/vela-ops");
     let manifest: Manifest =
         serde_json::from_str(&std::fs::read_to_string(folder.join("manifest.json")).unwrap())
             .unwrap();
     let catalogue = Catalogue::load(&folder.join("targets.toml")).unwrap();
-    assert_eq!(manifest.models.len(), 25);
+    assert_eq!(manifest.models.len(), 48);
     for m in &manifest.models {
         let reference = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../build-support/testdata/tflm-reference")
@@ -204,25 +205,27 @@ fn vela_model(corpus: &Path, stem: &str) -> PathBuf {
         .join(format!("{stem}_vela.tflite"))
 }
 
-/// The corpus's Ethos-U85 models the functional model refuses, and the command's reason: the
-/// LSTMs' int16 sigmoid and tanh are interpolating LUTs whose arithmetic is not public; the
-/// audio preprocessor's pooling starts from an accumulator read from IFM2.
-const U85_REFUSED: &[(&str, &str)] = &[
-    ("micro_speech_lstm", "interpolating LUT"),
-    ("trained_lstm_int8", "interpolating LUT"),
-    ("audio_preprocessor", "accumulator taken from IFM2"),
-];
+/// The corpus's Ethos-U85 models whose outputs are not TFLM's, exactly as they differ. Not
+/// explained yet: trained_lstm's U85 stream (its gates' additions fused with the int16
+/// sigmoid and tanh tables) gives TFLM's bytes on invocations 0, 2 and 3 and on 8 of 10 in
+/// invocation 1 (off by up to 3), insensitive to every rounding mode of the output stage;
+/// micro_speech_lstm, the same lowering, is exact. The model stays under test as it is: a
+/// change either way shows here.
+const U85_DIFFERS: &[(&str, &str)] = &[(
+    "tflm__trained_lstm_int8_vela",
+    "invocation 1, output 0 differs from TFLM's in 2 of 10 bytes",
+)];
 
 /// The Ethos-U85 models of the corpus (Dedicated_Sram: the scratch in region 1, the fast
 /// scratch in region 2) on `corstone-320`'s emulated Ethos-U85-256, against the same TFLM
-/// references; what the model does not execute is refused naming the command (U85_REFUSED).
+/// references, state carried (but for U85_DIFFERS).
 #[test]
-fn every_u85_vela_model_gives_tflms_outputs_or_is_refused_by_name() {
+fn every_u85_vela_model_gives_tflms_outputs() {
     let Some(corpus) = corpus::corpus() else {
         return;
     };
     let cpu_kernels = have_tflite_kernels();
-    let (mut ran, mut not_yet, mut refused) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut ran, mut not_yet, mut differs) = (Vec::new(), Vec::new(), Vec::new());
     for model in corpus::files(&corpus.join("vela").join(U85), "tflite") {
         let stem = model.file_stem().unwrap().to_string_lossy().into_owned();
         let folder = reference(&stem);
@@ -240,21 +243,21 @@ fn every_u85_vela_model_gives_tflms_outputs_or_is_refused_by_name() {
             Err(why) if why.starts_with("not yet: ") => not_yet.push(stem),
             Err(why) => {
                 assert!(
-                    U85_REFUSED
+                    U85_DIFFERS
                         .iter()
-                        .any(|(m, reason)| why.contains(m) && why.contains(reason)),
+                        .any(|(m, how)| why == format!("{m}: {how}")),
                     "{why}"
                 );
-                refused.push(stem);
+                differs.push(stem);
             }
         }
     }
-    eprintln!("bit-exact with TFLM: {ran:?}; refused: {refused:?}; not yet: {not_yet:?}");
-    assert_eq!(ran.len() + not_yet.len() + refused.len(), 13);
-    assert_eq!(refused.len(), U85_REFUSED.len(), "{refused:?}");
+    eprintln!("bit-exact with TFLM: {ran:?}; differ: {differs:?}; not yet: {not_yet:?}");
+    assert_eq!(ran.len() + not_yet.len() + differs.len(), 13);
+    assert_eq!(differs.len(), U85_DIFFERS.len(), "{differs:?}");
     assert!(
-        ran.len() >= if cpu_kernels { 10 } else { 8 },
-        "{ran:?} {refused:?} {not_yet:?}"
+        ran.len() >= if cpu_kernels { 12 } else { 9 },
+        "{ran:?} {differs:?} {not_yet:?}"
     );
 }
 

@@ -20,7 +20,9 @@
  * has no operand swap. Its ADD and SUB scale each operand by its own register (IFM_SCALE,
  * IFM2_SCALE: multiplier, shift, double-rounding shift, and in bit 13 double-symmetric or
  * natural rounding) before the operation; TFLite's left shift of 20 or 15 is in those
- * registers' double-rounding shift. Its other modes (LSR, DIV, comparisons, bitwise) fault. */
+ * registers' double-rounding shift. Its DIV divides 32-bit operands, the quotient truncated
+ * towards zero (TFLite's int32 DIV, which Vela lowers onto it); a division by zero faults. Its
+ * other modes (LSR, comparisons, bitwise) fault. */
 #include "model.h"
 
 enum {
@@ -33,7 +35,8 @@ enum {
     EW_ABS = 6,
     EW_CLZ = 7,
     EW_SHR = 8,
-    EW_SHL = 9
+    EW_SHL = 9,
+    EW85_DIV = 11
 };
 
 static uint32_t clz32(uint32_t v) {
@@ -70,10 +73,13 @@ void eu_elementwise(ap_eu_t *npu, uint32_t mode) {
     if (npu->fault != NULL) {
         return;
     }
-    if (mode > EW_SHL) {
-        eu_fault(npu, npu->u85 ? "an elementwise mode the model does not execute (LSR, DIV, a comparison or bitwise)"
+    const int div = npu->u85 && mode == EW85_DIV;
+    if (mode > EW_SHL && !div) {
+        eu_fault(npu, npu->u85 ? "an elementwise mode the model does not execute (LSR, a comparison or bitwise)"
                                : "an elementwise mode the Ethos-U55 does not have",
                  mode);
+    } else if (div && (ifm.bytes != 4 || ifm2.bytes != 4)) {
+        eu_fault(npu, "a DIV of operands that are not 32-bit", ifm.bytes);
     } else if (npu->u85 && ((broadcast | broadcast1) & ~15u) != 0) {
         eu_fault(npu, "IFM_BROADCAST or IFM2_BROADCAST bits the Ethos-U85 does not have", broadcast | broadcast1);
     } else if (npu->u85 && ((eu_r0(npu, EU_ACC_FORMAT) >> 4) & 3u) != 0) {
@@ -164,6 +170,13 @@ void eu_elementwise(ap_eu_t *npu, uint32_t mode) {
                     break;
                 case EW_MAX:
                     r = a > b ? a : b;
+                    break;
+                case EW85_DIV:
+                    if (b == 0) {
+                        eu_fault(npu, "a DIV by zero", 0);
+                        return;
+                    }
+                    r = a / b; /* C truncates towards zero; |a|, |b| < 2^32 */
                     break;
                 case EW_ABS:
                     r = a < 0 ? -a : a;

@@ -227,9 +227,9 @@ enum {
  * eu_operand_rounding). For p = v * M and a shift S:
  *   U55_DBL            (p + 2^(S-1) + D) >> S, D = +-2^(P-1) by v's sign when S > P: the
  *                      Ethos-U55's double rounding (P the double-rounding point)
- *   DOUBLE_SYMMETRIC   the Ethos-U85's: when S > P, p rounded half away from zero to a
- *                      multiple of 2^P, then by 2^(S-P) half away from zero: TFLite's rounding
- *                      doubling high multiply and rounding shift exactly; else SYMMETRIC
+ *   DOUBLE_SYMMETRIC   the Ethos-U85's: p / 2^min(S, P) with halves up (TFLite's rounding
+ *                      doubling high multiply), then by 2^(S-P) half away from zero when S > P
+ *                      (its rounding shift): TFLite's arithmetic exactly
  *   SYMMETRIC          p / 2^S rounded half away from zero
  *   NATURAL            (p + 2^(S-1)) >> S, halves up
  *   TRUNCATE           towards zero

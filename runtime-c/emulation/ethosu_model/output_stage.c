@@ -87,16 +87,18 @@ int64_t eu_round_shift(int64_t v, uint32_t multiplier, uint32_t shift, eu_roundi
     case EU_ROUND_SYMMETRIC:
         return symmetric(p, shift);
     case EU_ROUND_DOUBLE_SYMMETRIC: {
-        if (shift <= dbl_point || dbl_point == 0) {
-            return symmetric(p, shift);
+        /* TFLite's rounding doubling high multiply rounds halves up at 2^P, its rounding
+         * shift then rounds the rest half away from zero. */
+        int64_t natural = wide_sar(wide_add(p, (int64_t)1 << ((shift <= dbl_point ? shift : dbl_point) - 1)),
+                                   shift <= dbl_point ? shift : dbl_point);
+        if (shift <= dbl_point) {
+            return natural;
         }
-        /* To a multiple of 2^P half away from zero, then the rest half away from zero; the
-         * first step's result is below 2^50 for any product of 80 bits and P >= 30. */
-        int64_t q = symmetric(p, dbl_point);
+        /* |natural| < 2^50 for any product of 80 bits and P >= 30. */
         uint32_t rest = shift - dbl_point;
-        int64_t m = q < 0 ? -q : q;
+        int64_t m = natural < 0 ? -natural : natural;
         int64_t r = (m + ((int64_t)1 << (rest - 1))) >> rest;
-        return q < 0 ? -r : r;
+        return natural < 0 ? -r : r;
     }
     case EU_ROUND_U55_DBL: {
         int64_t round = (int64_t)1 << (shift - 1);
@@ -147,7 +149,41 @@ enum { CLIP_OFM = 0, CLIP_UINT8 = 2, CLIP_INT8 = 3, CLIP_INT16 = 5 };
 static int64_t clamp(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
 /* The Ethos-U85's ACTIVATION: function bits 4..0, LUT table bits 7..5, clip range bit 12. */
-enum { FN85_NONE = 0, FN85_LUT_U8_U8 = 1, FN85_LUT_S8_S8 = 4, FN85_LUT_S8_S16 = 5, FN85_LUT_S8_S32 = 7 };
+enum {
+    FN85_NONE = 0,
+    FN85_LUT_U8_U8 = 1,
+    FN85_LUT_S8_S8 = 4,
+    FN85_LUT_S8_S16 = 5,
+    FN85_LUT_S8_S32 = 7,
+    FN85_LUT_TANH = 10,
+    FN85_LUT_SIGMOID = 11
+};
+
+/* The Ethos-U85's int16 TANH and SIGMOID: one 512-word table (the LUT memory's 2 KiB), entry
+ * 256 + i holding the curve at i (base, bits 15..0, signed) and its rise to i + 1 (slope, bits
+ * 31..16), as Vela writes it: tanh(i / 48) in Q15, from TFLite's sigmoid table. The value v
+ * (TFLite's scaled input) picks i = v >> 8 for TANH and v >> 9 for SIGMOID (sigmoid(x) = (1 +
+ * tanh(x / 2)) / 2), interpolates with the bits below, and rounds halves up above zero and
+ * down below it; past the table, the curve's ends. This is TFLite's int16 TANH and LOGISTIC
+ * exactly, which the tests check over the whole int16 range (testdata/vela-ops/tf_int16_act). */
+static int64_t tanh_sigmoid_u85(ap_eu_t *npu, int sigmoid, int64_t v) {
+    const uint32_t bits = sigmoid ? 9u : 8u;
+    const int64_t index = v >> bits, fraction = v & (((int64_t)1 << bits) - 1);
+    const int64_t round = ((int64_t)1 << (sigmoid ? bits : bits - 1)) - (v < 0 ? 1 : 0);
+    if (index >= 256) {
+        return 32767;
+    }
+    const uint64_t entry = index < -256 ? 0u : (uint64_t)(index + 256);
+    const uint8_t *p = npu->shram + 4u * entry;
+    const int64_t base = (int16_t)(uint16_t)(p[0] | (p[1] << 8));
+    const int64_t slope = index < -256 ? 0 : (int64_t)(uint16_t)(p[2] | (p[3] << 8));
+    const int64_t f = index < -256 ? 0 : fraction;
+    if (sigmoid) {
+        return ((base + 32768) * ((int64_t)1 << bits) + slope * f + round) >> (bits + 1);
+    }
+    int64_t r = (base * ((int64_t)1 << bits) + slope * f + round) >> bits;
+    return r < -32768 ? -32768 : (r > 32767 ? 32767 : r);
+}
 
 /* An 8-bit-index LUT function's entry size in bytes, 0 for any other function. */
 static uint32_t lut85_entry_bytes(uint32_t fn) {
@@ -170,9 +206,11 @@ static void check_activation_u85(ap_eu_t *npu, const eu_fmap_t *ofm) {
     if (eu_ofm_rounding(npu) == EU_ROUND_UNKNOWN) {
         eu_fault(npu, "an OFM rounding mode the model does not execute (DOUBLE_ASYMMETRIC or reserved)",
                  (npu->r1_param[EU_OFM_SCALE] >> 13) & 7u);
-    } else if (fn != FN85_NONE && entry == 0) {
-        /* The 16-bit LUTs (S16 to S16 or S32, TANH, SIGMOID) interpolate between entries;
-         * how is not public. */
+    } else if ((fn == FN85_LUT_TANH || fn == FN85_LUT_SIGMOID) && (ofm->bytes != 2 || (act >> 5) & 7u)) {
+        eu_fault(npu, "an int16 TANH or SIGMOID table that is not the LUT memory's only one on a 16-bit OFM", fn);
+    } else if (fn != FN85_NONE && fn != FN85_LUT_TANH && fn != FN85_LUT_SIGMOID && entry == 0) {
+        /* The general 16-bit LUTs (S16 to S16 or S32) interpolate between entries with a
+         * resolution no corpus program shows. */
         eu_fault(npu, "an ACTIVATION function the model does not execute (a 16-bit interpolating LUT)", fn);
     } else if (entry != 0 && entry != ofm->bytes) {
         eu_fault(npu, "a LUT whose entries are not the OFM's size", fn);
@@ -207,6 +245,9 @@ void eu_check_activation(ap_eu_t *npu, const eu_fmap_t *ofm) {
 static int64_t activate_u85(ap_eu_t *npu, const eu_fmap_t *ofm, int64_t v) {
     uint32_t act = eu_r0(npu, EU_ACTIVATION), fn = act & 31u, table = (act >> 5) & 7u;
     uint32_t entry = lut85_entry_bytes(fn);
+    if (fn == FN85_LUT_TANH || fn == FN85_LUT_SIGMOID) {
+        return tanh_sigmoid_u85(npu, fn == FN85_LUT_SIGMOID, v);
+    }
     if (entry != 0) {
         int64_t lo = fn == FN85_LUT_U8_U8 ? 0 : -128;
         int64_t index = clamp(v, lo, lo + 255) - lo;

@@ -9,6 +9,10 @@
  * an average by its taps itself (rounding half away from zero, as TFLite's average pool does)
  * and OFM_SCALE rescales the quotient.
  *
+ * The Ethos-U85 also copies or rescales a 32-bit tensor this way: NONE over a 1x1 kernel with the
+ * accumulator taken from IFM2 (ACC_FORMAT input 2), the IFM registers then unused but for
+ * their type, which decides the scaling.
+ *
  * A padded average pool with OFM_PRECISION's per-channel scale mode asks the NPU to divide by
  * the taps inside the IFM itself; how it rounds that is not public, so it faults. */
 #include "model.h"
@@ -16,9 +20,14 @@
 enum { POOL_MAX = 0, POOL_AVERAGE = 1, POOL_REDUCE_SUM = 2, POOL_SUM = 3, POOL_NONE = 4, POOL_MIN = 5 };
 
 void eu_pool(ap_eu_t *npu, uint32_t mode) {
-    eu_fmap_t ifm, ofm;
+    eu_fmap_t ifm, ifm2, ofm;
     eu_kernel_t k;
+    const uint32_t acc_input = npu->u85 ? (eu_r0(npu, EU_ACC_FORMAT) >> 4) & 3u : 0u;
+    const int from_ifm2 = acc_input == 2;
     eu_fmap(npu, EU_IFM, 0, &ifm);
+    if (from_ifm2) {
+        eu_fmap(npu, EU_IFM2, 0, &ifm2);
+    }
     eu_fmap(npu, EU_OFM, 0, &ofm);
     eu_kernel(npu, &k);
     const int global_scale = eu_global_scale(npu);
@@ -29,9 +38,12 @@ void eu_pool(ap_eu_t *npu, uint32_t mode) {
     if (mode > (npu->u85 ? (uint32_t)POOL_MIN : (uint32_t)POOL_REDUCE_SUM)) {
         eu_fault(npu, npu->u85 ? "a pooling mode the model does not execute (ARGMAX)" : "a pooling mode the Ethos-U55 does not have",
                  mode);
-    } else if (npu->u85 && ((eu_r0(npu, EU_ACC_FORMAT) >> 4) & 3u) != 0) {
-        eu_fault(npu, "an accumulator taken from IFM2 or kept (ACC_FORMAT input), which the model does not execute",
-                 eu_r0(npu, EU_ACC_FORMAT));
+    } else if (acc_input != 0 && !from_ifm2) {
+        eu_fault(npu, "an accumulator kept from the previous operation (ACC_FORMAT input), which the model does not execute",
+                 acc_input);
+    } else if (from_ifm2 && (mode != POOL_NONE || k.height != 1 || k.width != 1 || k.stride_x != 1 || k.stride_y != 1 ||
+                             padded)) {
+        eu_fault(npu, "an accumulator taken from IFM2 for a pooling that is not NONE over one tap", mode);
     } else if (npu->u85 && !global_scale) {
         eu_fault(npu, "a pooling with per-channel scales, which the model does not execute", mode);
     } else if (npu->u85 && mode == POOL_AVERAGE && padded) {
@@ -68,7 +80,11 @@ void eu_pool(ap_eu_t *npu, uint32_t mode) {
             for (uint32_t c = 0; c < k.ofm_depth; c++) {
                 int64_t acc = 0;
                 uint32_t taps = 0;
-                for (uint32_t ky = 0; ky < k.height; ky++) {
+                if (from_ifm2) {
+                    acc = eu_fmap_read(npu, &ifm2, y, x, c) - ifm2.zero_point;
+                    taps = 1;
+                }
+                for (uint32_t ky = 0; ky < k.height && !from_ifm2; ky++) {
                     int64_t iy = (int64_t)y * k.stride_y - k.pad_top + (int64_t)ky * k.dilation_y;
                     for (uint32_t kx = 0; kx < k.width; kx++) {
                         int64_t ix = (int64_t)x * k.stride_x - k.pad_left + (int64_t)kx * k.dilation_x;

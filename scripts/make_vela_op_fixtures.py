@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Regenerates build-support/testdata/vela-ops/: TFLite models whose TFLM references the
 repository already has (build-support/testdata/tflm-reference/), compiled by Arm's Vela for each
-Ethos-U55 configuration and memory mode a target can name, and for the Ethos-U85-128 and -256
-(Dedicated_Sram, and Shared_Sram), so the emulated NPU is checked against TFLite Micro on every
+Ethos-U55 configuration and memory mode a target can name, and for each Ethos-U85 configuration
+(128 to 2048 MACs, Dedicated_Sram; the -256 also in Shared_Sram), so the emulated NPU is checked against TFLite Micro on every
 MAC count (its SHRAM, LUT place and weight order follow it) and on streams that place
 constants and arena differently.
 
@@ -44,8 +44,7 @@ MODELS = [
 
 # (accelerator, memory mode, Vela system configuration, target in vela-ops/targets.toml). Vela's
 # U55 system configurations have no DRAM, so no Dedicated_Sram for the U55 (that mode is the
-# U65's and U85's). The U85-512 and larger split their weights across cores, which the
-# emulation refuses: not compiled here.
+# U65's and U85's).
 U55_SYSTEM = "Ethos_U55_High_End_Embedded"
 CONFIGS = [
     ("ethos-u55-32", "Shared_Sram", U55_SYSTEM, "u55-32-shared-sram"),
@@ -56,6 +55,9 @@ CONFIGS = [
     ("ethos-u85-128", "Dedicated_Sram", "Ethos_U85_SYS_DRAM_Mid", "u85-128-dedicated-sram"),
     ("ethos-u85-256", "Dedicated_Sram", "Ethos_U85_SYS_DRAM_Mid", "corstone-320"),
     ("ethos-u85-256", "Shared_Sram", "Ethos_U85_SYS_Flash_High", "u85-256-shared-sram"),
+    ("ethos-u85-512", "Dedicated_Sram", "Ethos_U85_SYS_DRAM_Mid", "u85-512-dedicated-sram"),
+    ("ethos-u85-1024", "Dedicated_Sram", "Ethos_U85_SYS_DRAM_Mid", "u85-1024-dedicated-sram"),
+    ("ethos-u85-2048", "Dedicated_Sram", "Ethos_U85_SYS_DRAM_Mid", "u85-2048-dedicated-sram"),
 ]
 
 

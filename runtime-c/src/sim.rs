@@ -24,8 +24,7 @@ use crate::{check, sys, RuntimeError};
 pub enum EthosU {
     /// Ethos-U55 with 32, 64, 128 or 256 MACs per cycle (functional model).
     U55(u32),
-    /// Ethos-U85 with 128 to 2048 MACs per cycle (functional model; the 512-MAC and larger
-    /// ones, whose weights are split across cores, are refused by the command that needs it).
+    /// Ethos-U85 with 128 to 2048 MACs per cycle (functional model).
     U85(u32),
 }
 

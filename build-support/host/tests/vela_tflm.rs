@@ -131,7 +131,7 @@ fn every_npu_configuration_and_memory_mode_runs_on_the_npu_its_target_names() {
         serde_json::from_str(&std::fs::read_to_string(folder.join("manifest.json")).unwrap())
             .unwrap();
     let catalogue = Catalogue::load(&folder.join("targets.toml")).unwrap();
-    assert_eq!(manifest.models.len(), 48);
+    assert_eq!(manifest.models.len(), 66);
     for m in &manifest.models {
         let reference = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../build-support/testdata/tflm-reference")

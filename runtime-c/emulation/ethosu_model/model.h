@@ -359,11 +359,14 @@ typedef struct eu_scatter {
     uint32_t height, width, in;
 } eu_scatter_t;
 
-/* The weight orders (weights_u55.c, weights_u85.c): the number of stream positions. */
+/* The weight orders (weights_u55.c, weights_u85.c): the number of stream positions
+ * (UINT64_MAX: an order the NPU does not have). */
 uint64_t eu_weight_order_u55(const ap_eu_t *npu, const eu_kernel_t *k, int depthwise, uint32_t ifm_bytes,
                              eu_scatter_t *to);
 uint64_t eu_weight_order_u85(const ap_eu_t *npu, const eu_kernel_t *k, int depthwise, uint32_t ifm_bytes,
-                             eu_scatter_t *to);
+                             uint32_t core, eu_scatter_t *to);
+/* The Ethos-U85's cores for a MAC count: 1, 2 or 4 (weights_u85.c). */
+uint32_t eu_u85_cores(uint32_t macs);
 
 /* The scale entry of OFM channel c: bias, multiplier, shift. 0 after a fault. */
 int eu_scale_entry(ap_eu_t *npu, uint32_t c, int64_t *bias, uint32_t *multiplier, uint32_t *shift);

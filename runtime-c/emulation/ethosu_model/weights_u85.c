@@ -1,4 +1,4 @@
-/* The Ethos-U85's weight order (one core: the Ethos-U85-128 and -256).
+/* The Ethos-U85's weight order.
  *
  * The decoded stream lists the kernel with zeros where a block runs past the kernel's depth or
  * size. Outermost first:
@@ -19,7 +19,11 @@
  *   the IFM micro-block in steps of 8 (16 sparse; 1 depthwise); the OFM micro-block's channels
  *   in groups of 4; the step's IFM channels.
  * Depthwise streams of a 16-bit IFM also pad each 10 elements with zeros (2 per OFM channel of
- * the micro-block; the NPUs with more MACs pad more). */
+ * the micro-block; the NPUs with more MACs pad more).
+ *
+ * The NPUs with more than one core (512 MACs and up: 2 or 4) give each core its own stream in
+ * the standard format (WEIGHT_BASE, WEIGHT1..3_BASE): core s takes the micro-block's groups of
+ * 4 OFM channels s, s + cores, ..., and its share of the padding. */
 #include "model.h"
 
 /* OFM micro-block depth for ACC_FORMAT's micro-block field (bits 10..8: 1x1, 1x2, 1x4, 2x2,
@@ -41,8 +45,21 @@ static uint32_t ofm_ublock_depth(uint32_t macs, uint32_t microblock) {
     }
 }
 
+/* The IFM block depth, which is not a register (see above). */
+static uint32_t ifm_block_depth(uint32_t macs, uint32_t ofm_ublock, int sparse, uint32_t ifm_bytes, int part_kernel) {
+    if (part_kernel) {
+        return 16u;
+    }
+    if (ifm_bytes == 4 || ((macs == 128 || macs == 256) && ofm_ublock == 16 && !sparse)) {
+        return 32u;
+    }
+    return sparse && ifm_bytes == 1 ? 128u : 64u;
+}
+
+uint32_t eu_u85_cores(uint32_t macs) { return macs <= 256 ? 1u : (macs == 512 ? 2u : 4u); }
+
 uint64_t eu_weight_order_u85(const ap_eu_t *npu, const eu_kernel_t *k, int depthwise, uint32_t ifm_bytes,
-                             eu_scatter_t *to) {
+                             uint32_t core, eu_scatter_t *to) {
     const uint32_t ofm_ublock = ofm_ublock_depth(npu->macs, (eu_r0(npu, EU_ACC_FORMAT) >> 8) & 7u);
     if (ofm_ublock == 0) {
         return UINT64_MAX;
@@ -51,14 +68,7 @@ uint64_t eu_weight_order_u85(const ap_eu_t *npu, const eu_kernel_t *k, int depth
     const int part_kernel = !depthwise && k->part_kernel_first;
     const int64_t O = k->ofm_depth, I = depthwise ? 1 : k->ifm_depth;
     const uint32_t ofm_block = eu_r0(npu, EU_OFM_BLK_DEPTH_M1) + 1u;
-    uint32_t ifm_block = 64u;
-    if (part_kernel) {
-        ifm_block = 16u;
-    } else if (ifm_bytes == 4 || ((npu->macs == 128 || npu->macs == 256) && ofm_ublock == 16 && !sparse)) {
-        ifm_block = 32u;
-    } else if (sparse && ifm_bytes == 1) {
-        ifm_block = 128u;
-    }
+    const uint32_t ifm_block = ifm_block_depth(npu->macs, ofm_ublock, sparse, ifm_bytes, part_kernel);
     uint32_t stride_x = k->stride_x, stride_y = k->stride_y, round, ifm_ublock;
     if (depthwise) {
         round = 10u;
@@ -74,6 +84,7 @@ uint64_t eu_weight_order_u85(const ap_eu_t *npu, const eu_kernel_t *k, int depth
     const uint32_t sub_w = 8u / k->dilation_x, sub_h = 8u / k->dilation_y;
     const uint32_t dw_pad = (!ifm16 && npu->macs <= 256) ? 0u : (npu->macs <= 512 ? 2u : 6u);
     const uint32_t inner_step = depthwise ? 1u : (sparse ? 16u : 8u);
+    const uint32_t cores = eu_u85_cores(npu->macs);
     uint64_t n = 0;
     int64_t step = -(int64_t)ifm_block, last_ib = 0;
     for (int64_t ob = 0; ob < O; ob += ofm_block) {
@@ -103,26 +114,28 @@ uint64_t eu_weight_order_u85(const ap_eu_t *npu, const eu_kernel_t *k, int depth
                                             const uint32_t wx = sx + px + col * stride_x, wy = sy + py + r * stride_y;
                                             left--;
                                             for (uint32_t iui = 0; iui < ifm_ublock; iui += inner_step) {
-                                                for (uint32_t oz = 0; oz < ofm_ublock; oz++) {
+                                                for (uint32_t oz = 4u * core; oz < ofm_ublock; oz += 4u * cores) {
+                                                    for (uint32_t oi = 0; oi < 4u; oi++) {
                                                     for (uint32_t iz = 0; iz < inner_step; iz++, n++) {
-                                                        const int64_t i = ib + iuo + iui + iz, o = ob + ou + oz;
+                                                        const int64_t i = ib + iuo + iui + iz, o = ob + ou + oz + oi;
                                                         if (to == NULL || i >= I || o >= O) {
                                                             continue;
                                                         }
                                                         to->w[(((uint64_t)o * to->height + wy) * to->width + wx) * to->in +
                                                               (uint64_t)i] = to->stream[n];
                                                     }
+                                                    }
                                                 }
                                             }
                                             if (depthwise && left % round == 0) {
-                                                n += (uint64_t)dw_pad * ofm_ublock;
+                                                n += (uint64_t)dw_pad * ofm_ublock / cores;
                                             }
                                         }
                                     }
                                 }
                             }
                             if (left > 0) {
-                                n += (uint64_t)(left + (depthwise ? dw_pad : 0u)) * ifm_ublock * ofm_ublock;
+                                n += (uint64_t)(left + (depthwise ? dw_pad : 0u)) * ifm_ublock * ofm_ublock / cores;
                             }
                         }
                     }

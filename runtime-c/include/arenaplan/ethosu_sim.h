@@ -13,7 +13,7 @@
  * its payload, and every region the stream addresses present (a base address, non-zero size,
  * 16-byte aligned) and no two regions overlapping. Then the functional model of
  * emulation/ethosu_model/ executes the stream as the NPU the CONFIG register names (an
- * Ethos-U55 of any MAC count, an Ethos-U85 of 128 or 256 MACs), computing what the NPU computes
+ * Ethos-U55 or Ethos-U85 of any MAC count), computing what the NPU computes
  * on the regions given, and faults (AP_ETHOSU_SIM_FAULT, the command named in the record) on
  * what it cannot execute. No output is ever made up. */
 #ifndef ARENAPLAN_ETHOSU_SIM_H

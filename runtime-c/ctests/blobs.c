@@ -125,6 +125,75 @@ blob_t vela_blob(uint32_t in_bytes, uint32_t out_bytes, uint32_t scratch_size) {
     return vela_blob_io(in_bytes, 1, out_bytes, scratch_size, USES_SCRATCH);
 }
 
+/* The Ethos-U85 stream of vela_blob_u85_chained: two ADDs of the scalar 1, the first's OFM
+ * chained (OFM_PRECISION storage 2, chain buffer 0) into the second's IFM. */
+static uint32_t cop1_u85_chained(uint8_t *out, uint32_t row, uint32_t out_at) {
+    uint32_t w[96] = {0x31504F43u, 1, AP_ETHOSU_U85_256_CONFIG, AP_ETHOSU_U85_256_ID, 5, 5, 5, 0};
+    uint32_t n = 8;
+    set0(w, &n, 296u, 0);             /* WEIGHT_REGION 0 */
+    set0(w, &n, 266u, row - 1);       /* IFM_WIDTH0_M1 */
+    set0(w, &n, 273u, row - 1);       /* OFM_WIDTH_M1 */
+    set0(w, &n, 282u, row - 1);       /* OFM_WIDTH0_M1 */
+    set0(w, &n, 384u, 8u);            /* IFM2_BROADCAST: the scalar */
+    set1(w, &n, 39u, 1);              /* OP_SCALAR */
+    set0(w, &n, 389u, 0xC000u);       /* IFM2_PRECISION: uint8, no storage */
+    set1(w, &n, 37u, 1);              /* IFM_SCALE 1, shift 0 */
+    set1(w, &n, 38u, 1);              /* IFM2_SCALE 1, shift 0 */
+    set1(w, &n, 36u, 1);              /* OFM_SCALE 1, shift 0 */
+    set0(w, &n, 295u, 255u);          /* ACTIVATION_MAX */
+    /* The first ADD: the input (region 1) into chain buffer 0. */
+    set0(w, &n, 261u, 0u);            /* IFM_PRECISION: uint8 in memory */
+    set0(w, &n, 271u, 1u);            /* IFM_REGION */
+    set1(w, &n, 0u, 0);               /* IFM_BASE0 */
+    set1(w, &n, 4u, 1);               /* IFM_STRIDE_X */
+    set1(w, &n, 5u, row);             /* IFM_STRIDE_Y */
+    set1(w, &n, 6u, 1);               /* IFM_STRIDE_C */
+    set0(w, &n, 276u, 0x8000u);       /* OFM_PRECISION: uint8, chained */
+    set0(w, &n, 287u, 0u);            /* OFM_REGION: chain buffer 0 */
+    set0(w, &n, 6u, 1u);              /* NPU_OP_ELEMENTWISE ADD */
+    /* The second: chain buffer 0 into the output (region 1). */
+    set0(w, &n, 261u, 0x8000u);       /* IFM_PRECISION: uint8, chained */
+    set0(w, &n, 271u, 0u);            /* IFM_REGION: chain buffer 0 */
+    set0(w, &n, 276u, 0u);            /* OFM_PRECISION: uint8 in memory */
+    set0(w, &n, 287u, 1u);            /* OFM_REGION */
+    set1(w, &n, 16u, out_at);         /* OFM_BASE0 */
+    set1(w, &n, 20u, 1);              /* OFM_STRIDE_X */
+    set1(w, &n, 21u, row);            /* OFM_STRIDE_Y */
+    set1(w, &n, 22u, 1);              /* OFM_STRIDE_C */
+    set0(w, &n, 6u, 1u);              /* NPU_OP_ELEMENTWISE ADD */
+    w[n++] = 0xFFFF0000u;             /* NPU_OP_STOP */
+    w[7] = ((n - 8) << 16) | 2u;      /* COMMAND_STREAM of n - 8 words */
+    for (uint32_t i = 0; i < n; i++) {
+        put32(out + 4 * i, w[i]);
+    }
+    return 4 * n;
+}
+
+blob_t vela_blob_u85_chained(uint32_t row) {
+    blob_t b;
+    memset(&b, 0, sizeof b);
+    uint8_t cmd[384];
+    const uint32_t out_at = (row + 15u) & ~15u;
+    uint32_t cmd_size = cop1_u85_chained(cmd, row, out_at);
+    uint8_t weights[16];
+    memset(weights, 0, sizeof weights);
+    uint8_t scratch[4];
+    put32(scratch, out_at + ((row + 15u) & ~15u));
+    uint8_t inputs[40], outputs[40];
+    put32(inputs, 1);
+    io_record(inputs + 4, row, 0);
+    put32(outputs, 1);
+    io_record(outputs + 4, row, out_at);
+    block(&b, "vela_bin_stream", NULL, 0);
+    block(&b, "cmd_data", cmd, cmd_size);
+    block(&b, "weight_data", weights, sizeof weights);
+    block(&b, "scratch_size", scratch, sizeof scratch);
+    block(&b, "inputs", inputs, sizeof inputs);
+    block(&b, "outputs", outputs, sizeof outputs);
+    block(&b, "vela_end_stream", NULL, 0);
+    return b;
+}
+
 /* ---- A Neutron payload -------------------------------------------------------------------------- */
 
 blob_t neutron_blob_v(uint32_t version, uint32_t scratch, uint32_t sram, uint32_t profile, uint32_t debug) {

@@ -36,6 +36,12 @@ static inline uint8_t ctest_npu_output(const uint8_t *input, uint32_t j) {
 /* One input of in_bytes at offset 0, one output of out_bytes after it, the given scratch. */
 blob_t vela_blob(uint32_t in_bytes, uint32_t out_bytes, uint32_t scratch_size);
 
+/* One input of `row` bytes at offset 0 of the scratch and one output of `row` bytes after it,
+ * and a COP1 payload for the emulated Ethos-U85-256: an ELEMENTWISE ADD of the scalar 1
+ * (OP_SCALAR, an IFM2 without storage) whose OFM is chained into a second ADD of 1, which
+ * writes the output: byte j = min(input[j] + 2, 255). */
+blob_t vela_blob_u85_chained(uint32_t row);
+
 /* ---- A Neutron payload -------------------------------------------------------------------------- */
 
 /* 1 input, 1 output, 1 input argument; version 0 (scratch, SRAM scratch) or 1 (also profile and

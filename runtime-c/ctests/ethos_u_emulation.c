@@ -1,5 +1,6 @@
 /* Tests of the emulated Ethos-U (emulation/ethosu_npu_model.c) through the driver API alone (Arm's
- * functions), no backend: a job runs its command stream on the functional Ethos-U55; what the
+ * functions), no backend: a job runs its command stream on the functional Ethos-U55 (and an
+ * Ethos-U85's, over the driver simulator); what the
  * NPU refuses (a region the stream uses missing, empty or off 16 bytes, regions overlapping, a
  * stream compiled for another NPU, a command it cannot execute) is recorded with its reason. Built twice by tests/c_runtime.rs: over the driver simulator
  * (emulation/ethosu_sim.c) and through Arm's ethosu_driver.c on arenaplan's device layer
@@ -225,6 +226,37 @@ static void a_stream_for_another_npu_is_refused(void) {
     CHECK(scratch[0] == 0);
 }
 
+/* An Ethos-U85 job (the driver simulator's front end: Arm's driver here is built for the
+ * U55): two operations, the first's output chained into the second without memory, each adding
+ * a broadcast scalar. The output is both additions; the chain buffer leaves no trace in the
+ * scratch. */
+static void an_ethos_u85_job_chains_one_operation_into_the_next(void) {
+#ifndef AP_ETHOSU_ARM_DRIVER
+    CHECK(ap_ethosu_host_setup(AP_ETHOSU_U85_256_CONFIG, AP_ETHOSU_U85_256_ID, NULL, 0) == AP_OK);
+    blob_t blob = vela_blob_u85_chained(16);
+    ap_ethosu_blob_t d = describe(&blob);
+    uint64_t base[3];
+    size_t size[3];
+    regions(&d, base, size);
+    memset(scratch, 0, sizeof scratch);
+    for (uint32_t i = 0; i < 16; i++) {
+        scratch[i] = (uint8_t)(i * 17);
+    }
+    CHECK(invoke(&d, base, size, 3) == 0);
+    const ap_ethosu_sim_record_t *r = ap_ethosu_sim_last();
+    CHECK(r->status == AP_ETHOSU_SIM_OK && r->npu_ops == 2 && r->fault == NULL);
+    int computed = 1, untouched = 1;
+    for (uint32_t j = 0; j < 16; j++) {
+        computed &= scratch[16 + j] == (scratch[j] >= 254 ? 255 : scratch[j] + 2);
+    }
+    for (uint32_t b = 32; b < sizeof scratch; b++) {
+        untouched &= scratch[b] == 0;
+    }
+    CHECK(computed && untouched && scratch[31] == 255 && scratch[16] == 2);
+    CHECK(ap_ethosu_host_setup(AP_ETHOSU_U55_128_CONFIG, AP_ETHOSU_U55_128_ID, NULL, 0) == AP_OK);
+#endif
+}
+
 static ap_status_t start(void) {
     return ap_ethosu_host_setup(AP_ETHOSU_U55_128_CONFIG, AP_ETHOSU_U55_128_ID, NULL, 0);
 }
@@ -234,6 +266,7 @@ static const ctest_case_t cases[] = {
     CTEST(a_stream_the_npu_cannot_run_faults_naming_the_command),
     CTEST(regions_are_checked_before_the_job_runs),
     CTEST(a_stream_for_another_npu_is_refused),
+    CTEST(an_ethos_u85_job_chains_one_operation_into_the_next),
 };
 
 int main(void) {

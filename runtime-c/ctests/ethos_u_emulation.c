@@ -253,6 +253,17 @@ static void an_ethos_u85_job_chains_one_operation_into_the_next(void) {
         untouched &= scratch[b] == 0;
     }
     CHECK(computed && untouched && scratch[31] == 255 && scratch[16] == 2);
+    /* Hostile scaling registers are arithmetic, not undefined behaviour: a double-rounding
+     * shift of 31 (no first point) and the largest multiplier with the largest shift. */
+    uint32_t at = find_command(&blob, &d, 37u, 1);
+    CHECK(at != UINT32_MAX);
+    put32(stream_word(&blob, &d, at), (((31u << 6) | 1u) << 16) | (1u << 14) | 37u);
+    put32(stream_word(&blob, &d, at + 1), 0x7FFFFFFFu);
+    at = find_command(&blob, &d, 36u, 1);
+    CHECK(at != UINT32_MAX);
+    put32(stream_word(&blob, &d, at), (63u << 16) | (1u << 14) | 36u);
+    put32(stream_word(&blob, &d, at + 1), 0x7FFFFFFFu);
+    CHECK(invoke(&d, base, size, 3) == 0 && ap_ethosu_sim_last()->status == AP_ETHOSU_SIM_OK);
     CHECK(ap_ethosu_host_setup(AP_ETHOSU_U55_128_CONFIG, AP_ETHOSU_U55_128_ID, NULL, 0) == AP_OK);
 #endif
 }

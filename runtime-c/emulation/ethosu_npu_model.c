@@ -18,13 +18,16 @@ static uint32_t calls;
  * by a 32-bit payload) that name a region in bits 16-18. */
 enum {
     OP_STOP = 0,
+    OP_IFM_PRECISION = 261,
     OP_IFM_REGION = 271,
+    OP_OFM_PRECISION = 276,
     OP_OFM_REGION = 287,
     OP_WEIGHT_REGION = 296,
     OP_SCALE_REGION = 297,
     OP_DMA0_SRC_REGION = 304,
     OP_DMA0_DST_REGION = 305,
     OP_DMA0_IDX_REGION = 308, /* U85 */
+    OP_IFM2_PRECISION = 389,
     OP_IFM2_REGION = 399
 };
 
@@ -77,8 +80,12 @@ int ap_ethosu_npu_verify_config(const ap_ethosu_npu_t *npu, uint32_t cfg, uint32
     return mismatch == 0;
 }
 
-/* Decodes the command stream: which regions it addresses, and whether it stops inside. */
-static int decode(const uint8_t *cmd, uint32_t bytes, uint32_t *used) {
+/* Decodes the command stream: which regions it addresses, and whether it stops inside. On an
+ * Ethos-U85 a feature map whose precision register says chained (storage bits 15..14 = 2; Vela
+ * writes the precision before the region) names a chain buffer in its region field, no
+ * memory. */
+static int decode(const uint8_t *cmd, uint32_t bytes, int u85, uint32_t *used) {
+    int chained[3] = {0, 0, 0}; /* IFM, IFM2, OFM */
     for (uint32_t at = 0; at + 4 <= bytes; at += 4) {
         uint32_t w = ap_rd32(cmd + at);
         uint32_t op = w & 0x3FFu, ctl = (w >> 14) & 3u, region = (w >> 16) & 7u;
@@ -99,12 +106,21 @@ static int decode(const uint8_t *cmd, uint32_t bytes, uint32_t *used) {
             }
             *used |= 1u << region;
             break;
+        case OP_IFM_PRECISION:
+        case OP_IFM2_PRECISION:
+        case OP_OFM_PRECISION:
+            chained[op == OP_IFM_PRECISION ? 0 : (op == OP_IFM2_PRECISION ? 1 : 2)] = u85 && ((w >> 30) & 3u) == 2u;
+            break;
         case OP_IFM_REGION:
         case OP_OFM_REGION:
+        case OP_IFM2_REGION:
+            if (!chained[op == OP_IFM_REGION ? 0 : (op == OP_IFM2_REGION ? 1 : 2)]) {
+                *used |= 1u << region;
+            }
+            break;
         case OP_WEIGHT_REGION:
         case OP_SCALE_REGION:
         case OP_DMA0_IDX_REGION:
-        case OP_IFM2_REGION:
             *used |= 1u << region;
             break;
         default:
@@ -160,7 +176,7 @@ int ap_ethosu_npu_run(ap_ethosu_npu_t *npu, const uint8_t *custom, size_t custom
         return 0;
     }
     uint32_t used = 0;
-    if (!decode(cmd, cmd_bytes, &used)) {
+    if (!decode(cmd, cmd_bytes, (npu->config >> 28) == 2u, &used)) {
         return 0;
     }
     last.regions_used = used;

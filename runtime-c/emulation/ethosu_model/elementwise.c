@@ -47,11 +47,14 @@ static uint32_t clz32(uint32_t v) {
     return n;
 }
 
-/* An operand's scaling on the Ethos-U85 (IFM_SCALE, IFM2_SCALE). */
+/* An operand's scaling on the Ethos-U85 (IFM_SCALE, IFM2_SCALE), held to +-2^62 so that the
+ * sum or difference of two stays inside 64 bits (beyond 48 bits every output saturates). */
 static int64_t scale_operand_u85(const ap_eu_t *npu, uint32_t reg, int64_t v) {
+    const int64_t bound = (int64_t)1 << 62;
     uint32_t param = npu->r1_param[reg];
     eu_rounding_t rounding = ((param >> 13) & 1u) ? EU_ROUND_NATURAL : EU_ROUND_DOUBLE_SYMMETRIC;
-    return eu_round_shift(v, eu_r1(npu, reg) & 0x7FFFFFFFu, param & 63u, rounding, 31u - ((param >> 6) & 31u));
+    int64_t r = eu_round_shift(v, eu_r1(npu, reg) & 0x7FFFFFFFu, param & 63u, rounding, 31u - ((param >> 6) & 31u));
+    return r < -bound ? -bound : (r > bound ? bound : r);
 }
 
 void eu_elementwise(ap_eu_t *npu, uint32_t mode) {
@@ -91,6 +94,8 @@ void eu_elementwise(ap_eu_t *npu, uint32_t mode) {
         eu_fault(npu, "an IFM scale or rounding mode the Ethos-U55 does not have", precision);
     } else if ((ifm.bytes == 4 && !ifm.is_signed) || (!unary && ifm2.bytes == 4 && !ifm2.is_signed)) {
         eu_fault(npu, "an unsigned 32-bit elementwise operand, which Vela never writes", 32);
+    } else if (ofm.chain != NULL && (ofm.chain == ifm.chain || (!unary && ofm.chain == ifm2.chain))) {
+        eu_fault(npu, "an operation whose OFM is chained into the chain buffer it reads", eu_r0(npu, EU_OFM_REGION));
     } else if (!npu->u85 && !unary && (broadcast & 0x38u) != 0) {
         eu_fault(npu, "IFM2_BROADCAST bits the Ethos-U55 does not have", broadcast);
     }

@@ -83,6 +83,10 @@ void eu_fmap(ap_eu_t *npu, eu_fmap_kind_t kind, int scalar, eu_fmap_t *fm) {
     fm->is_signed = (int)(precision & 1u);
     fm->brick = format == 1;
     fm->zero_point = (fm->is_signed || fm->bytes > 1) ? eu_s16(zero_point) : (int32_t)zero_point;
+    if (!npu->u85 && (region & 0x8000u) != 0) {
+        eu_fault(npu, "a feature map in a custom DMA region", region);
+        return;
+    }
     if (scalar) {
         return; /* a scalar operand: its type and zero point are all */
     }
@@ -94,7 +98,7 @@ void eu_fmap(ap_eu_t *npu, eu_fmap_kind_t kind, int scalar, eu_fmap_t *fm) {
         fm->chain = &npu->chain[region];
         return;
     }
-    if ((npu->u85 && region > 7u) || (!npu->u85 && (region & 0x8000u) != 0)) {
+    if (npu->u85 && region > 7u) {
         eu_fault(npu, "a feature map in a custom DMA region", region);
         return;
     }

@@ -88,17 +88,18 @@ int64_t eu_round_shift(int64_t v, uint32_t multiplier, uint32_t shift, eu_roundi
         return symmetric(p, shift);
     case EU_ROUND_DOUBLE_SYMMETRIC: {
         /* TFLite's rounding doubling high multiply rounds halves up at 2^P, its rounding
-         * shift then rounds the rest half away from zero. */
-        int64_t natural = wide_sar(wide_add(p, (int64_t)1 << ((shift <= dbl_point ? shift : dbl_point) - 1)),
-                                   shift <= dbl_point ? shift : dbl_point);
+         * shift then rounds the rest half away from zero (P = 0: that second step alone). */
+        if (dbl_point == 0) {
+            return symmetric(p, shift);
+        }
+        const uint32_t first = shift <= dbl_point ? shift : dbl_point;
+        int64_t natural = wide_sar(wide_add(p, (int64_t)1 << (first - 1)), first);
         if (shift <= dbl_point) {
             return natural;
         }
-        /* |natural| < 2^50 for any product of 80 bits and P >= 30. */
-        uint32_t rest = shift - dbl_point;
-        int64_t m = natural < 0 ? -natural : natural;
-        int64_t r = (m + ((int64_t)1 << (rest - 1))) >> rest;
-        return natural < 0 ? -r : r;
+        /* The second step in wide arithmetic: `natural` may be saturated. */
+        wide_t w = {(uint64_t)natural, natural < 0 ? -1 : 0};
+        return symmetric(w, shift - dbl_point);
     }
     case EU_ROUND_U55_DBL: {
         int64_t round = (int64_t)1 << (shift - 1);

@@ -54,6 +54,10 @@ void eu_pool(ap_eu_t *npu, uint32_t mode) {
         eu_fault(npu, "an average pool the NPU divides by its valid taps (per-channel scale mode): rounding not public", mode);
     } else if (k.ifm_height <= 0 || k.ifm_width <= 0) {
         eu_fault(npu, "pads larger than the kernel's reach (an empty IFM)", k.pad_top);
+    } else if (mode == POOL_NONE && (k.height != 1 || k.width != 1)) {
+        eu_fault(npu, "a NONE pooling over more than one tap", k.height * k.width);
+    } else if (ofm.chain != NULL && (ofm.chain == ifm.chain || (from_ifm2 && ofm.chain == ifm2.chain))) {
+        eu_fault(npu, "an operation whose OFM is chained into the chain buffer it reads", eu_r0(npu, EU_OFM_REGION));
     }
     eu_check_activation(npu, &ofm);
     if (npu->fault != NULL) {

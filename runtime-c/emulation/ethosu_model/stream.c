@@ -228,6 +228,10 @@ static void dma(ap_eu_t *npu) {
         eu_fault(npu, "a DMA from internal memory (DMA0_SRC_REGION region mode 1)", src_region);
         return;
     }
+    if (npu->u85 && (((src_region >> 11) & 1u) || ((dst_region >> 11) & 1u))) {
+        eu_fault(npu, "a gather or scatter DMA (index mode), which the model does not execute", src_region);
+        return;
+    }
     if (((src_region >> 9) & 3u) != 0 || ((dst_region >> 9) & 3u) != 0) {
         eu_fault(npu, npu->u85 ? "a 2-D or 3-D DMA (stride mode), which the model does not execute"
                                : "a 2-D or 3-D DMA (stride mode), which the Ethos-U55 does not have",

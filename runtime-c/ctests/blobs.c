@@ -33,6 +33,23 @@ static uint32_t io_record(uint8_t *out, uint32_t bytes, uint32_t offset) {
     return 36;
 }
 
+/* The blocks of a bin stream around a COP1 payload: 20 bytes of weights (unused by the
+ * streams), the scratch size, and one input and one output record (40 bytes each). */
+static void bin_stream(blob_t *b, const uint8_t *cmd, uint32_t cmd_size, uint32_t scratch_size,
+                       const uint8_t inputs[40], const uint8_t outputs[40]) {
+    uint8_t weights[20];
+    memset(weights, 0x11, sizeof weights);
+    uint8_t scratch[4];
+    put32(scratch, scratch_size);
+    block(b, "vela_bin_stream", NULL, 0);
+    block(b, "cmd_data", cmd, cmd_size);
+    block(b, "weight_data", weights, sizeof weights);
+    block(b, "scratch_size", scratch, sizeof scratch);
+    block(b, "inputs", inputs, 40);
+    block(b, "outputs", outputs, 40);
+    block(b, "vela_end_stream", NULL, 0);
+}
+
 /* Command stream writers: a one-word register write, a two-word one. */
 static void set0(uint32_t *w, uint32_t *n, uint32_t opcode, uint32_t param) { w[(*n)++] = (param << 16) | opcode; }
 static void set1(uint32_t *w, uint32_t *n, uint32_t opcode, uint32_t value) {
@@ -101,23 +118,13 @@ blob_t vela_blob_io(uint32_t in_bytes, uint32_t out_rows, uint32_t out_row, uint
     memset(&b, 0, sizeof b);
     uint8_t cmd[384];
     uint32_t cmd_size = cop1(cmd, uses, out_rows, out_row, (in_bytes + 15u) & ~15u);
-    uint8_t weights[20];
-    memset(weights, 0x11, sizeof weights);
-    uint8_t scratch[4];
-    put32(scratch, scratch_size);
     uint8_t inputs[40], outputs[40];
     put32(inputs, 1);
     io_record(inputs + 4, in_bytes, 0);
     put32(outputs, 1);
     io_record(outputs + 4, out_row, (in_bytes + 15u) & ~15u);
     put32(outputs + 4 + 12, out_rows); /* shape[3] */
-    block(&b, "vela_bin_stream", NULL, 0);
-    block(&b, "cmd_data", cmd, cmd_size);
-    block(&b, "weight_data", weights, sizeof weights);
-    block(&b, "scratch_size", scratch, sizeof scratch);
-    block(&b, "inputs", inputs, sizeof inputs);
-    block(&b, "outputs", outputs, sizeof outputs);
-    block(&b, "vela_end_stream", NULL, 0);
+    bin_stream(&b, cmd, cmd_size, scratch_size, inputs, outputs);
     return b;
 }
 
@@ -175,22 +182,12 @@ blob_t vela_blob_u85_chained(uint32_t row) {
     uint8_t cmd[384];
     const uint32_t out_at = (row + 15u) & ~15u;
     uint32_t cmd_size = cop1_u85_chained(cmd, row, out_at);
-    uint8_t weights[16];
-    memset(weights, 0, sizeof weights);
-    uint8_t scratch[4];
-    put32(scratch, out_at + ((row + 15u) & ~15u));
     uint8_t inputs[40], outputs[40];
     put32(inputs, 1);
     io_record(inputs + 4, row, 0);
     put32(outputs, 1);
     io_record(outputs + 4, row, out_at);
-    block(&b, "vela_bin_stream", NULL, 0);
-    block(&b, "cmd_data", cmd, cmd_size);
-    block(&b, "weight_data", weights, sizeof weights);
-    block(&b, "scratch_size", scratch, sizeof scratch);
-    block(&b, "inputs", inputs, sizeof inputs);
-    block(&b, "outputs", outputs, sizeof outputs);
-    block(&b, "vela_end_stream", NULL, 0);
+    bin_stream(&b, cmd, cmd_size, out_at + ((row + 15u) & ~15u), inputs, outputs);
     return b;
 }
 

@@ -14,24 +14,6 @@ static int host_driver_up;
 static ap_ethosu_sim_record_t last;
 static uint32_t calls;
 
-/* Command stream opcodes (bits 0-9 of a command word; bits 14-15: 0 = one word, 1 = followed
- * by a 32-bit payload) that name a region in bits 16-18. */
-enum {
-    OP_STOP = 0,
-    OP_IFM_PRECISION = 261,
-    OP_IFM_REGION = 271,
-    OP_OFM_PRECISION = 276,
-    OP_OFM_REGION = 287,
-    OP_WEIGHT_REGION = 296,
-    OP_SCALE_REGION = 297,
-    OP_DMA0_SRC_REGION = 304,
-    OP_DMA0_DST_REGION = 305,
-    OP_DMA0_IDX_REGION = 308, /* U85 */
-    OP_IFM2_PRECISION = 389,
-    OP_IFM2_REGION = 399
-};
-
-
 static void begin(const uint64_t *base, const size_t *size, int n) {
     memset(&last, 0, sizeof last);
     calls++;
@@ -80,7 +62,8 @@ int ap_ethosu_npu_verify_config(const ap_ethosu_npu_t *npu, uint32_t cfg, uint32
     return mismatch == 0;
 }
 
-/* Decodes the command stream: which regions it addresses, and whether it stops inside. On an
+/* Decodes the command stream (opcodes of ethosu_model/model.h): which regions it addresses,
+ * and whether it stops inside. On an
  * Ethos-U85 a feature map whose precision register says chained (storage bits 15..14 = 2; Vela
  * writes the precision before the region) names a chain buffer in its region field, no
  * memory. */
@@ -97,30 +80,30 @@ static int decode(const uint8_t *cmd, uint32_t bytes, int u85, uint32_t *used) {
             return 0;
         }
         switch (op) {
-        case OP_STOP:
+        case EU_OP_STOP:
             return 1;
-        case OP_DMA0_SRC_REGION:
-        case OP_DMA0_DST_REGION:
+        case EU_DMA0_SRC_REGION:
+        case EU_DMA0_DST_REGION:
             if ((w >> 24) & 1u) {
                 break; /* internal memory: the region field is a core mask */
             }
             *used |= 1u << region;
             break;
-        case OP_IFM_PRECISION:
-        case OP_IFM2_PRECISION:
-        case OP_OFM_PRECISION:
-            chained[op == OP_IFM_PRECISION ? 0 : (op == OP_IFM2_PRECISION ? 1 : 2)] = u85 && ((w >> 30) & 3u) == 2u;
+        case EU_IFM_PRECISION:
+        case EU_IFM2_PRECISION:
+        case EU_OFM_PRECISION:
+            chained[op == EU_IFM_PRECISION ? 0 : (op == EU_IFM2_PRECISION ? 1 : 2)] = u85 && ((w >> 30) & 3u) == 2u;
             break;
-        case OP_IFM_REGION:
-        case OP_OFM_REGION:
-        case OP_IFM2_REGION:
-            if (!chained[op == OP_IFM_REGION ? 0 : (op == OP_IFM2_REGION ? 1 : 2)]) {
+        case EU_IFM_REGION:
+        case EU_OFM_REGION:
+        case EU_IFM2_REGION:
+            if (!chained[op == EU_IFM_REGION ? 0 : (op == EU_IFM2_REGION ? 1 : 2)]) {
                 *used |= 1u << region;
             }
             break;
-        case OP_WEIGHT_REGION:
-        case OP_SCALE_REGION:
-        case OP_DMA0_IDX_REGION:
+        case EU_WEIGHT_REGION:
+        case EU_SCALE_REGION:
+        case EU85_DMA0_IDX_REGION:
             *used |= 1u << region;
             break;
         default:

@@ -205,67 +205,22 @@ fn vela_model(corpus: &Path, stem: &str) -> PathBuf {
         .join(format!("{stem}_vela.tflite"))
 }
 
-/// The Ethos-U85 models of the corpus (Dedicated_Sram: the scratch in region 1, the fast
-/// scratch in region 2) on `corstone-320`'s emulated Ethos-U85-256, against the same TFLM
-/// references, state carried, with the I/O at its slots and apart.
-#[test]
-fn every_u85_vela_model_gives_tflms_outputs() {
-    let Some(corpus) = corpus::corpus() else {
-        return;
-    };
-    let cpu_kernels = have_tflite_kernels();
-    let (mut ran, mut not_yet, mut state_mattered) = (Vec::new(), Vec::new(), Vec::new());
-    for model in corpus::files(&corpus.join("vela").join(U85), "tflite") {
-        let stem = model.file_stem().unwrap().to_string_lossy().into_owned();
-        let folder = reference(&stem);
-        let outcome = matches_tflm_on(
-            &stem,
-            &model,
-            &folder,
-            KernelVariants::FitArena,
-            &Catalogue::builtin(),
-            "corstone-320",
-            true,
-        );
-        match outcome {
-            Ok(r) => {
-                // The same with every tensor apart from the scratch, copied in and out.
-                let apart = matches_tflm_on(
-                    &stem,
-                    &model,
-                    &folder,
-                    KernelVariants::FitArena,
-                    &Catalogue::builtin(),
-                    "corstone-320",
-                    false,
-                );
-                assert!(apart.is_ok(), "{stem}: {:?}", apart.err());
-                if r.state_mattered {
-                    state_mattered.push(stem.clone());
-                }
-                ran.push(stem);
-            }
-            Err(why) if why.starts_with("not yet: ") => not_yet.push(stem),
-            Err(why) => panic!("{why}"),
-        }
-    }
-    eprintln!("bit-exact with TFLM: {ran:?}; not yet: {not_yet:?}");
-    assert_eq!(ran.len() + not_yet.len(), 13);
-    assert!(
-        ran.len() >= if cpu_kernels { 13 } else { 10 },
-        "{not_yet:?}"
-    );
-    // The LSTM's later invocations depend on the state the NPU kept in the scratch.
-    assert!(
-        state_mattered
-            .iter()
-            .any(|m| m == "tflm__trained_lstm_int8_vela"),
-        "{state_mattered:?}"
-    );
-}
-
 #[test]
 fn every_u55_vela_model_gives_tflms_outputs_on_the_emulated_npu() {
+    corpus_gives_tflms_outputs(U55, "corstone-300");
+}
+
+/// The Ethos-U85 models of the corpus (Dedicated_Sram: the scratch in region 1, the fast
+/// scratch in region 2) on `corstone-320`'s emulated Ethos-U85-256, against the same TFLM
+/// references.
+#[test]
+fn every_u85_vela_model_gives_tflms_outputs() {
+    corpus_gives_tflms_outputs(U85, "corstone-320");
+}
+
+/// Every Vela model of the corpus's folder `config` on `target`'s emulated NPU: TFLM's bytes,
+/// state carried, with the I/O at its slots and apart.
+fn corpus_gives_tflms_outputs(config: &str, target: &str) {
     let Some(corpus) = corpus::corpus() else {
         return;
     };
@@ -273,7 +228,7 @@ fn every_u55_vela_model_gives_tflms_outputs_on_the_emulated_npu() {
     let mut ran = Vec::new();
     let mut not_yet = Vec::new();
     let mut state_mattered = Vec::new();
-    for model in corpus::files(&corpus.join("vela").join(U55), "tflite") {
+    for model in corpus::files(&corpus.join("vela").join(config), "tflite") {
         let stem = model.file_stem().unwrap().to_string_lossy().into_owned();
         let folder = reference(&stem);
         let mut outcome = Vec::new();
@@ -284,7 +239,7 @@ fn every_u55_vela_model_gives_tflms_outputs_on_the_emulated_npu() {
                 &folder,
                 KernelVariants::FitArena,
                 &Catalogue::builtin(),
-                "corstone-300",
+                target,
                 io_in_scratch,
             ));
         }
@@ -304,7 +259,7 @@ fn every_u55_vela_model_gives_tflms_outputs_on_the_emulated_npu() {
             Err(why) => panic!("{stem}: {why}"),
         }
     }
-    eprintln!("bit-exact with TFLM: {ran:?}; not yet: {not_yet:?}");
+    eprintln!("{config}: bit-exact with TFLM: {ran:?}; not yet: {not_yet:?}");
     // Without CMSIS-NN the models with CPU operators between NPU calls (the keyword models'
     // SVDFs, the audio preprocessor's signal operators) cannot run.
     assert_eq!(ran.len() + not_yet.len(), 13, "{ran:?} {not_yet:?}");

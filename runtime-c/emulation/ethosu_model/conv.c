@@ -40,9 +40,8 @@ void eu_conv(ap_eu_t *npu, int depthwise) {
         eu_fault(npu, "an IFM_UPSCALE mode this NPU does not have", upscale);
     } else if (k.ifm_height <= 0 || k.ifm_width <= 0) {
         eu_fault(npu, "pads larger than the kernel's reach (an empty IFM)", k.pad_top);
-    } else if (ofm.chain != NULL && ofm.chain == ifm.chain) {
-        eu_fault(npu, "an operation whose OFM is chained into the chain buffer it reads", eu_r0(npu, EU_OFM_REGION));
     }
+    eu_fmap_check_chain(npu, &ofm, &ifm, NULL);
     eu_check_activation(npu, &ofm);
     if (npu->fault != NULL) {
         return;

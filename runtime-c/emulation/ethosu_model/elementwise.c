@@ -94,11 +94,10 @@ void eu_elementwise(ap_eu_t *npu, uint32_t mode) {
         eu_fault(npu, "an IFM scale or rounding mode the Ethos-U55 does not have", precision);
     } else if ((ifm.bytes == 4 && !ifm.is_signed) || (!unary && ifm2.bytes == 4 && !ifm2.is_signed)) {
         eu_fault(npu, "an unsigned 32-bit elementwise operand, which Vela never writes", 32);
-    } else if (ofm.chain != NULL && (ofm.chain == ifm.chain || (!unary && ofm.chain == ifm2.chain))) {
-        eu_fault(npu, "an operation whose OFM is chained into the chain buffer it reads", eu_r0(npu, EU_OFM_REGION));
     } else if (!npu->u85 && !unary && (broadcast & 0x38u) != 0) {
         eu_fault(npu, "IFM2_BROADCAST bits the Ethos-U55 does not have", broadcast);
     }
+    eu_fmap_check_chain(npu, &ofm, &ifm, unary ? NULL : &ifm2);
     eu_check_activation(npu, &ofm);
     if (npu->fault != NULL) {
         return;

@@ -252,6 +252,12 @@ void eu_fmap_write(ap_eu_t *npu, const eu_fmap_t *fm, uint32_t y, uint32_t x, ui
     }
 }
 
+void eu_fmap_check_chain(ap_eu_t *npu, const eu_fmap_t *ofm, const eu_fmap_t *ifm, const eu_fmap_t *ifm2) {
+    if (ofm->chain != NULL && (ofm->chain == ifm->chain || (ifm2 != NULL && ofm->chain == ifm2->chain))) {
+        eu_fault(npu, "an operation whose OFM is chained into the chain buffer it reads", eu_r0(npu, EU_OFM_REGION));
+    }
+}
+
 /* The coordinates where an affine piece of the map can reach its extremes along one axis:
  * the ends of the box and of each tile or brick boundary inside it. */
 static uint32_t extremes(uint32_t size, uint32_t a, uint32_t b, uint32_t out[6]) {

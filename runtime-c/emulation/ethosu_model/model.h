@@ -211,16 +211,11 @@ enum {
     EU_DMA0_SRC = 48,
     EU_DMA0_DST = 49,
     EU_DMA0_LEN = 50,
-    EU85_DMA0_SRC_STRIDE0 = 51,
-    EU85_DMA0_IDX_SKIP1 = 57,
     EU_IFM2_BASE0 = 128,
     EU_IFM2_STRIDE_X = 132,
     EU_IFM2_STRIDE_Y = 133,
     EU_IFM2_STRIDE_C = 134,
-    EU85_WEIGHT1_BASE = 144,
-    EU85_WEIGHT3_LENGTH = 149,
-    EU85_RESIZE_X = 150,
-    EU85_RESIZE_Y = 151
+    EU85_WEIGHT1_BASE = 144
 };
 
 /* Rounding, as the model applies it (each NPU's register values map here: eu_ofm_rounding,
@@ -301,6 +296,9 @@ int64_t eu_fmap_read(ap_eu_t *npu, const eu_fmap_t *fm, uint32_t y, uint32_t x, 
  * otherwise. */
 int eu_fmap_check_box(ap_eu_t *npu, const eu_fmap_t *fm, uint32_t height, uint32_t width, uint32_t depth,
                       const char *what);
+/* Faults when the OFM is chained into a chain buffer the operation also reads (`ifm`, or
+ * `ifm2` when not NULL): the OFM's box would replace what the reads are checked against. */
+void eu_fmap_check_chain(ap_eu_t *npu, const eu_fmap_t *ofm, const eu_fmap_t *ifm, const eu_fmap_t *ifm2);
 /* Stores the low bits of v at (y, x, c). */
 void eu_fmap_write(ap_eu_t *npu, const eu_fmap_t *fm, uint32_t y, uint32_t x, uint32_t c, int64_t v);
 

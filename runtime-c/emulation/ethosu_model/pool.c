@@ -56,9 +56,8 @@ void eu_pool(ap_eu_t *npu, uint32_t mode) {
         eu_fault(npu, "pads larger than the kernel's reach (an empty IFM)", k.pad_top);
     } else if (mode == POOL_NONE && (k.height != 1 || k.width != 1)) {
         eu_fault(npu, "a NONE pooling over more than one tap", k.height * k.width);
-    } else if (ofm.chain != NULL && (ofm.chain == ifm.chain || (from_ifm2 && ofm.chain == ifm2.chain))) {
-        eu_fault(npu, "an operation whose OFM is chained into the chain buffer it reads", eu_r0(npu, EU_OFM_REGION));
     }
+    eu_fmap_check_chain(npu, &ofm, &ifm, from_ifm2 ? &ifm2 : NULL);
     eu_check_activation(npu, &ofm);
     if (npu->fault != NULL) {
         return;

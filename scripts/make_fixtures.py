@@ -420,14 +420,18 @@ def generate(out):
         write_program("ethosu_u85_one_call.pte", [([1, 8, 8, 4], 1, 0), ([1, 8, 8, 8], 1, 256)],
                       [(0, [0, 1])], [("EthosUBackend", conv85, ethos_specs(U85))], True,
                       dict(non_const_buffer_sizes=[0, 768], delegate_calls=[call(conv85_facts)]))
-        write_program("neutron_v0_one_call.pte", [([1, 8, 8, 4], 1, 0), ([1, 8, 8, 8], 1, 256)],
-                      [(0, [0, 1])],
-                      [("NeutronBackend", neutron_payload(8192, 2048), {"target": "imxrt700"})],
-                      False,
-                      dict(non_const_buffer_sizes=[0, 768],
-                           delegate_calls=[dict(backend_id="NeutronBackend", num_inputs=1,
-                                                num_outputs=1, scratch=[8192, 2048],
-                                                payload_version=0)]))
+        # The same Neutron call exported for each chip (the compile spec `target` NXP's
+        # converter records, which the build compares with the target's `npu.config`).
+        for file, chip in [("neutron_v0_one_call.pte", "imxrt700"),
+                           ("neutron_v0_one_call_mcxn94x.pte", "mcxn94x")]:
+            write_program(file, [([1, 8, 8, 4], 1, 0), ([1, 8, 8, 8], 1, 256)],
+                          [(0, [0, 1])],
+                          [("NeutronBackend", neutron_payload(8192, 2048), {"target": chip})],
+                          False,
+                          dict(non_const_buffer_sizes=[0, 768],
+                               delegate_calls=[dict(backend_id="NeutronBackend", num_inputs=1,
+                                                    num_outputs=1, scratch=[8192, 2048],
+                                                    payload_version=0)]))
         vela_facts = {f"{name}_vela_{tag}.tflite": dict(scratch_size=facts["scratch_size"],
                                                          fast_scratch_size=facts["fast_scratch_size"],
                                                          shared_sram=tag == "u55")

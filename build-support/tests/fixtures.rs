@@ -47,6 +47,7 @@ fn ethos_u_and_neutron_programs_import_and_plan_as_vela_says() {
         ("ethosu_u55_two_calls_carried_scratch", "corstone-300"),
         ("ethosu_u85_one_call", "corstone-320"),
         ("neutron_v0_one_call", "imxrt700"),
+        ("neutron_v0_one_call_mcxn94x", "mcxn947"),
     ] {
         let expect = json(&format!("{file}.expect.json"));
         let program =

@@ -48,3 +48,22 @@ fn an_ethos_u_blob_is_refused_for_a_target_whose_npu_is_another_backend() {
         "{e}"
     );
 }
+
+#[test]
+fn a_neutron_blob_plans_only_for_the_chip_its_compile_specs_name() {
+    assert!(plan("neutron_v0_one_call.pte", "imxrt700").is_ok());
+    assert!(plan("neutron_v0_one_call_mcxn94x.pte", "mcxn947").is_ok());
+    let e = plan("neutron_v0_one_call.pte", "mcxn947").unwrap_err();
+    assert!(matches!(e, PipelineError::Npu(_)), "{e}");
+    let e = e.to_string();
+    assert!(
+        e.contains("compiled for the Neutron of `imxrt700` (its compile spec `target`)")
+            && e.contains("target `mcxn947` has the Neutron of `mcxn94x`")
+            && e.contains("compile spec `target` = \"mcxn94x\""),
+        "{e}"
+    );
+    let e = plan("neutron_v0_one_call_mcxn94x.pte", "imxrt700")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("compiled for the Neutron of `mcxn94x`"), "{e}");
+}

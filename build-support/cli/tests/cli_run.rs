@@ -182,7 +182,7 @@ fn placeholder_outputs_are_marked_and_the_marker_goes_with_real_ones() {
     let testdata = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata");
     // The emulated Neutron has no functional model (NXP's microcode is not public): its
     // outputs come with a marker and a warning naming the backend.
-    let neutron = testdata.join("fixtures/neutron_v0_one_call.pte");
+    let neutron = testdata.join("fixtures/neutron_v0_one_call_mcxn94x.pte");
     let result = run(&neutron, "mcxn947", &[String::new()], &out);
     assert!(result.status.success(), "{}", stderr(&result));
     let marker = out.join("PLACEHOLDER-OUTPUTS.txt");

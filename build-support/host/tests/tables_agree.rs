@@ -20,7 +20,7 @@ const PROGRAMS: [(&str, &str); 7] = [
         "fixtures/ethosu_u55_two_methods_shared_state.pte",
         "corstone-300",
     ),
-    ("fixtures/neutron_v0_one_call.pte", "mcxn947"),
+    ("fixtures/neutron_v0_one_call_mcxn94x.pte", "mcxn947"),
     ("fixtures/fixture_conv.tflite", "corstone-300"),
     ("exported/cond_nested/program.pte", "corstone-300"),
     (

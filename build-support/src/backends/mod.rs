@@ -214,9 +214,15 @@ pub trait BackendPlugin: Sync {
     fn check_io(&self, _blob: &[u8], _inputs: &[u64], _outputs: &[u64]) -> Result<(), String> {
         Ok(())
     }
-    /// Checks the blob against the target's NPU (the NPU it was compiled for), as the driver
-    /// checks it before the first job on the board. Default: nothing to check.
-    fn check_target(&self, _blob: &[u8], _target: &Target) -> Result<(), String> {
+    /// Checks the blob and the delegate's compile specs against the target's NPU (the NPU it
+    /// was compiled for), as the driver checks it before the first job on the board, or where
+    /// the driver cannot tell, as the exporter recorded it. Default: nothing to check.
+    fn check_target(
+        &self,
+        _blob: &[u8],
+        _compile_specs: &BTreeMap<String, String>,
+        _target: &Target,
+    ) -> Result<(), String> {
         Ok(())
     }
     /// Compile specs the C backend reads from the target (Neutron: the bytes of the model

@@ -1,7 +1,8 @@
 //! Each delegate's blob against the target's NPU: a delegate of an NPU backend arenaplan knows
 //! must be the target's NPU backend, and its blob compiled for that NPU
 //! ([`BackendPlugin::check_target`]: Ethos-U's optimizer config, the product and MACs Arm's
-//! driver compares with the NPU's). Without this, a program for another NPU plans and fails on
+//! driver compares with the NPU's; Neutron's compile spec `target`, the chip NXP's converter
+//! compiled for, which nothing on the board checks). Without this, a program for another NPU plans and fails on
 //! the board (`AP_ERR_DRIVER` at the first job).
 //!
 //! [`BackendPlugin::check_target`]: crate::backends::BackendPlugin::check_target
@@ -50,7 +51,9 @@ pub fn check_npu(program: &Program, target: &Target) -> Result<(), NpuMismatchEr
                 )))
             }
         }
-        plugin.check_target(blob, target).map_err(fail)?;
+        plugin
+            .check_target(blob, &delegate.compile_specs, target)
+            .map_err(fail)?;
     }
     Ok(())
 }

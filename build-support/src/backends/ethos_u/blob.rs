@@ -554,7 +554,12 @@ impl BackendPlugin for EthosU {
     /// The stream's optimizer config against the target's NPU (`npu.config`,
     /// `ethos-u55-128`): the product (U55, U65, U85) and the MACs per cycle must be the
     /// target's, as Arm's driver requires before it runs a job.
-    fn check_target(&self, blob: &[u8], target: &Target) -> Result<(), String> {
+    fn check_target(
+        &self,
+        blob: &[u8],
+        _compile_specs: &BTreeMap<String, String>,
+        target: &Target,
+    ) -> Result<(), String> {
         let stream = VelaBinStream::parse(blob).map_err(|e| e.to_string())?;
         let (Some((cfg, _id)), Some(npu)) = (stream.optimizer_config, &target.npu) else {
             return Ok(());

@@ -19,6 +19,8 @@ use std::collections::BTreeMap;
 use crate::backends::{u32_at, BackendPlugin, BlobError, BlobInfo, BlobScratch, ScratchRole};
 
 const BACKEND: &str = "NeutronBackend";
+/// The compile spec naming the chip NXP's converter compiled the delegate for.
+const TARGET_SPEC: &str = "target";
 const MAGIC: u32 = 0x6443_4D6E;
 /// The compile spec giving the model context's bytes (`AP_NEUTRON_CONTEXT_SPEC`).
 pub const CONTEXT_SPEC: &str = "arenaplan.neutron.context";
@@ -216,6 +218,28 @@ impl BackendPlugin for Neutron {
     /// Yes: the Neutron reads the call's inputs and writes its outputs where they are planned.
     fn npu_reads_io(&self) -> bool {
         true
+    }
+
+    /// The compile spec `target` (the chip NXP's converter compiled for: `imxrt700`,
+    /// `mcxn94x`) against the target's `npu.config`. NXP's library runs microcode for another
+    /// Neutron without a word, so this is the only place the mismatch can be caught. A program
+    /// without the spec (older exporters) has nothing to compare.
+    fn check_target(
+        &self,
+        _blob: &[u8],
+        compile_specs: &BTreeMap<String, String>,
+        target: &crate::targets::Target,
+    ) -> Result<(), String> {
+        let (Some(compiled_for), Some(npu)) = (compile_specs.get(TARGET_SPEC), &target.npu) else {
+            return Ok(());
+        };
+        if compiled_for == &npu.config {
+            return Ok(());
+        }
+        Err(format!(
+            "the blob was compiled for the Neutron of `{compiled_for}` (its compile spec `{TARGET_SPEC}`), but target `{}` has the Neutron of `{}`; export the program for the target's NPU (NeutronBackend's compile spec `{TARGET_SPEC}` = \"{}\"), or plan it for a target whose `npu.config` is \"{compiled_for}\"",
+            target.name, npu.config, npu.config
+        ))
     }
 
     fn target_specs(&self, target: &crate::targets::Target) -> Vec<(String, String)> {

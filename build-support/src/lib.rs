@@ -73,7 +73,9 @@
 pub use arenaplan_planner::{PlanError, Planner};
 pub use arenaplan_syntax::{diagnostic, targets};
 pub use backends::BlobError;
-pub use build::{Build, BuildError, Generated, MissingKernel, Rendered};
+pub use build::{
+    Build, BuildError, ExitStatus, Generated, MissingKernel, Rendered, EXIT_STATUS_TABLE,
+};
 pub use emit::{Blobs, Emit, EmitError, Symbols};
 pub use output::WriteError;
 pub use pipeline::{

@@ -42,7 +42,7 @@ const MAIN: &str = r#"#include <stdio.h>
 
 static int ran_a, ran_b;
 static ap_status_t fill(ap_buffer_t *args, size_t n, uint8_t marker) {
-    if (n != 3) return AP_ERR_BAD_ARGUMENTS;
+    if (n != 3) return AP_ERR_ARGUMENT_MISMATCH;
     for (size_t i = 0; i < args[1].size; i++) args[1].data[i] = (uint8_t)(args[0].data[i] + marker);
     memset(args[2].data, marker, args[2].size);
     return AP_OK;

@@ -68,7 +68,7 @@ const MAIN: &str = r#"#include <stdio.h>
 static ap_status_t run(ap_context_t *ctx, ap_handle_t *h, ap_buffer_t *args, size_t n) {
     (void)ctx;
     (void)h;
-    if (n < 3) return AP_ERR_BAD_ARGUMENTS;
+    if (n < 3) return AP_ERR_ARGUMENT_MISMATCH;
     unsigned sum = 0;
     for (size_t i = 0; i + 2 < n; i++)
         for (size_t j = 0; j < args[i].size; j++) sum += args[i].data[j];

@@ -203,9 +203,9 @@ const C_KERNEL: &str = r#"#include <stdio.h>
 /* y = x * k, staged through the planned scratch (the last argument). */
 static ap_status_t scale(ap_context_t *ctx, ap_buffer_t *args, size_t n, void *user) {
     (void)user;
-    if (ctx->ninputs != 2 || ctx->noutputs != 1 || n != 4) return AP_ERR_BAD_ARGUMENTS;
+    if (ctx->ninputs != 2 || ctx->noutputs != 1 || n != 4) return AP_ERR_ARGUMENT_MISMATCH;
     if (args[3].size < C_CALL0_SCRATCH0_SIZE || args[3].data == NULL) return AP_ERR_SCRATCH_TOO_SMALL;
-    if (args[1].size != 1 || args[1].data[0] != 3) return AP_ERR_BAD_ARGUMENTS;
+    if (args[1].size != 1 || args[1].data[0] != 3) return AP_ERR_ARGUMENT_MISMATCH;
     memset(args[3].data, 0, args[3].size);
     for (size_t i = 0; i < args[0].size; i++) args[3].data[i] = (uint8_t)(args[0].data[i] * args[1].data[0]);
     memcpy(args[2].data, args[3].data, args[2].size);

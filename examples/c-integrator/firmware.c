@@ -36,7 +36,7 @@ ap_status_t integrator_infer(const uint8_t *image, uint32_t bytes, uint8_t *out,
     uint32_t size = 0;
     uint8_t *in = model_input(0, &size);
     if (in == NULL || size != bytes) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     memcpy(in, image, bytes);
     ap_status_t s = model_run();

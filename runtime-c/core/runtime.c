@@ -15,7 +15,7 @@ const char *ap_status_name(ap_status_t status) {
     case AP_ERR_KERNEL_NOT_FOUND: return "AP_ERR_KERNEL_NOT_FOUND";
     case AP_ERR_TEMP_EXHAUSTED: return "AP_ERR_TEMP_EXHAUSTED";
     case AP_ERR_BAD_BLOB: return "AP_ERR_BAD_BLOB";
-    case AP_ERR_BAD_ARGUMENTS: return "AP_ERR_BAD_ARGUMENTS";
+    case AP_ERR_ARGUMENT_MISMATCH: return "AP_ERR_ARGUMENT_MISMATCH";
     case AP_ERR_SCRATCH_TOO_SMALL: return "AP_ERR_SCRATCH_TOO_SMALL";
     case AP_ERR_SCRATCH_MISALIGNED: return "AP_ERR_SCRATCH_MISALIGNED";
     case AP_ERR_DRIVER: return "AP_ERR_DRIVER";
@@ -25,6 +25,7 @@ const char *ap_status_name(ap_status_t status) {
     case AP_ERR_DRIVER_SETUP: return "AP_ERR_DRIVER_SETUP";
     case AP_ERR_NOT_INITIALIZED: return "AP_ERR_NOT_INITIALIZED";
     case AP_ERR_BACKEND: return "AP_ERR_BACKEND";
+    case AP_ERR_KERNEL_FAILED: return "AP_ERR_KERNEL_FAILED";
     case AP_STATUS_FORCE_32_BITS: break;
     }
     return "AP_ERR_UNKNOWN";
@@ -65,7 +66,7 @@ ap_status_t ap_split_args(ap_buffer_t *args, size_t nargs, size_t ninputs, size_
         return AP_ERR_INVALID_ARGUMENT;
     }
     if (ninputs > nargs || noutputs > nargs - ninputs) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     out->inputs = args;
     out->ninputs = ninputs;
@@ -660,7 +661,7 @@ static ap_status_t et_move(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, v
     (void)user;
     if (ctx == NULL || args == NULL || nargs != 2 || ctx->ninputs != 1 || ctx->noutputs != 1 ||
         args[0].size != args[1].size) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     if (args[0].size > 0) {
         memcpy(args[1].data, args[0].data, args[0].size);

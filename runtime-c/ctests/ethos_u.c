@@ -17,7 +17,7 @@ static ap_status_t legacy_execute(ap_context_t *ctx, ap_handle_t *h, ap_buffer_t
     (void)ctx;
     (void)h;
     if (nargs < 2 || args[1].size < args[0].size) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     for (size_t i = 0; i < args[0].size; i++) {
         args[1].data[i] = (uint8_t)(args[0].data[i] + 1);
@@ -151,7 +151,7 @@ static void ethos_u_blob_contract(void) {
     const ap_delegate_desc_t ok[] = {{"EthosUBackend", blob.data, (uint32_t)blob.size, NULL, 0}};
     const ap_program_t s2 = {short_in, 3, ins, 1, ok, 1, NULL, 0, in, 1, out, 1, NULL};
     CHECK_STATUS(setup(&m, &s2, backends, 1, NULL, 0), AP_OK);
-    CHECK_STATUS(ap_method_execute(&m), AP_ERR_BAD_ARGUMENTS);
+    CHECK_STATUS(ap_method_execute(&m), AP_ERR_ARGUMENT_MISMATCH);
     ap_method_destroy(&m);
     /* Scratch on a 16-byte but not a 32-byte boundary: it would share a cache line. */
     const ap_tensor_desc_t half_line[] = {{1, 0, 16, NULL}, {1, 32, 8, NULL}, {1, 272, 64, NULL}};
@@ -272,7 +272,7 @@ static void ethos_u_io_in_scratch(void) {
         const ap_program_t p = {tensors, 3, ins, 1, del, 1, NULL, 0, in, 1, out, 1, NULL};
         ap_method_t m;
         CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
-        CHECK_STATUS(ap_method_execute(&m), AP_ERR_BAD_ARGUMENTS);
+        CHECK_STATUS(ap_method_execute(&m), AP_ERR_ARGUMENT_MISMATCH);
         CHECK(ap_ethosu_sim_calls() == 0);
         ap_method_destroy(&m);
     }
@@ -284,7 +284,7 @@ static void ethos_u_io_in_scratch(void) {
         const ap_program_t p = {tensors, 3, ins, 1, del_rows, 1, NULL, 0, in, 1, out, 1, NULL};
         ap_method_t m;
         CHECK_STATUS(setup(&m, &p, backends, 1, NULL, 0), AP_OK);
-        CHECK_STATUS(ap_method_execute(&m), AP_ERR_BAD_ARGUMENTS);
+        CHECK_STATUS(ap_method_execute(&m), AP_ERR_ARGUMENT_MISMATCH);
         ap_method_destroy(&m);
     }
 }

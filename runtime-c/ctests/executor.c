@@ -25,7 +25,7 @@ static ap_status_t add_one(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, v
     (void)ctx;
     (void)user;
     if (nargs != 2) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     for (size_t i = 0; i < args[0].size && i < args[1].size; i++) {
         args[1].data[i] = (uint8_t)(args[0].data[i] + 1);
@@ -38,20 +38,20 @@ static ap_status_t sees_meta(ap_context_t *ctx, ap_buffer_t *args, size_t nargs,
     (void)args;
     (void)user;
     if (ctx->meta == NULL || ctx->arg_ids == NULL || nargs != 4) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const ap_value_meta_t *x = &ctx->meta[ctx->arg_ids[0]];
     const ap_value_meta_t *list = &ctx->meta[ctx->arg_ids[1]];
     int ok = x->kind == AP_VALUE_TENSOR && x->dtype == 6 && x->rank == 2 && x->dims[0] == 1 && x->dims[1] == 1 &&
              list->kind == AP_VALUE_TENSOR_LIST;
-    return ok ? AP_OK : AP_ERR_BAD_ARGUMENTS;
+    return ok ? AP_OK : AP_ERR_ARGUMENT_MISMATCH;
 }
 
 static ap_status_t add(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)ctx;
     (void)user;
     if (nargs != 3 || args[2].size > args[0].size || args[2].size > args[1].size) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     for (size_t i = 0; i < args[2].size; i++) {
         args[2].data[i] = (uint8_t)(args[0].data[i] + args[1].data[i]);
@@ -63,7 +63,7 @@ static ap_status_t add(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void 
 static int filled_a, filled_b;
 static ap_status_t fill(ap_buffer_t *args, size_t nargs, size_t at, uint8_t byte) {
     if (nargs <= at) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     memset(args[at].data, byte, args[at].size);
     return AP_OK;
@@ -187,7 +187,7 @@ static void bad_tables(void) {
     {
         ap_args_t a;
         ap_buffer_t one[1];
-        CHECK_STATUS(ap_split_args(one, 1, 1, 1, &a), AP_ERR_BAD_ARGUMENTS);
+        CHECK_STATUS(ap_split_args(one, 1, 1, 1, &a), AP_ERR_ARGUMENT_MISMATCH);
         CHECK_STATUS(ap_split_args(NULL, 0, 0, 0, &a), AP_OK);
         CHECK(a.nscratch == 0);
     }

@@ -52,7 +52,7 @@ impl BackendDesc {
 /// and scratch `&mut [u8]`, split by the counts in `ctx`.
 ///
 /// A call where an output or scratch buffer shares memory with any other argument is refused
-/// (`AP_ERR_BAD_ARGUMENTS`): those views are `&mut` slices, which may not alias. Inputs may
+/// (`AP_ERR_ARGUMENT_MISMATCH`): those views are `&mut` slices, which may not alias. Inputs may
 /// share memory with each other (`x * x` passes one value twice). So is a list longer than
 /// [`MAX_ARGS`], or counts that exceed it.
 ///
@@ -67,12 +67,12 @@ pub unsafe fn dispatch(
     nargs: usize,
 ) -> sys::ap_status {
     if ctx.is_null() || (args.is_null() && nargs > 0) || nargs > MAX_ARGS {
-        return sys::ap_status::AP_ERR_BAD_ARGUMENTS;
+        return sys::ap_status::AP_ERR_ARGUMENT_MISMATCH;
     }
     // SAFETY: the runtime's contract, above.
     let (ninputs, noutputs) = unsafe { ((*ctx).ninputs as usize, (*ctx).noutputs as usize) };
     if ninputs.saturating_add(noutputs) > nargs {
-        return sys::ap_status::AP_ERR_BAD_ARGUMENTS;
+        return sys::ap_status::AP_ERR_ARGUMENT_MISMATCH;
     }
     let raw: &[sys::ap_buffer] = if nargs == 0 {
         &[]
@@ -90,7 +90,7 @@ pub unsafe fn dispatch(
             .enumerate()
             .any(|(j, other)| j != i && overlap(written, other))
         {
-            return sys::ap_status::AP_ERR_BAD_ARGUMENTS;
+            return sys::ap_status::AP_ERR_ARGUMENT_MISMATCH;
         }
     }
     let view = |a: &sys::ap_buffer| !a.data.is_null() && a.size > 0;
@@ -111,7 +111,7 @@ pub unsafe fn dispatch(
         }
     }
     let Some(call) = Call::new(&inputs[..ninputs], &mut rest[..nargs - ninputs], noutputs) else {
-        return sys::ap_status::AP_ERR_BAD_ARGUMENTS;
+        return sys::ap_status::AP_ERR_ARGUMENT_MISMATCH;
     };
     let mut meta = [Meta::UNKNOWN; MAX_ARGS];
     // SAFETY: the runtime's contract: `meta` and `arg_ids` are both set or both NULL; arg_ids
@@ -124,7 +124,7 @@ pub unsafe fn dispatch(
             // SAFETY: as above; init checked each entry's dims against its rank.
             let m = unsafe { &*table.add(*ids.add(i) as usize) };
             let Some(kind) = Kind::from_code(m.kind) else {
-                return sys::ap_status::AP_ERR_BAD_ARGUMENTS;
+                return sys::ap_status::AP_ERR_ARGUMENT_MISMATCH;
             };
             let dims: &[u32] = if m.rank == 0 || m.dims.is_null() {
                 &[]
@@ -147,12 +147,12 @@ pub unsafe fn dispatch(
         }
         match call.with_meta(&meta[..nargs]) {
             Some(call) => call,
-            None => return sys::ap_status::AP_ERR_BAD_ARGUMENTS,
+            None => return sys::ap_status::AP_ERR_ARGUMENT_MISMATCH,
         }
     };
     match backend(&mut call) {
         Ok(()) => sys::ap_status::AP_OK,
-        Err(Error::BadArguments) => sys::ap_status::AP_ERR_BAD_ARGUMENTS,
+        Err(Error::BadArguments) => sys::ap_status::AP_ERR_ARGUMENT_MISMATCH,
         Err(Error::ScratchTooSmall) => sys::ap_status::AP_ERR_SCRATCH_TOO_SMALL,
         Err(_) => sys::ap_status::AP_ERR_BACKEND,
     }
@@ -210,7 +210,7 @@ unsafe extern "C" fn run_user_kernel(
     user: *mut core::ffi::c_void,
 ) -> sys::ap_status {
     if user.is_null() {
-        return sys::ap_status::AP_ERR_BAD_ARGUMENTS;
+        return sys::ap_status::AP_ERR_ARGUMENT_MISMATCH;
     }
     // SAFETY: `user` was made from a `BackendFn` by `kernel_entry` (the runtime hands back the
     // entry's pointer unchanged), and a function pointer round-trips through a data pointer on

@@ -69,7 +69,7 @@ fn errors_become_statuses() {
     // Counts beyond the list.
     assert_eq!(
         run(copy_plus_one, &mut context(3, 1), &mut args),
-        ap_status::AP_ERR_BAD_ARGUMENTS
+        ap_status::AP_ERR_ARGUMENT_MISMATCH
     );
 }
 
@@ -81,7 +81,7 @@ fn written_arguments_sharing_memory_are_refused() {
     let mut args = [xb, xb, buffer(&mut s)];
     assert_eq!(
         run(copy_plus_one, &mut context(1, 1), &mut args),
-        ap_status::AP_ERR_BAD_ARGUMENTS
+        ap_status::AP_ERR_ARGUMENT_MISMATCH
     );
     // Scratch overlapping an output by one byte.
     let (mut x, mut both) = ([1u8; 4], [0u8; 12]);
@@ -97,7 +97,7 @@ fn written_arguments_sharing_memory_are_refused() {
     let mut args = [buffer(&mut x), out, scratch];
     assert_eq!(
         run(copy_plus_one, &mut context(1, 1), &mut args),
-        ap_status::AP_ERR_BAD_ARGUMENTS
+        ap_status::AP_ERR_ARGUMENT_MISMATCH
     );
 }
 
@@ -128,6 +128,6 @@ fn a_list_longer_than_the_views_is_refused() {
     let mut args: Vec<ap_buffer> = bytes.iter_mut().map(|b| buffer(b)).collect();
     assert_eq!(
         run(copy_plus_one, &mut context(1, 1), &mut args),
-        ap_status::AP_ERR_BAD_ARGUMENTS
+        ap_status::AP_ERR_ARGUMENT_MISMATCH
     );
 }

@@ -17,19 +17,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 /// The one exit-status contract of every subcommand (shown by `--help`; README.md repeats it).
-const EXIT_STATUS: &str = "\
-Exit status (every subcommand):
-  0  done
-  1  does not fit: a pool's buffers exceed its capacity (plan, inspect --target, run), or no
-     plan within plan-csv's --capacity; or cannot be built or run here: an operator no kernel
-     implements (plan, run; plan's --kernel names one linked in C), a value without memory,
-     a call that fails (run)
-  2  bad input: a flag, a model, a targets file or target name, a scratch or #[delegate]
-     declaration, a lifetime CSV; whichever file it is in and wherever it is found (a path
-     that names nothing, or names a directory, FIFO or device, is bad input too)
-  3  I/O failure: a file that exists cannot be read, or an output cannot be written
-     (outputs are written all or none: on failure the previous ones are left as they were)
-  4  internal error: a bug in arenaplan; please report it with the input";
+const EXIT_STATUS: &str = arenaplan_build::EXIT_STATUS_TABLE;
 
 /// Compile-time memory planning for microcontrollers with NPUs.
 #[derive(Parser)]
@@ -58,17 +46,7 @@ enum Command {
 
 /// Why a command failed, as its exit status (see [`EXIT_STATUS`]). Usage errors are clap's,
 /// which exits with 2 as well.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Status {
-    /// A pool over capacity; or, for `run`, a program that cannot run here.
-    DoesNotFit = 1,
-    /// Anything wrong with what the user gave.
-    BadInput = 2,
-    /// A file that exists could not be read, or an output could not be written.
-    Io = 3,
-    /// A bug in arenaplan.
-    Internal = 4,
-}
+pub(crate) use arenaplan_build::ExitStatus as Status;
 
 /// A failed command: its status and the messages to print (each after `error: `).
 #[derive(Debug)]

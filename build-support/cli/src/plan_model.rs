@@ -225,6 +225,7 @@ pub(crate) fn build_failure(model: &Path, e: BuildError) -> Failure {
     let status = match e.exit_status() {
         1 => Status::DoesNotFit,
         3 => Status::Io,
+        5 => Status::CannotRunHere,
         4 => Status::Internal,
         _ => Status::BadInput,
     };

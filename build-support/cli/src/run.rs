@@ -135,25 +135,25 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Failure> {
         resolved.push((m, inputs));
     }
     if let Some(why) = arenaplan_host::why_not_runnable(program) {
-        return Err(Failure::new(Status::DoesNotFit, why));
+        return Err(Failure::new(Status::CannotRunHere, why));
     }
     let tables = arenaplan_host::method_tables(program, plan).ok_or_else(|| {
         Failure::new(
-            Status::DoesNotFit,
+            Status::CannotRunHere,
             "the program's tables do not fit the runtime (a branch of more than two arms, or sizes beyond 32 bits)",
         )
     })?;
     let arenas = Arenas::new(program, plan);
-    let runtime = |e: arenaplan::RuntimeError| Failure::new(Status::DoesNotFit, e);
+    let runtime = |e: arenaplan::RuntimeError| Failure::new(Status::CallFailed, e);
     // The target's own NPU configuration (whatever its catalogue says) is what runs here.
     let target = catalogue
         .target(&args.target)
         .map_err(|e| Failure::bad_input(e.to_string()))?;
     let backends = arenaplan_host::emulated_backends_for(target)
-        .map_err(|e| Failure::new(Status::DoesNotFit, e))?;
+        .map_err(|e| Failure::new(Status::CannotRunHere, e))?;
     let kernels =
         arenaplan_host::ProgramKernels::for_program_dtypes(program, args.all_kernel_dtypes)
-            .map_err(|e| Failure::new(Status::DoesNotFit, e))?;
+            .map_err(|e| Failure::new(Status::CannotRunHere, e))?;
     let kernels = kernels.entries();
     let mut runners = Vec::with_capacity(tables.len());
     for (m, (_, t)) in tables.iter().enumerate() {
@@ -161,7 +161,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Failure> {
         // time over the arenas.
         let runner = unsafe { Runner::with_kernels(t, arenas.pools(), &backends, kernels) }
             .map_err(|e| {
-                Failure::new(Status::DoesNotFit, format!("method `{}`: {e}", io[m].name))
+                Failure::new(Status::CallFailed, format!("method `{}`: {e}", io[m].name))
             })?;
         runners.push(runner);
     }
@@ -187,7 +187,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Failure> {
         let before = Placeholders::now();
         runner.execute().map_err(|(e, at)| {
             Failure::new(
-                Status::DoesNotFit,
+                Status::CallFailed,
                 format!(
                     "call {k} (`{}`): {}",
                     method.name,
@@ -203,7 +203,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Failure> {
             let out = runner.output(i).map_err(runtime)?;
             let data = out.get(..bytes).map(<[u8]>::to_vec).ok_or_else(|| {
                 Failure::new(
-                    Status::DoesNotFit,
+                    Status::CannotRunHere,
                     format!("call {k}: output {i} (`{}`) has no memory", value.name),
                 )
             })?;
@@ -214,7 +214,7 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Failure> {
                 data: crate::layout::from_memory(data, width, &value.shape, &value.dim_order),
             };
             let file = npy::write(&array).map_err(|e| {
-                Failure::new(Status::DoesNotFit, format!("call {k}: output {i}: {e}"))
+                Failure::new(Status::CannotRunHere, format!("call {k}: output {i}: {e}"))
             })?;
             files.push((format!("{k}-{}-{i}.npy", method.name), file));
         }

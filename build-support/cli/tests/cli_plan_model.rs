@@ -712,7 +712,7 @@ fn a_program_name_too_long_for_a_file_name_exits_2() {
 }
 
 #[test]
-fn a_tflite_operator_without_a_kernel_exits_1_naming_it_unless_kernel_names_it() {
+fn a_tflite_operator_without_a_kernel_exits_5_naming_it_unless_kernel_names_it() {
     let model = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../testdata/models/tflite_without_kernels.toml");
     let out = temp_dir("no-kernel");
@@ -727,7 +727,7 @@ fn a_tflite_operator_without_a_kernel_exits_1_naming_it_unless_kernel_names_it()
         "--out",
         dir,
     ]);
-    assert_eq!(refused.status.code(), Some(1), "{}", stderr(&refused));
+    assert_eq!(refused.status.code(), Some(5), "{}", stderr(&refused));
     let text = stderr(&refused);
     assert!(text.contains("`builtin:28` (TFLite's TANH)"), "{text}");
     assert!(text.contains("--kernel builtin:28"), "{text}");
@@ -755,7 +755,7 @@ fn a_tflite_operator_without_a_kernel_exits_1_naming_it_unless_kernel_names_it()
 }
 
 #[test]
-fn an_executorch_operator_without_a_kernel_exits_1_at_plan_time_naming_it() {
+fn an_executorch_operator_without_a_kernel_exits_5_at_plan_time_naming_it() {
     let model = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../testdata/models/executorch_without_kernels.toml");
     let out = temp_dir("no-et-kernel");
@@ -774,7 +774,7 @@ fn an_executorch_operator_without_a_kernel_exits_1_at_plan_time_naming_it() {
         arenaplan(&args)
     };
     let refused = plan(&[]);
-    assert_eq!(refused.status.code(), Some(1), "{}", stderr(&refused));
+    assert_eq!(refused.status.code(), Some(5), "{}", stderr(&refused));
     let text = stderr(&refused);
     for op in ["aten::_fft_r2c.out", "my_ops::front_end.out"] {
         assert!(

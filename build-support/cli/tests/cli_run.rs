@@ -1,7 +1,8 @@
 //! `arenaplan run` as a user runs it: calls in order with state kept, outputs named by call
-//! and method, and the exit-status contract — 1 with the reason for a program that cannot run
-//! here (each missing operator named), 2 for bad input (naming the file or call), 3 for an
-//! output that cannot be written, nothing written then.
+//! and method, and the exit-status contract — 5 with the reason for a program that cannot run
+//! here (each missing operator named), 6 for a call that fails while running (the runtime's
+//! status named), 2 for bad input (naming the file or call), 3 for an output that cannot be
+//! written, nothing written then.
 
 use std::path::{Path, PathBuf};
 
@@ -43,11 +44,11 @@ fn calls_run_in_order_with_state_kept_and_outputs_named_by_call_and_method() {
 }
 
 #[test]
-fn a_program_with_an_operator_no_kernel_implements_exits_1_naming_it() {
+fn a_program_with_an_operator_no_kernel_implements_exits_5_naming_it() {
     let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/models/two_npu_calls.toml");
     let out = temp_dir("missing");
     let result = run(&model, "corstone-300", &["".to_owned()], &out);
-    assert_eq!(result.status.code(), Some(1), "{}", stderr(&result));
+    assert_eq!(result.status.code(), Some(5), "{}", stderr(&result));
     assert!(
         stderr(&result).contains("`app_max_pool`"),
         "{}",
@@ -165,12 +166,12 @@ fn tflite_models_run_on_cmsis_nn_with_tflms_output_files() {
 }
 
 #[test]
-fn a_tflite_model_with_an_operator_without_kernel_exits_1_naming_it() {
+fn a_tflite_model_with_an_operator_without_kernel_exits_5_naming_it() {
     let model = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../testdata/models/tflite_without_kernels.toml");
     let out = temp_dir("tflite-missing");
     let result = run(&model, "corstone-300", &["".to_owned()], &out);
-    assert_eq!(result.status.code(), Some(1), "{}", stderr(&result));
+    assert_eq!(result.status.code(), Some(5), "{}", stderr(&result));
     for op in ["builtin:28", "custom:MyFrontEnd"] {
         assert!(stderr(&result).contains(op), "{}", stderr(&result));
     }
@@ -202,4 +203,31 @@ fn placeholder_outputs_are_marked_and_the_marker_goes_with_real_ones() {
     assert!(result.status.success(), "{}", stderr(&result));
     assert!(!marker.exists());
     assert!(!stderr(&result).contains("warning"), "{}", stderr(&result));
+}
+
+#[test]
+fn a_call_the_npu_refuses_while_running_exits_6_naming_the_status() {
+    // A Vela stream whose command-stream version is one Arm's driver does not run: the build
+    // has no reason to refuse it (the NPU's product and MACs are the target's), the driver
+    // refuses the first job.
+    let model = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../testdata/fixtures/fixture_conv_vela_u55.tflite");
+    let mut bytes = std::fs::read(&model).unwrap();
+    let at = bytes
+        .windows(4)
+        .position(|w| w == b"COP1")
+        .expect("a command stream");
+    let config = u32::from_le_bytes(bytes[at + 8..at + 12].try_into().unwrap()) | 0x10;
+    bytes[at + 8..at + 12].copy_from_slice(&config.to_le_bytes());
+    let out = temp_dir("call-fails");
+    let edited = out.with_extension("tflite");
+    std::fs::write(&edited, bytes).unwrap();
+    let result = run(&edited, "corstone-300", &["".to_owned()], &out);
+    assert_eq!(result.status.code(), Some(6), "{}", stderr(&result));
+    assert!(
+        stderr(&result).contains("AP_ERR_DRIVER") && stderr(&result).contains("cmd_stream_version"),
+        "{}",
+        stderr(&result)
+    );
+    assert!(!out.join("0-forward-0.npy").exists());
 }

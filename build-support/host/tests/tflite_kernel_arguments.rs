@@ -1,6 +1,6 @@
 //! The runtime's TFLite kernels treat their parameters and buffer sizes as untrusted, as the
 //! runtime treats its tables: a call whose parameters would take a kernel outside its buffers,
-//! or into arithmetic C leaves undefined, is refused with `AP_ERR_BAD_ARGUMENTS` before a byte
+//! or into arithmetic C leaves undefined, is refused with `AP_ERR_ARGUMENT_MISMATCH` before a byte
 //! is read. One test per rule, each beside a call that passes (so the refusal is the rule's).
 
 use arenaplan::sys::{self, ap_buffer, ap_context, ap_kernel, ap_status};
@@ -64,7 +64,7 @@ fn a_slice_step_of_zero_is_refused() {
     };
     assert_eq!(run(2, 2, 2), (ap_status::AP_OK, vec![1, 3]));
     // Step 0 would read index 0 count times: any count, any output size.
-    assert_eq!(run(3, 0, 3).0, ap_status::AP_ERR_BAD_ARGUMENTS);
+    assert_eq!(run(3, 0, 3).0, ap_status::AP_ERR_ARGUMENT_MISMATCH);
 }
 
 #[test]
@@ -91,7 +91,10 @@ fn a_product_that_overflows_matches_no_buffer_not_an_empty_one() {
     assert_eq!(call(kernel, 3, &mut ok), ap_status::AP_OK);
     assert_eq!(ok[3], words(&[11, 12]));
     let mut huge = vec![words(&[1]), words(&[1]), params([65535; 5]), Vec::new()];
-    assert_eq!(call(kernel, 3, &mut huge), ap_status::AP_ERR_BAD_ARGUMENTS);
+    assert_eq!(
+        call(kernel, 3, &mut huge),
+        ap_status::AP_ERR_ARGUMENT_MISMATCH
+    );
 }
 
 #[test]
@@ -107,7 +110,10 @@ fn a_requantization_shift_out_of_range_is_refused() {
     assert_eq!(call(kernel, 2, &mut ok), ap_status::AP_OK);
     assert_eq!(ok[2], vec![4, 0xFC]);
     let mut bad = vec![vec![8, 0xF8], params(31), vec![0; 2]];
-    assert_eq!(call(kernel, 2, &mut bad), ap_status::AP_ERR_BAD_ARGUMENTS);
+    assert_eq!(
+        call(kernel, 2, &mut bad),
+        ap_status::AP_ERR_ARGUMENT_MISMATCH
+    );
 }
 
 #[test]
@@ -129,5 +135,8 @@ fn a_convolution_dilation_of_zero_is_refused() {
     assert_eq!(call(kernel, 4, &mut ok), ap_status::AP_OK);
     assert_eq!(i16::from_le_bytes([ok[4][0], ok[4][1]]), 300);
     let mut bad = vec![input, vec![3], vec![0; 8], params(0), vec![0; 2]];
-    assert_eq!(call(kernel, 4, &mut bad), ap_status::AP_ERR_BAD_ARGUMENTS);
+    assert_eq!(
+        call(kernel, 4, &mut bad),
+        ap_status::AP_ERR_ARGUMENT_MISMATCH
+    );
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-use super::MissingKernel;
+use super::{ExitStatus, MissingKernel};
 
 use crate::diagnostic::Diagnostic;
 use crate::emit::EmitError;
@@ -58,9 +58,9 @@ pub enum BuildError {
 
 impl BuildError {
     /// The exit status every arenaplan program gives for this failure (the CLI and the demo
-    /// alike): 1, the model's buffers do not fit (a pool over capacity, or a search stopped
-    /// before it found a plan); 2, anything wrong with what the user gave (a model, a target, a
-    /// declaration, a setting); 3, an output could not be written; 4, a bug in arenaplan.
+    /// alike; [`ExitStatus`] says what each means): the model's buffers do not fit, something
+    /// wrong with what the user gave, an output that could not be written, an operator no
+    /// kernel implements (cannot be built here), or a bug in arenaplan.
     ///
     /// ```
     /// let e = arenaplan_build::BuildError::Missing("no model: call .model(path)".into());
@@ -68,22 +68,22 @@ impl BuildError {
     /// ```
     pub fn exit_status(&self) -> u8 {
         use arenaplan_planner::PlanError;
-        match self {
+        (match self {
             BuildError::Plan(
                 PipelineError::Overflow(_)
                 | PipelineError::Plan {
                     source: PlanError::DoesNotFit { .. } | PlanError::Stopped { .. },
                     ..
                 },
-            )
-            | BuildError::NoKernel(_) => 1,
+            ) => ExitStatus::DoesNotFit,
+            BuildError::NoKernel(_) => ExitStatus::CannotRunHere,
             BuildError::Plan(PipelineError::Plan {
                 source: PlanError::Unverified(_),
                 ..
             })
-            | BuildError::Verify(_) => 4,
-            BuildError::Write { .. } => 3,
-            _ => 2,
-        }
+            | BuildError::Verify(_) => ExitStatus::Internal,
+            BuildError::Write { .. } => ExitStatus::Io,
+            _ => ExitStatus::BadInput,
+        }) as u8
     }
 }

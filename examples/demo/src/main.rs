@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use arenaplan_build::model::ValueKind;
 use arenaplan_build::targets::Catalogue;
-use arenaplan_build::{BufferKind, Build, BuildError, CallKind};
+use arenaplan_build::{BufferKind, Build, BuildError, CallKind, ExitStatus};
 use arenaplan_planner::{Buffer, Planner, Problem};
 
 fn main() -> ExitCode {
@@ -21,7 +21,7 @@ fn main() -> ExitCode {
             ("--target", Some(v)) => target_name = v,
             _ => {
                 eprintln!("usage: arenaplan-demo [--model FILE.pte|.tflite|.toml] [--target NAME]");
-                return ExitCode::from(2);
+                return ExitCode::from(ExitStatus::BadInput as u8);
             }
         }
     }
@@ -30,7 +30,7 @@ fn main() -> ExitCode {
         Ok(t) => t,
         Err(e) => {
             eprintln!("error: {e}");
-            return ExitCode::from(2);
+            return ExitCode::from(ExitStatus::BadInput as u8);
         }
     };
     // No firmware sources to scan: the demo's delegates declare their scratch in the model.
@@ -45,8 +45,9 @@ fn main() -> ExitCode {
         .try_render()
     {
         Ok(p) => p,
-        // The status every arenaplan program gives (`BuildError::exit_status`): 1 for buffers
-        // that do not fit, 2 for a model that cannot be read or planned, as for the target.
+        // The status every arenaplan program gives (`ExitStatus`): 1 for buffers that do not
+        // fit, 2 for a model that cannot be read or planned (as for the target), 5 for one
+        // with an operator no kernel implements.
         Err(e @ BuildError::Input(_)) => {
             eprintln!("error: {e}");
             return ExitCode::from(e.exit_status());
@@ -60,7 +61,7 @@ fn main() -> ExitCode {
     let out = root.join("target/arenaplan-demo");
     if let Err(e) = std::fs::create_dir_all(&out) {
         eprintln!("error: {}: {e}", out.display());
-        return ExitCode::FAILURE;
+        return ExitCode::from(ExitStatus::Io as u8);
     }
     for (file, bytes) in &planned.files {
         let path = out.join(file);
@@ -70,7 +71,7 @@ fn main() -> ExitCode {
         }
         if let Err(e) = std::fs::write(&path, bytes) {
             eprintln!("error: {file}: {e}");
-            return ExitCode::FAILURE;
+            return ExitCode::from(ExitStatus::Io as u8);
         }
     }
 
@@ -223,12 +224,12 @@ fn main() -> ExitCode {
             println!("  {report}");
             ExitCode::SUCCESS
         }
-        Err(why) => {
+        Err((status, why)) => {
             eprintln!(
                 "error: {}: planned, but the demo cannot run it: {why}",
                 model.display()
             );
-            ExitCode::FAILURE
+            ExitCode::from(status as u8)
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The demo's exit status is the contract every arenaplan program shares
-//! (`BuildError::exit_status`): 1 when the model's buffers do not fit, 2 when the model or the
-//! target cannot be used, 0 when it ran.
+//! (`arenaplan_build::ExitStatus`): 1 when the model's buffers do not fit, 2 when the model or
+//! the target cannot be used, 5 when an operator has no kernel, 0 when it ran.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -62,6 +62,15 @@ fn the_demo_exits_as_every_arenaplan_program_does() {
     let unknown = "[[delegate]]\nname = \"npu\"\nbackend = \"EthosUBackend\"\nscratch = [{ size = 64, pool = \"no_such_spec\" }]";
     let (code, err) = demo(&model(&dir, "bad_spec", 16, unknown), "corstone-300");
     assert_eq!(code, Some(2), "{err}");
+    // An operator no kernel implements: cannot be built here, which is not "does not fit".
+    let path = model(&dir, "no_kernel", 16, "");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("aten::relu.out", "my_ops::nothing.out");
+    std::fs::write(&path, text).unwrap();
+    let (code, err) = demo(&path, "corstone-300");
+    assert_eq!(code, Some(5), "{err}");
+    assert!(err.contains("my_ops::nothing.out"), "{err}");
     // An unknown target.
     let (code, err) = demo(&model(&dir, "fine", 16, ""), "no-such-board");
     assert_eq!(code, Some(2), "{err}");

@@ -175,7 +175,7 @@ static ap_status_t at_slot(const ap_buffer_t *t, const io_copy_t *io, const uint
         return AP_OK;
     }
     int apart = p >= s + room || s >= p + t->size;
-    return apart ? AP_OK : AP_ERR_BAD_ARGUMENTS;
+    return apart ? AP_OK : AP_ERR_ARGUMENT_MISMATCH;
 }
 
 /* How output `o` goes from its copy to a tensor of `tensor_bytes`: whole, or row by row when
@@ -187,10 +187,10 @@ static ap_status_t output_rows(const io_copy_t *o, size_t tensor_bytes, size_t *
         return AP_OK;
     }
     if (o->bytes == 0 || tensor_bytes == 0) {
-        return AP_ERR_BAD_ARGUMENTS; /* an empty record has no rows to copy from, an empty tensor no room */
+        return AP_ERR_ARGUMENT_MISMATCH; /* an empty record has no rows to copy from, an empty tensor no room */
     }
     if (tensor_bytes % o->chunks != 0) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     *row = tensor_bytes / o->chunks;
     return *row > o->stride ? AP_ERR_UNSUPPORTED : AP_OK;
@@ -286,16 +286,16 @@ static ap_status_t execute(ap_context_t *ctx, ap_handle_t *handle, ap_buffer_t *
         ap_buffer_t *t = in ? &a.inputs[i] : &a.outputs[i - b.ninputs];
         (void)io_record(in ? b.inputs_block : b.outputs_block, in ? i : i - b.ninputs, b.scratch_size, &io);
         if (t->data == NULL && t->size > 0) {
-            return AP_ERR_BAD_ARGUMENTS;
+            return AP_ERR_ARGUMENT_MISMATCH;
         }
         if (in && t->size != io.bytes) {
-            return AP_ERR_BAD_ARGUMENTS;
+            return AP_ERR_ARGUMENT_MISMATCH;
         }
         if (!in && (s = output_rows(&io, t->size, &row)) != AP_OK) {
             return s;
         }
         if (!in && io.state_in_place && row != 0) {
-            return AP_ERR_BAD_ARGUMENTS; /* state is copied whole */
+            return AP_ERR_ARGUMENT_MISMATCH; /* state is copied whole */
         }
         if ((s = at_slot(t, &io, scratch, scratch_room, &in_place)) != AP_OK) {
             return s;

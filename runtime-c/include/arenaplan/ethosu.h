@@ -20,7 +20,7 @@
  * size is the record's) is read or written there by the NPU, and nothing is copied; arenaplan
  * plans a network's I/O so where it can, as Vela's own plan does. Any other tensor is copied in
  * before the job and out after it (row by row where Vela pads an output's rows); one that
- * overlaps the scratch anywhere but at its place is refused (AP_ERR_BAD_ARGUMENTS), since a plan
+ * overlaps the scratch anywhere but at its place is refused (AP_ERR_ARGUMENT_MISMATCH), since a plan
  * and a blob that disagree must not copy a tensor onto itself. The check is by address, at
  * each call, before anything is copied.
  *

@@ -14,20 +14,25 @@ extern "C" {
 
 typedef enum ap_status {
     AP_OK = 0,
-    AP_ERR_INVALID_ARGUMENT = 1, /* a NULL pointer or an index out of range */
+    AP_ERR_INVALID_ARGUMENT = 1, /* the caller of an ap_* function passed a NULL pointer or an
+                                    index out of range (a mistake in the calling code) */
     AP_ERR_INVALID_PROGRAM = 2,  /* tables disagree: index, count, region outside its pool, or
                                     arguments of one call overlapping (see ap_method_init) */
     AP_ERR_BACKEND_NOT_FOUND = 3,
     AP_ERR_KERNEL_NOT_FOUND = 4,
     AP_ERR_TEMP_EXHAUSTED = 5,   /* the legacy temp pool is too small */
     AP_ERR_BAD_BLOB = 6,         /* a delegate's blob is malformed */
-    AP_ERR_BAD_ARGUMENTS = 7,    /* the argument list does not fit the blob's inputs/outputs */
+    AP_ERR_ARGUMENT_MISMATCH = 7, /* a call's tensors do not match what its blob or kernel
+                                     expects (count, size, alignment, shape or parameters): a
+                                     table not made for this blob, checked before any byte moves */
     AP_ERR_SCRATCH_TOO_SMALL = 8,
     AP_ERR_SCRATCH_MISALIGNED = 9,
     AP_ERR_DRIVER = 10,          /* the NPU driver reported a failure */
     AP_ERR_STORAGE = 11,         /* integrator-provided storage is too small */
     AP_ERR_UNSUPPORTED = 12,     /* the blob needs what this runtime does not do: Ethos-U external
-                                    weights or 4-bit output expansion, Neutron I/O transposition */
+                                    weights or 4-bit output expansion, Neutron I/O transposition;
+                                    or a kernel library has no implementation for the call's
+                                    parameters (CMSIS-NN's ARM_CMSIS_NN_NO_IMPL_ERROR) */
     AP_ERR_BLOB_MISALIGNED = 13, /* a blob not 16-byte aligned (the NPU reads it in place) */
     AP_ERR_DRIVER_SETUP = 14,    /* no NPU driver registered (call ethosu_init / neutronInit, or
                                     ap_ethosu_host_setup on the host, before running), or one set
@@ -36,6 +41,10 @@ typedef enum ap_status {
     AP_ERR_NOT_INITIALIZED = 15, /* a method that ap_method_init did not initialize: its init
                                     failed, or it was zeroed, never initialized or destroyed */
     AP_ERR_BACKEND = 16,         /* a backend or kernel written in Rust returned its own error */
+    AP_ERR_KERNEL_FAILED = 17,   /* a kernel library refused or failed a call whose arguments
+                                    arenaplan had checked (CMSIS-NN's ARM_CMSIS_NN_ARG_ERROR or
+                                    ARM_CMSIS_NN_FAILURE): a parameter the library's variant does
+                                    not take, not a mismatch of the tables */
     /* Keeps the enum 32 bits wide where the compiler packs enums (arm-none-eabi-gcc does), so
      * the Rust bindings and the C side agree on its size. Never returned. */
     AP_STATUS_FORCE_32_BITS = 0x7FFFFFFF
@@ -123,7 +132,7 @@ size_t ap_backend_handle_bytes_for(const ap_backend_t *b, const ap_compile_spec_
 
 /* The adoption pattern, once for every backend: split a flat list by the counts a backend read
  * from its blob. nscratch == 0 means a plan made before scratch was planned (use the temp
- * allocator); AP_ERR_BAD_ARGUMENTS when the list is shorter than inputs + outputs. */
+ * allocator); AP_ERR_ARGUMENT_MISMATCH when the list is shorter than inputs + outputs. */
 typedef struct ap_args {
     ap_buffer_t *inputs;
     ap_buffer_t *outputs;

@@ -7,21 +7,21 @@
 static ap_status_t add(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
     if (ctx == NULL || args == NULL || ctx->ninputs != 3 || ctx->noutputs != 1 || nargs < 4u) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const ap_buffer_t *a = &args[0], *b = &args[1];
     ap_buffer_t *output = &args[3];
     ap_tflite_add_params_t p;
     if (!read_params(&args[2], &p, sizeof p) || a->size != output->size || b->size != output->size ||
         output->size > INT32_MAX) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     arm_cmsis_nn_status s = arm_elementwise_add_s8(
         (const int8_t *)a->data, (const int8_t *)b->data, p.input1_offset, p.input1_multiplier, p.input1_shift,
         p.input2_offset, p.input2_multiplier, p.input2_shift, p.left_shift, (int8_t *)output->data,
         p.output_offset, p.output_multiplier, p.output_shift, p.activation_min, p.activation_max,
         (int32_t)output->size);
-    return s == ARM_CMSIS_NN_SUCCESS ? AP_OK : AP_ERR_BAD_ARGUMENTS;
+    return from_cmsis_nn(s);
 }
 
 const ap_kernel_t ap_kernel_tflite_3aADD = {"tflite:ADD", add, NULL};
@@ -31,14 +31,14 @@ static ap_status_t add_s16(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, v
     ap_tflite_add_params_t p;
     if (!elementwise_s16_args(ctx, args, nargs, &p, sizeof p) || !shift_ok(p.input1_shift) || !shift_ok(p.input2_shift) ||
         !shift_ok(p.output_shift) || p.left_shift < 0 || p.left_shift > 20) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     arm_cmsis_nn_status s = arm_elementwise_add_s16(
         (const int16_t *)(const void *)args[0].data, (const int16_t *)(const void *)args[1].data, p.input1_offset,
         p.input1_multiplier, p.input1_shift, p.input2_offset, p.input2_multiplier, p.input2_shift, p.left_shift,
         (int16_t *)(void *)args[3].data, p.output_offset, p.output_multiplier, p.output_shift, p.activation_min,
         p.activation_max, (int32_t)(args[3].size / 2));
-    return s == ARM_CMSIS_NN_SUCCESS ? AP_OK : AP_ERR_BAD_ARGUMENTS;
+    return from_cmsis_nn(s);
 }
 
 const ap_kernel_t ap_kernel_tflite_3aADD__S16 = {"tflite:ADD_S16", add_s16, NULL};

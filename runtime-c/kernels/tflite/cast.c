@@ -18,13 +18,13 @@ static ap_status_t cast(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void
     ap_tflite_cast_params_t p;
     if (!io_is(ctx, args, nargs, 2, 1) || !read_params(&args[1], &p, sizeof p) || p.count < 0 || p.from == 6 ||
         p.to == 5) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const size_t wi = cast_width(p.from), wo = cast_width(p.to), n = (size_t)p.count;
     const ap_buffer_t *in = &args[0];
     ap_buffer_t *out = &args[2];
     if (wi == 0 || wo == 0 || !count_ok(p.count) || in->size != wi * n || out->size != wo * n) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     for (size_t i = 0; i < n; i++) {
         /* The value, exactly: every input type fits in int64. */

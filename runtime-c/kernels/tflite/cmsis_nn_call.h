@@ -36,6 +36,17 @@ static inline int scratch_of(const ap_context_t *ctx, const ap_buffer_t *args, s
     return 1;
 }
 
+/* CMSIS-NN's status as the runtime's: each kernel checks its arguments against its tables
+ * before it calls CMSIS-NN, so a refusal left is the library's own (a parameter its variant
+ * does not take, or no implementation for it), not a table mismatch. */
+static inline ap_status_t from_cmsis_nn(arm_cmsis_nn_status s) {
+    switch (s) {
+    case ARM_CMSIS_NN_SUCCESS: return AP_OK;
+    case ARM_CMSIS_NN_NO_IMPL_ERROR: return AP_ERR_UNSUPPORTED;
+    default: return AP_ERR_KERNEL_FAILED;
+    }
+}
+
 /* The status a kernel returns when CMSIS-NN asks for more scratch than was planned: the
  * build planned for another instruction set than this library was compiled for. */
 static inline ap_status_t enough_scratch(int32_t needed, const cmsis_nn_context *nn) {

@@ -85,7 +85,7 @@ static ap_status_t conv_2d(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, v
     (void)user;
     ap_tflite_conv_call_t c;
     if (!ap_tflite_conv_call(ctx, args, nargs, 0, 0, &c)) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const cmsis_nn_conv_params conv = {c.p.input_offset, c.p.output_offset, {c.p.stride_w, c.p.stride_h},
                                        {c.p.pad_w, c.p.pad_h}, {c.p.dilation_w, c.p.dilation_h},
@@ -102,7 +102,7 @@ static ap_status_t conv_2d(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, v
     }
     arm_cmsis_nn_status s = arm_convolve_wrapper_s8(&c.nn, &conv, &c.quant, &c.input_dims, c.input, &c.filter_dims,
                                                     c.filter, &c.bias_dims, c.bias, &c.output_dims, c.output);
-    return s == ARM_CMSIS_NN_SUCCESS ? AP_OK : AP_ERR_BAD_ARGUMENTS;
+    return from_cmsis_nn(s);
 }
 
 const ap_kernel_t ap_kernel_tflite_3aCONV__2D = {"tflite:CONV_2D", conv_2d, NULL};
@@ -113,7 +113,7 @@ static ap_status_t conv_2d_s16(ap_context_t *ctx, ap_buffer_t *args, size_t narg
     (void)user;
     ap_tflite_conv_call_t c;
     if (!ap_tflite_conv_call(ctx, args, nargs, 0, 1, &c) || !without_scratch(ctx, nargs)) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const ap_tflite_conv_params_t *p = &c.p;
     const int32_t ic = p->input_c, oc = p->output_c;

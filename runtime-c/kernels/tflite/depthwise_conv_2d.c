@@ -12,7 +12,7 @@ static ap_status_t depthwise_conv(ap_context_t *ctx, ap_buffer_t *args, size_t n
     (void)user;
     ap_tflite_conv_call_t c;
     if (!ap_tflite_conv_call(ctx, args, nargs, 1, 0, &c)) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const cmsis_nn_dw_conv_params dw = {c.p.input_offset, c.p.output_offset, c.p.ch_mult,
                                         {c.p.stride_w, c.p.stride_h}, {c.p.pad_w, c.p.pad_h},
@@ -23,7 +23,7 @@ static ap_status_t depthwise_conv(ap_context_t *ctx, ap_buffer_t *args, size_t n
         /* CMSIS-NN's generic depthwise kernel, which needs no buffer. */
         arm_cmsis_nn_status s = arm_depthwise_conv_s8(&c.nn, &dw, &c.quant, &c.input_dims, c.input, &c.filter_dims,
                                                       c.filter, &c.bias_dims, c.bias, &c.output_dims, c.output);
-        return s == ARM_CMSIS_NN_SUCCESS ? AP_OK : AP_ERR_BAD_ARGUMENTS;
+        return from_cmsis_nn(s);
     }
     ap_status_t enough = enough_scratch(needed, &c.nn);
     if (enough != AP_OK) {
@@ -32,7 +32,7 @@ static ap_status_t depthwise_conv(ap_context_t *ctx, ap_buffer_t *args, size_t n
     arm_cmsis_nn_status s = arm_depthwise_conv_wrapper_s8(&c.nn, &dw, &c.quant, &c.input_dims, c.input,
                                                           &c.filter_dims, c.filter, &c.bias_dims, c.bias,
                                                           &c.output_dims, c.output);
-    return s == ARM_CMSIS_NN_SUCCESS ? AP_OK : AP_ERR_BAD_ARGUMENTS;
+    return from_cmsis_nn(s);
 }
 
 const ap_kernel_t ap_kernel_tflite_3aDEPTHWISE__CONV__2D = {"tflite:DEPTHWISE_CONV_2D", depthwise_conv, NULL};
@@ -42,14 +42,14 @@ static ap_status_t depthwise_conv_s16(ap_context_t *ctx, ap_buffer_t *args, size
     (void)user;
     ap_tflite_conv_call_t c;
     if (!ap_tflite_conv_call(ctx, args, nargs, 1, 1, &c) || !without_scratch(ctx, nargs)) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const cmsis_nn_dw_conv_params dw = {c.p.input_offset, c.p.output_offset, c.p.ch_mult,
                                         {c.p.stride_w, c.p.stride_h}, {c.p.pad_w, c.p.pad_h},
                                         {c.p.dilation_w, c.p.dilation_h}, {c.p.activation_min, c.p.activation_max}};
     arm_cmsis_nn_status s = arm_depthwise_conv_s16(&c.nn, &dw, &c.quant, &c.input_dims, c.input16, &c.filter_dims,
                                                    c.filter, &c.bias_dims, c.bias64, &c.output_dims, c.output16);
-    return s == ARM_CMSIS_NN_SUCCESS ? AP_OK : AP_ERR_BAD_ARGUMENTS;
+    return from_cmsis_nn(s);
 }
 
 const ap_kernel_t ap_kernel_tflite_3aDEPTHWISE__CONV__2D__S16 = {"tflite:DEPTHWISE_CONV_2D_S16", depthwise_conv_s16,

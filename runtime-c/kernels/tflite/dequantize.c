@@ -10,14 +10,14 @@
 static ap_status_t dequantize(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
     if (ctx == NULL || args == NULL || ctx->ninputs != 2 || ctx->noutputs != 1 || nargs != 3u) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const ap_buffer_t *input = &args[0];
     ap_buffer_t *output = &args[2];
     ap_tflite_dequantize_params_t p;
     if (!read_params(&args[1], &p, sizeof p) || (p.input_width != 1 && p.input_width != 2) ||
         input->size % (size_t)p.input_width != 0 || output->size != input->size / (size_t)p.input_width * 4u) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     float scale;
     memcpy(&scale, &p.scale_bits, sizeof scale);

@@ -15,7 +15,7 @@ static ap_status_t fully_connected(ap_context_t *ctx, ap_buffer_t *args, size_t 
     (void)user;
     if (ctx == NULL || args == NULL || ctx->noutputs != 1 || (ctx->ninputs != 4 && ctx->ninputs != 5) ||
         nargs != (size_t)ctx->ninputs + 1u) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const uint32_t n = ctx->ninputs;
     const ap_buffer_t *input = &args[0], *filter = &args[1], *bias = n == 5 ? &args[2] : NULL;
@@ -23,17 +23,17 @@ static ap_status_t fully_connected(ap_context_t *ctx, ap_buffer_t *args, size_t 
     ap_buffer_t *output = &args[n];
     ap_tflite_fc_params_t p;
     if (!read_params(&args[n - 1], &p, sizeof p) || p.output_depth <= 0) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const size_t depth = (size_t)p.output_depth;
     if (output->size == 0 || output->size % depth != 0 || filter->size % depth != 0) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const size_t batches = output->size / depth, accum = filter->size / depth;
     if (accum == 0 || input->size != product4(batches, accum, 1, 1) || accum > INT32_MAX || batches > INT32_MAX ||
         (bias != NULL && (bias->size != depth * sizeof(int32_t) || !int32_aligned(bias))) ||
         sums->size != depth * sizeof(int32_t) || !int32_aligned(sums)) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const int32_t *bias_data = bias != NULL ? (const int32_t *)(const void *)bias->data : NULL;
     const cmsis_nn_fc_params fc = {p.input_offset, p.filter_offset, p.output_offset,
@@ -53,7 +53,7 @@ static ap_status_t fully_connected(ap_context_t *ctx, ap_buffer_t *args, size_t 
     arm_cmsis_nn_status s = arm_fully_connected_s8(&nn, &fc, &quant, &input_dims, (const int8_t *)input->data,
                                                    &filter_dims, (const int8_t *)filter->data, &bias_dims,
                                                    bias_data, &output_dims, (int8_t *)output->data);
-    return s == ARM_CMSIS_NN_SUCCESS ? AP_OK : AP_ERR_BAD_ARGUMENTS;
+    return from_cmsis_nn(s);
 }
 
 const ap_kernel_t ap_kernel_tflite_3aFULLY__CONNECTED = {"tflite:FULLY_CONNECTED", fully_connected, NULL};
@@ -64,36 +64,36 @@ const ap_kernel_t ap_kernel_tflite_3aFULLY__CONNECTED = {"tflite:FULLY_CONNECTED
 static ap_status_t fc_per_channel(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, int wide) {
     if (ctx == NULL || args == NULL || ctx->noutputs != 1 || (ctx->ninputs != 3 && ctx->ninputs != 4) ||
         nargs != (size_t)ctx->ninputs + 1u) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const uint32_t n = ctx->ninputs;
     const ap_buffer_t *input = &args[0], *filter = &args[1], *bias = n == 4 ? &args[2] : NULL, *params = &args[n - 1];
     ap_buffer_t *output = &args[n];
     ap_tflite_fc_params_t p;
     if (params->data == NULL || params->size < sizeof p) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     memcpy(&p, params->data, sizeof p);
     const size_t act = wide ? 2u : 1u, bias_width = wide ? 8u : 4u;
     if (p.output_depth <= 0 || p.output_depth > 65535 ||
         params->size != sizeof p + 2u * (size_t)p.output_depth * sizeof(int32_t)) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const size_t depth = (size_t)p.output_depth;
     for (size_t o = 0; o < depth; o++) {
         int32_t shift;
         memcpy(&shift, params->data + sizeof p + 4u * (depth + o), sizeof shift);
         if (!(wide ? shift_s64_ok(shift) : shift_ok(shift))) {
-            return AP_ERR_BAD_ARGUMENTS;
+            return AP_ERR_ARGUMENT_MISMATCH;
         }
     }
     if (output->size == 0 || output->size % (act * depth) != 0 || filter->size % depth != 0) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const size_t batches = output->size / (act * depth), accum = filter->size / depth;
     if (accum == 0 || input->size != product4(act, batches, accum, 1) ||
         (bias != NULL && bias->size != depth * bias_width)) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const int8_t *w = (const int8_t *)filter->data;
     for (size_t b = 0; b < batches; b++) {

@@ -49,12 +49,12 @@ static ap_status_t int_binary(ap_context_t *ctx, ap_buffer_t *args, size_t nargs
     ap_tflite_int_binary_params_t p;
     if (!io_is(ctx, args, nargs, 3, 1) || !read_params(&args[2], &p, sizeof p) || p.op < 0 || p.op > 4 ||
         (p.width != 1 && p.width != 2 && p.width != 4)) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     size_t count = 1;
     for (int d = 0; d < 5; d++) {
         if (p.extent[d] <= 0 || p.extent[d] > 65535) {
-            return AP_ERR_BAD_ARGUMENTS;
+            return AP_ERR_ARGUMENT_MISMATCH;
         }
         count = product4(count, (size_t)p.extent[d], 1, 1);
     }
@@ -63,7 +63,7 @@ static ap_status_t int_binary(ap_context_t *ctx, ap_buffer_t *args, size_t nargs
     const size_t w = (size_t)p.width;
     if (count == 0 || out->size != product4(count, w, 1, 1) || reach(p.extent, p.a_stride) >= a->size / w ||
         reach(p.extent, p.b_stride) >= b->size / w) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     size_t o = 0;
     int32_t i[5];

@@ -13,13 +13,13 @@ static ap_status_t mean(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void
     ap_tflite_mean_params_t p;
     if (!io_is(ctx, args, nargs, 3, 1) || !read_params(&args[2], &p, sizeof p) || (p.width != 1 && p.width != 2) ||
         !shift_ok(p.shift)) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     size_t in_count = 1, out_count = 1, stride[5];
     int64_t reduced = 1;
     for (int d = 4; d >= 0; d--) {
         if (p.extent[d] <= 0 || p.extent[d] > 65535 || (p.reduced[d] != 0 && p.reduced[d] != 1)) {
-            return AP_ERR_BAD_ARGUMENTS;
+            return AP_ERR_ARGUMENT_MISMATCH;
         }
         stride[d] = in_count;
         in_count = product4(in_count, (size_t)p.extent[d], 1, 1);
@@ -34,7 +34,7 @@ static ap_status_t mean(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void
     const size_t w = (size_t)p.width;
     if (in_count == 0 || reduced > INT32_MAX || in->size != product4(in_count, w, 1, 1) ||
         out->size != product4(out_count, w, 1, 1)) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const int32_t lo = p.width == 1 ? INT8_MIN : INT16_MIN, hi = p.width == 1 ? INT8_MAX : INT16_MAX;
     /* Walk the kept dimensions as an odometer, and for each the reduced ones. */

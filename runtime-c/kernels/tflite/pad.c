@@ -11,26 +11,26 @@ static ap_status_t pad(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void 
     (void)user;
     if (ctx == NULL || args == NULL || (ctx->ninputs != 3 && ctx->ninputs != 4) || ctx->noutputs != 1 ||
         nargs != (size_t)ctx->ninputs + 1u) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const uint32_t n = ctx->ninputs;
     const ap_buffer_t *input = &args[0];
     ap_buffer_t *output = &args[n];
     ap_tflite_pad_params_t p;
     if (!read_params(&args[n - 1], &p, sizeof p) || (p.width != 1 && p.width != 2 && p.width != 4)) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     size_t in_dims[5], out_dims[5], in_count = 1, out_count = 1;
     for (size_t d = 0; d < 5; d++) {
         if (p.dims[d][0] <= 0 || p.dims[d][0] > 65535 || p.dims[d][1] < 0 || p.dims[d][1] > 65535 ||
             p.dims[d][2] < 0 || p.dims[d][2] > 65535) {
-            return AP_ERR_BAD_ARGUMENTS;
+            return AP_ERR_ARGUMENT_MISMATCH;
         }
         in_dims[d] = (size_t)p.dims[d][0];
         out_dims[d] = in_dims[d] + (size_t)p.dims[d][1] + (size_t)p.dims[d][2];
         /* Five extents of at most 3 x 65535 each: checked, as size_t may be 32 bits. */
         if (in_count > SIZE_MAX / in_dims[d] || out_count > SIZE_MAX / out_dims[d]) {
-            return AP_ERR_BAD_ARGUMENTS;
+            return AP_ERR_ARGUMENT_MISMATCH;
         }
         in_count *= in_dims[d];
         out_count *= out_dims[d];
@@ -38,7 +38,7 @@ static ap_status_t pad(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void 
     const size_t w = (size_t)p.width;
     if (in_count > SIZE_MAX / w || out_count > SIZE_MAX / w || input->size != in_count * w ||
         output->size != out_count * w) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     size_t at[5] = {0, 0, 0, 0, 0};
     for (size_t o = 0; o < out_count; o++) {

@@ -8,19 +8,19 @@
 /* Pooling of int8 (width 1) or int16 (width 2) values. */
 ap_status_t ap_tflite_pool(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, int average, size_t width) {
     if (ctx == NULL || args == NULL || ctx->ninputs != 2 || ctx->noutputs != 1 || nargs < 3u) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const ap_buffer_t *input = &args[0];
     ap_buffer_t *output = &args[2];
     ap_tflite_pool_params_t p;
     if (!read_params(&args[1], &p, sizeof p)) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const int32_t dims[] = {p.batches, p.input_h, p.input_w, p.channels, p.filter_h, p.filter_w,
                             p.output_h, p.output_w, p.stride_w, p.stride_h};
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
         if (dims[i] <= 0 || dims[i] > 65535) {
-            return AP_ERR_BAD_ARGUMENTS;
+            return AP_ERR_ARGUMENT_MISMATCH;
         }
     }
     if (p.pad_w < 0 || p.pad_h < 0 || p.pad_w > 65535 || p.pad_h > 65535 ||
@@ -29,11 +29,11 @@ ap_status_t ap_tflite_pool(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, i
         output->size !=
             product4(product4((size_t)p.batches, (size_t)p.channels, (size_t)p.output_h, (size_t)p.output_w), width, 1, 1) ||
         !aligned_to(input, width) || !aligned_to(output, width)) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     cmsis_nn_context nn;
     if (!scratch_of(ctx, args, nargs, &nn)) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const int32_t needed = !average     ? 0
                            : width == 1 ? arm_avgpool_s8_get_buffer_size(p.output_w, p.channels)
@@ -59,5 +59,5 @@ ap_status_t ap_tflite_pool(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, i
                     : arm_max_pool_s8(&nn, &pp, &input_dims, (const int8_t *)input->data, &filter_dims, &output_dims,
                                       (int8_t *)output->data);
     }
-    return s == ARM_CMSIS_NN_SUCCESS ? AP_OK : AP_ERR_BAD_ARGUMENTS;
+    return from_cmsis_nn(s);
 }

@@ -38,20 +38,20 @@ static int64_t round_away(float q) {
 static ap_status_t quantize(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
     if (ctx == NULL || args == NULL || ctx->ninputs != 2 || ctx->noutputs != 1 || nargs != 3u) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const ap_buffer_t *input = &args[0];
     ap_buffer_t *output = &args[2];
     ap_tflite_quantize_params_t p;
     if (!read_params(&args[1], &p, sizeof p)) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const int widths_ok = (p.input_width == 1 || p.input_width == 2 || p.input_width == 4) &&
                           (p.output_width == 1 || p.output_width == 2 || p.output_width == 4);
     if (!widths_ok || input->size % (size_t)p.input_width != 0 ||
         input->size / (size_t)p.input_width != output->size / (size_t)p.output_width ||
         output->size % (size_t)p.output_width != 0) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const int32_t max = p.output_width == 1 ? INT8_MAX : p.output_width == 2 ? INT16_MAX : INT32_MAX;
     const int32_t min = p.output_width == 1 ? INT8_MIN : p.output_width == 2 ? INT16_MIN : INT32_MIN;
@@ -61,7 +61,7 @@ static ap_status_t quantize(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, 
         float scale;
         memcpy(&scale, &p.multiplier, sizeof scale);
         if (p.input_width != 4 || p.output_width == 4 || !(scale > 0.0f)) {
-            return AP_ERR_BAD_ARGUMENTS;
+            return AP_ERR_ARGUMENT_MISMATCH;
         }
         for (size_t i = 0; i < n; i++) {
             float x;
@@ -72,7 +72,7 @@ static ap_status_t quantize(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, 
         return AP_OK;
     }
     if (p.input_float != 0) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     for (size_t i = 0; i < n; i++) {
         const int32_t x = (int32_t)((uint32_t)load_int(input->data, i, p.input_width) -

@@ -17,12 +17,12 @@ static ap_status_t energy(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, vo
     ap_tflite_energy_params_t p;
     if (!io_is(ctx, args, nargs, 2, 1) || !read_params(&args[1], &p, sizeof p) || p.start < 0 || p.end < p.start ||
         p.count < p.end || !count_ok(p.count)) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const ap_buffer_t *in = &args[0];
     ap_buffer_t *out = &args[2];
     if (out->size != 4u * (size_t)p.count || in->size < 4u * (size_t)p.end) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     memset(out->data, 0, out->size);
     for (size_t i = (size_t)p.start; i < (size_t)p.end; i++) {

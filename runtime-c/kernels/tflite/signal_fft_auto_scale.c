@@ -16,13 +16,13 @@ static ap_status_t fft_auto_scale(ap_context_t *ctx, ap_buffer_t *args, size_t n
     (void)user;
     ap_tflite_count_params_t p;
     if (!io_is(ctx, args, nargs, 2, 2) || !read_params(&args[1], &p, sizeof p) || !count_ok(p.count)) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const ap_buffer_t *in = &args[0];
     ap_buffer_t *out = &args[2], *bits = &args[3];
     const size_t n = (size_t)p.count;
     if (in->size != 2u * n || out->size != 2u * n || bits->size != 4u) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     /* TFLM's MaxAbs16: an int16 maximum, so -32768 wraps to itself. */
     int16_t max = 0;

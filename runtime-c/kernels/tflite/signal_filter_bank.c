@@ -15,7 +15,7 @@ static ap_status_t filter_bank(ap_context_t *ctx, ap_buffer_t *args, size_t narg
     ap_tflite_filter_bank_params_t p;
     if (!io_is(ctx, args, nargs, 7, 1) || !read_params(&args[6], &p, sizeof p) || p.channels <= 0 ||
         !count_ok(p.channels) || !count_ok(p.input_count) || !count_ok(p.weight_count)) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const ap_buffer_t *in = &args[0], *w = &args[1], *u = &args[2], *freq = &args[3], *wstart = &args[4],
                       *width = &args[5];
@@ -24,7 +24,7 @@ static ap_status_t filter_bank(ap_context_t *ctx, ap_buffer_t *args, size_t narg
     if (in->size != 4u * (size_t)p.input_count || w->size != 2u * (size_t)p.weight_count || u->size != w->size ||
         freq->size < 2u * (channels + 1u) || wstart->size < 2u * (channels + 1u) ||
         width->size < 2u * (channels + 1u) || out->size != 8u * channels) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     /* Channel i's band, weighted, and the band before it unweighted: channel 0 of TFLM's
      * num_channels + 1 is only the first band's unweighted part, which it drops. */
@@ -32,7 +32,7 @@ static ap_status_t filter_bank(ap_context_t *ctx, ap_buffer_t *args, size_t narg
     for (size_t i = 0; i <= channels; i++) {
         const int32_t f0 = ld_i16(freq->data, i), w0 = ld_i16(wstart->data, i), n = ld_i16(width->data, i);
         if (n > 0 && (f0 < 0 || w0 < 0 || f0 + n > p.input_count || w0 + n > p.weight_count)) {
-            return AP_ERR_BAD_ARGUMENTS;
+            return AP_ERR_ARGUMENT_MISMATCH;
         }
         for (int32_t j = 0; j < n; j++) {
             const uint64_t x = ld_u32(in->data, (size_t)(f0 + j));

@@ -44,12 +44,12 @@ static ap_status_t filter_bank_log(ap_context_t *ctx, ap_buffer_t *args, size_t 
     ap_tflite_filter_bank_log_params_t p;
     if (!io_is(ctx, args, nargs, 2, 1) || !read_params(&args[1], &p, sizeof p) || !count_ok(p.count) ||
         p.correction_bits < 0 || p.correction_bits > 31) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const ap_buffer_t *in = &args[0];
     ap_buffer_t *out = &args[2];
     if (in->size != 4u * (size_t)p.count || out->size != 2u * (size_t)p.count) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     for (size_t i = 0; i < (size_t)p.count; i++) {
         const uint32_t scaled = ld_u32(in->data, i) << p.correction_bits;

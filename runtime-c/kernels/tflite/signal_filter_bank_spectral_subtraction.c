@@ -18,13 +18,13 @@ static ap_status_t spectral_subtraction(ap_context_t *ctx, ap_buffer_t *args, si
     if (!io_is(ctx, args, nargs, 3, 2) || !read_params(&args[2], &p, sizeof p) || !count_ok(p.channels) ||
         p.smoothing_bits < 0 || p.smoothing_bits > 31 || p.spectral_subtraction_bits < 0 ||
         p.spectral_subtraction_bits > 63) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const ap_buffer_t *in = &args[0];
     ap_buffer_t *state = &args[1], *out = &args[3], *noise = &args[4];
     const size_t n = (size_t)p.channels;
     if (in->size != 4u * n || state->size != 4u * n || out->size != 4u * n || noise->size != 4u * n) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     for (size_t i = 0; i < n; i++) {
         const int odd = (i & 1u) != 0;

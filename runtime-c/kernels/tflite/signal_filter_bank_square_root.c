@@ -46,18 +46,18 @@ static ap_status_t filter_bank_square_root(ap_context_t *ctx, ap_buffer_t *args,
     (void)user;
     ap_tflite_count_params_t p;
     if (!io_is(ctx, args, nargs, 3, 1) || !read_params(&args[2], &p, sizeof p) || !count_ok(p.count)) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const ap_buffer_t *in = &args[0], *bits = &args[1];
     ap_buffer_t *out = &args[3];
     int32_t shift;
     if (in->size != 8u * (size_t)p.count || out->size != 4u * (size_t)p.count || bits->size != sizeof shift) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     memcpy(&shift, bits->data, sizeof shift);
     /* FftAutoScale makes 0..15; a shift C leaves undefined is refused. */
     if (shift < 0 || shift > 31) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     for (size_t i = 0; i < (size_t)p.count; i++) {
         st_u32(out->data, i, sqrt64(ld_u64(in->data, i)) >> shift);

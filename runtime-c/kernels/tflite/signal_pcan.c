@@ -44,13 +44,13 @@ static ap_status_t pcan(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void
     ap_tflite_pcan_params_t p;
     if (!io_is(ctx, args, nargs, 4, 1) || !read_params(&args[3], &p, sizeof p) || !count_ok(p.count) ||
         p.snr_shift < 0 || p.snr_shift > 63 || p.lut_count < 125 || !count_ok(p.lut_count)) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const ap_buffer_t *in = &args[0], *noise = &args[1], *lut = &args[2];
     ap_buffer_t *out = &args[4];
     const size_t n = (size_t)p.count;
     if (in->size != 4u * n || noise->size != 4u * n || out->size != 4u * n || lut->size != 2u * (size_t)p.lut_count) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     for (size_t i = 0; i < n; i++) {
         /* The int16 gain as TFLM widens it: negative ones become large. */

@@ -22,13 +22,13 @@ static ap_status_t rfft(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void
     ap_tflite_rfft_params_t p;
     int32_t factors[2 * AP_RFFT_MAX_FACTORS];
     if (!io_is(ctx, args, nargs, 4, 1) || args[3].data == NULL || args[3].size < sizeof p) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     memcpy(&p, args[3].data, sizeof p);
     if (p.half < 2 || p.half > (1 << 15) || p.input_length <= 0 || p.input_length > 2 * p.half || p.frames < 0 ||
         p.factors <= 0 || p.factors > AP_RFFT_MAX_FACTORS ||
         args[3].size != sizeof p + 2u * (size_t)p.factors * sizeof(int32_t)) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     memcpy(factors, args[3].data + sizeof p, 2u * (size_t)p.factors * sizeof(int32_t));
     /* The factorization must multiply out to half, each radix one this code has. */
@@ -36,7 +36,7 @@ static ap_status_t rfft(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void
     for (int32_t k = 0; k < p.factors; k++) {
         const int32_t radix = factors[2 * k], rest = factors[2 * k + 1];
         if (radix < 2 || radix > 5 || length % radix != 0 || length / radix != rest) {
-            return AP_ERR_BAD_ARGUMENTS;
+            return AP_ERR_ARGUMENT_MISMATCH;
         }
         length = rest;
     }
@@ -47,7 +47,7 @@ static ap_status_t rfft(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void
         in->size != product4(2u, frame_in, (size_t)p.frames, 1) ||
         out->size != product4(4u, frame_out, (size_t)p.frames, 1) ||
         !aligned_to(out, 2)) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     ap_tflite_fft_t f = {tw->data, factors, p.factors, NULL, frame_in};
     for (size_t frame = 0; frame < (size_t)p.frames; frame++) {

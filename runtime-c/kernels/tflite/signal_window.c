@@ -15,13 +15,13 @@ static ap_status_t window(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, vo
     ap_tflite_window_params_t p;
     if (!io_is(ctx, args, nargs, 3, 1) || !read_params(&args[2], &p, sizeof p) || p.frame <= 0 || p.count < 0 ||
         p.count % p.frame != 0 || p.shift < 0 || p.shift > 31 || !count_ok(p.count) || !count_ok(p.frame)) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const ap_buffer_t *in = &args[0], *w = &args[1];
     ap_buffer_t *out = &args[3];
     const size_t n = (size_t)p.count, frame = (size_t)p.frame;
     if (in->size != 2u * n || out->size != 2u * n || w->size != 2u * frame) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     for (size_t i = 0; i < n; i++) {
         const int32_t raw = ((int32_t)ld_i16(in->data, i) * ld_i16(w->data, i % frame)) >> p.shift;

@@ -9,13 +9,13 @@
 static ap_status_t softmax(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
     if (ctx == NULL || args == NULL || ctx->ninputs != 2 || ctx->noutputs != 1 || nargs < 3u) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const ap_buffer_t *input = &args[0];
     ap_buffer_t *output = &args[2];
     ap_tflite_softmax_params_t p;
     if (!read_params(&args[1], &p, sizeof p) || p.row_size <= 0 || input->size == 0 || input->size % (size_t)p.row_size != 0 || input->size / (size_t)p.row_size > INT32_MAX) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const int32_t rows = (int32_t)(input->size / (size_t)p.row_size);
     if (output->size == input->size) {
@@ -24,7 +24,7 @@ static ap_status_t softmax(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, v
         return AP_OK;
     }
     if (output->size != 2u * input->size || ((uintptr_t)output->data & 1u) != 0) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     arm_softmax_s8_s16((const int8_t *)input->data, rows, p.row_size, p.multiplier, p.shift, p.diff_min,
                        (int16_t *)(void *)output->data);

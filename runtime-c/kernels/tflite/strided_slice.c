@@ -11,19 +11,19 @@ static ap_status_t strided_slice(ap_context_t *ctx, ap_buffer_t *args, size_t na
     ap_tflite_strided_slice_params_t p;
     if (!io_is(ctx, args, nargs, 5, 1) || !read_params(&args[4], &p, sizeof p) ||
         (p.width != 1 && p.width != 2 && p.width != 4)) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     size_t in_count = 1, out_count = 1, inner[5];
     for (int d = 4; d >= 0; d--) {
         const int32_t n = p.count[d], e = p.extent[d];
         if (e <= 0 || e > 65535 || n < 0 || n > 65535 || p.step[d] == 0 || p.step[d] < -65535 || p.step[d] > 65535) {
-            return AP_ERR_BAD_ARGUMENTS;
+            return AP_ERR_ARGUMENT_MISMATCH;
         }
         /* The first and last index taken stay inside the dimension. */
         if (n > 0) {
             const int64_t last = (int64_t)p.first[d] + (int64_t)(n - 1) * p.step[d];
             if (p.first[d] < 0 || p.first[d] >= e || last < 0 || last >= e) {
-                return AP_ERR_BAD_ARGUMENTS;
+                return AP_ERR_ARGUMENT_MISMATCH;
             }
         }
         inner[d] = in_count;
@@ -34,7 +34,7 @@ static ap_status_t strided_slice(ap_context_t *ctx, ap_buffer_t *args, size_t na
     const ap_buffer_t *in = &args[0];
     ap_buffer_t *out = &args[5];
     if (in_count == 0 || in->size != product4(in_count, w, 1, 1) || out->size != product4(out_count, w, 1, 1)) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     uint8_t *o = out->data;
     int32_t i[5];

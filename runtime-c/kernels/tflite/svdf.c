@@ -3,6 +3,7 @@
  * both of CMSIS-NN's int32 buffers. */
 #include "arenaplan/tflite.h"
 
+#include "cmsis_nn_call.h"
 #include "common.h"
 
 #include "arm_nnfunctions.h"
@@ -11,7 +12,7 @@ static ap_status_t svdf(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void
     (void)user;
     if (ctx == NULL || args == NULL || (ctx->ninputs != 6 && ctx->ninputs != 7) || ctx->noutputs != 1 ||
         nargs != (size_t)ctx->ninputs + 2u) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const uint32_t n = ctx->ninputs;
     const ap_buffer_t *input = &args[0], *features = &args[1], *time = &args[2], *bias = &args[3];
@@ -19,17 +20,17 @@ static ap_status_t svdf(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void
     const ap_buffer_t *sums = n == 7 ? &args[5] : NULL;
     ap_tflite_svdf_params_t p;
     if (!read_params(&args[n - 1], &p, sizeof p)) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const int32_t dims[] = {p.rank, p.batches, p.input_size, p.filters, p.memory_size};
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
         if (dims[i] <= 0 || dims[i] > 65535) {
-            return AP_ERR_BAD_ARGUMENTS;
+            return AP_ERR_ARGUMENT_MISMATCH;
         }
     }
     /* CMSIS-NN keeps the rank in 16 bits. */
     if (p.filters % p.rank != 0 || p.rank > INT16_MAX) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const size_t batches = (size_t)p.batches, filters = (size_t)p.filters, units = filters / (size_t)p.rank;
     const size_t memory = (size_t)p.memory_size;
@@ -43,7 +44,7 @@ static ap_status_t svdf(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void
         scratch->size < scratch_bytes || !int32_aligned(bias) || !int32_aligned(scratch) ||
         (width == 2u && (((uintptr_t)state->data | (uintptr_t)time->data) & 1u) != 0) ||
         (sums != NULL && (sums->size != filters * sizeof(int32_t) || !int32_aligned(sums)))) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     int32_t *buffers = (int32_t *)(void *)scratch->data;
     const cmsis_nn_context feature_ctx = {buffers, (int32_t)(batches * filters * sizeof(int32_t))};
@@ -75,7 +76,7 @@ static ap_status_t svdf(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void
                                   (const int16_t *)(const void *)time->data, &bias_dims,
                                   (const int32_t *)(const void *)bias->data, &output_dims, (int8_t *)output->data);
     }
-    return s == ARM_CMSIS_NN_SUCCESS ? AP_OK : AP_ERR_BAD_ARGUMENTS;
+    return from_cmsis_nn(s);
 }
 
 const ap_kernel_t ap_kernel_tflite_3aSVDF = {"tflite:SVDF", svdf, NULL};

@@ -14,21 +14,21 @@ static ap_status_t transpose_conv(ap_context_t *ctx, ap_buffer_t *args, size_t n
     (void)user;
     if (ctx == NULL || args == NULL || ctx->noutputs != 1 || (ctx->ninputs != 4 && ctx->ninputs != 5) ||
         nargs != (size_t)ctx->ninputs + 1u) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const uint32_t n = ctx->ninputs;
     const ap_buffer_t *filter = &args[1], *input = &args[2], *bias = n == 5 ? &args[3] : NULL, *params = &args[n - 1];
     ap_buffer_t *output = &args[n];
     ap_tflite_conv_params_t p;
     if (params->data == NULL || params->size < sizeof p) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     memcpy(&p, params->data, sizeof p);
     const int32_t dims[] = {p.batches, p.input_h, p.input_w, p.input_c, p.filter_h, p.filter_w,
                             p.output_h, p.output_w, p.output_c, p.stride_w, p.stride_h};
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
         if (dims[i] <= 0 || dims[i] > 65535) {
-            return AP_ERR_BAD_ARGUMENTS;
+            return AP_ERR_ARGUMENT_MISMATCH;
         }
     }
     const size_t oc = (size_t)p.output_c, ic = (size_t)p.input_c;
@@ -38,13 +38,13 @@ static ap_status_t transpose_conv(ap_context_t *ctx, ap_buffer_t *args, size_t n
         filter->size != product4(oc, (size_t)p.filter_h, (size_t)p.filter_w, ic) ||
         (bias != NULL && bias->size != oc * sizeof(int32_t)) ||
         output->size != product4((size_t)p.batches, (size_t)p.output_h, (size_t)p.output_w, oc)) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     for (size_t o = 0; o < oc; o++) {
         int32_t shift;
         memcpy(&shift, params->data + sizeof p + 4u * (oc + o), sizeof shift);
         if (!shift_ok(shift)) {
-            return AP_ERR_BAD_ARGUMENTS;
+            return AP_ERR_ARGUMENT_MISMATCH;
         }
     }
     const int8_t *in = (const int8_t *)input->data, *w = (const int8_t *)filter->data;

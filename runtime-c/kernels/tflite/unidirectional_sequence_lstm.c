@@ -2,6 +2,7 @@
  * CMSIS-NN's arm_lstm_unidirectional_s8, with the gates' row sums the build computed. */
 #include "arenaplan/tflite.h"
 
+#include "cmsis_nn_call.h"
 #include "common.h"
 
 #include "arm_nnfunctions.h"
@@ -18,18 +19,18 @@ static cmsis_nn_lstm_gate lstm_gate(const ap_tflite_lstm_gate_t *g, const ap_buf
 static ap_status_t lstm(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
     if (ctx == NULL || args == NULL || ctx->ninputs != 17 || ctx->noutputs != 1 || nargs != 19u) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const ap_buffer_t *input = &args[0], *sums = &args[15];
     ap_buffer_t *hidden = &args[13], *cell = &args[14], *output = &args[17], *scratch = &args[18];
     ap_tflite_lstm_params_t p;
     if (!read_params(&args[16], &p, sizeof p)) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     const int32_t dims[] = {p.batches, p.time_steps, p.input_size, p.hidden_size};
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
         if (dims[i] <= 0 || dims[i] > 65535) {
-            return AP_ERR_BAD_ARGUMENTS;
+            return AP_ERR_ARGUMENT_MISMATCH;
         }
     }
     const size_t b = (size_t)p.batches, h = (size_t)p.hidden_size, in = (size_t)p.input_size;
@@ -44,7 +45,7 @@ static ap_status_t lstm(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void
              int32_aligned(&args[9 + g]);
     }
     if (!ok) {
-        return AP_ERR_BAD_ARGUMENTS;
+        return AP_ERR_ARGUMENT_MISMATCH;
     }
     /* The model's gates are input, forget, cell, output; CMSIS-NN's and the sums', forget,
      * input, cell, output. */
@@ -67,7 +68,7 @@ static ap_status_t lstm(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void
     cmsis_nn_lstm_context buffers = {temp, temp + b * h, cell->data, hidden->data};
     arm_cmsis_nn_status st = arm_lstm_unidirectional_s8((const int8_t *)input->data, (int8_t *)output->data, &lp,
                                                         &buffers);
-    return st == ARM_CMSIS_NN_SUCCESS ? AP_OK : AP_ERR_BAD_ARGUMENTS;
+    return from_cmsis_nn(st);
 }
 
 const ap_kernel_t ap_kernel_tflite_3aUNIDIRECTIONAL__SEQUENCE__LSTM = {"tflite:UNIDIRECTIONAL_SEQUENCE_LSTM", lstm,

@@ -40,7 +40,7 @@ pub enum ap_status {
     AP_ERR_KERNEL_NOT_FOUND = 4,
     AP_ERR_TEMP_EXHAUSTED = 5,
     AP_ERR_BAD_BLOB = 6,
-    AP_ERR_BAD_ARGUMENTS = 7,
+    AP_ERR_ARGUMENT_MISMATCH = 7,
     AP_ERR_SCRATCH_TOO_SMALL = 8,
     AP_ERR_SCRATCH_MISALIGNED = 9,
     AP_ERR_DRIVER = 10,
@@ -50,6 +50,7 @@ pub enum ap_status {
     AP_ERR_DRIVER_SETUP = 14,
     AP_ERR_NOT_INITIALIZED = 15,
     AP_ERR_BACKEND = 16,
+    AP_ERR_KERNEL_FAILED = 17,
     AP_STATUS_FORCE_32_BITS = 2147483647,
 }
 pub use self::ap_status as ap_status_t;

@@ -16,7 +16,7 @@
  * - A failure the kernel reports (ctx.fail / ET_KERNEL_CHECK) and an ExecuTorch check that
  *   would abort (ET_CHECK, via runtime_abort) both come back as AP_ERR_BACKEND: the runtime
  *   names the failed instruction, hence the operator. An argument of the wrong kind, or more
- *   than the capacity, is AP_ERR_BAD_ARGUMENTS before the kernel runs.
+ *   than the capacity, is AP_ERR_ARGUMENT_MISMATCH before the kernel runs.
  * - The kernel's temp allocator is the call's planned scratch (the last argument the build
  *   planned for it), or none: a kernel that asks for temp memory it was not planned gets
  *   nullptr and fails, never a heap.
@@ -82,12 +82,12 @@ class Call {
           kernel_ctx_(nullptr, &temp_), placeholder_impl_(ScalarType::Float, 0, nullptr),
           placeholder_(&placeholder_impl_) {
         if (ctx == nullptr || args == nullptr || ctx->meta == nullptr || ctx->arg_ids == nullptr) {
-            status_ = AP_ERR_BAD_ARGUMENTS;
+            status_ = AP_ERR_ARGUMENT_MISMATCH;
             return;
         }
         size_t planned = (size_t)ctx->ninputs + ctx->noutputs;
         if (planned > nargs || nargs - planned != scratch_args) {
-            status_ = AP_ERR_BAD_ARGUMENTS;
+            status_ = AP_ERR_ARGUMENT_MISMATCH;
             return;
         }
         typed_ = planned;
@@ -95,7 +95,7 @@ class Call {
 
     /* Whether every argument was read as its kind, and all of them were read. */
     bool ok() const { return status_ == AP_OK && next_ == typed_; }
-    ap_status_t status() const { return status_ != AP_OK ? status_ : AP_ERR_BAD_ARGUMENTS; }
+    ap_status_t status() const { return status_ != AP_OK ? status_ : AP_ERR_ARGUMENT_MISMATCH; }
     KernelRuntimeContext &context() { return kernel_ctx_; }
     /* The kernel's verdict: AP_OK, or AP_ERR_BACKEND when it failed the context. */
     ap_status_t finish() const {
@@ -137,12 +137,12 @@ class Call {
      * kernel reads and updates). Read first; the other readers then take the inputs. */
     Tensor &in_place_self() {
         if (status_ != AP_OK || next_ != 0 || ctx_->noutputs != 1 || typed_ == 0) {
-            fail(AP_ERR_BAD_ARGUMENTS);
+            fail(AP_ERR_ARGUMENT_MISMATCH);
             return placeholder();
         }
         size_t self = typed_ - 1;
         if (meta(self).kind != AP_VALUE_TENSOR) {
-            fail(AP_ERR_BAD_ARGUMENTS);
+            fail(AP_ERR_ARGUMENT_MISMATCH);
             return placeholder();
         }
         typed_ = self; /* the remaining readers stop before it */
@@ -150,7 +150,7 @@ class Call {
     }
     ArrayRef<optional<Tensor>> opt_tensor_list() {
         size_t n = list_count();
-        if (status_ == AP_OK && nopt_ + n > AP_ET_MAX_TENSORS) fail(AP_ERR_BAD_ARGUMENTS);
+        if (status_ == AP_OK && nopt_ + n > AP_ET_MAX_TENSORS) fail(AP_ERR_ARGUMENT_MISMATCH);
         size_t first = nopt_;
         for (size_t k = 0; k < n && status_ == AP_OK; k++) {
             opt_tensors_[nopt_++] = opt_tensor();
@@ -209,7 +209,7 @@ class Call {
     optional<Device> opt_device() {
         /* Programs for a microcontroller name no device but the CPU. */
         if (peek_none()) return optional<Device>();
-        fail(AP_ERR_BAD_ARGUMENTS);
+        fail(AP_ERR_ARGUMENT_MISMATCH);
         return optional<Device>();
     }
     string_view string() {
@@ -226,7 +226,7 @@ class Call {
         if (i == NONE) return ArrayRef<int64_t>();
         size_t n = args_[i].size / 8;
         if (nints_ + n > AP_ET_MAX_LIST) {
-            fail(AP_ERR_BAD_ARGUMENTS);
+            fail(AP_ERR_ARGUMENT_MISMATCH);
             return ArrayRef<int64_t>();
         }
         int64_t *out = ints_ + nints_;
@@ -243,7 +243,7 @@ class Call {
         if (i == NONE) return ArrayRef<double>();
         size_t n = args_[i].size / 8;
         if (ndoubles_ + n > AP_ET_MAX_LIST) {
-            fail(AP_ERR_BAD_ARGUMENTS);
+            fail(AP_ERR_ARGUMENT_MISMATCH);
             return ArrayRef<double>();
         }
         double *out = doubles_ + ndoubles_;
@@ -260,7 +260,7 @@ class Call {
         if (i == NONE) return ArrayRef<bool>();
         size_t n = args_[i].size;
         if (nbools_ + n > AP_ET_MAX_LIST) {
-            fail(AP_ERR_BAD_ARGUMENTS);
+            fail(AP_ERR_ARGUMENT_MISMATCH);
             return ArrayRef<bool>();
         }
         bool *out = bools_ + nbools_;
@@ -298,7 +298,7 @@ class Call {
     size_t take(uint8_t kind) {
         if (status_ != AP_OK) return NONE;
         if (next_ >= typed_) {
-            fail(AP_ERR_BAD_ARGUMENTS);
+            fail(AP_ERR_ARGUMENT_MISMATCH);
             return NONE;
         }
         size_t i = next_++;
@@ -307,7 +307,7 @@ class Call {
                       : kind == AP_VALUE_BOOL                           ? 1
                                                                        : 0;
         if (m.kind != kind || args_[i].size < need || (need != 0 && args_[i].data == nullptr)) {
-            fail(AP_ERR_BAD_ARGUMENTS);
+            fail(AP_ERR_ARGUMENT_MISMATCH);
             return NONE;
         }
         return i;
@@ -323,12 +323,12 @@ class Call {
     size_t list_count() {
         size_t i = take(AP_VALUE_TENSOR_LIST);
         if (i == NONE || args_[i].size < 8) {
-            fail(AP_ERR_BAD_ARGUMENTS);
+            fail(AP_ERR_ARGUMENT_MISMATCH);
             return 0;
         }
         int64_t n = read_i64(args_[i].data);
         if (n < 0 || (uint64_t)n > typed_ - next_) {
-            fail(AP_ERR_BAD_ARGUMENTS);
+            fail(AP_ERR_ARGUMENT_MISMATCH);
             return 0;
         }
         return (size_t)n;
@@ -352,7 +352,7 @@ class Call {
     Tensor &make_tensor(size_t i) {
         const ap_value_meta_t &m = meta(i);
         if (ntensors_ >= AP_ET_MAX_TENSORS || m.rank > AP_ET_MAX_RANK) {
-            fail(AP_ERR_BAD_ARGUMENTS);
+            fail(AP_ERR_ARGUMENT_MISMATCH);
             return placeholder();
         }
         size_t t = ntensors_++;
@@ -361,7 +361,7 @@ class Call {
         TensorImpl::StridesType *strides = strides_[t];
         for (uint16_t d = 0; d < m.rank; d++) {
             if (m.dims[d] > (uint32_t)INT32_MAX) {
-                fail(AP_ERR_BAD_ARGUMENTS);
+                fail(AP_ERR_ARGUMENT_MISMATCH);
                 return placeholder();
             }
             sizes[d] = (TensorImpl::SizesType)m.dims[d];

@@ -1,18 +1,25 @@
-//! Compiles the C runtime with `cc`, with the NPU drivers it is told about:
+//! Compiles the C runtime with `cc`: what goes in is what the crate's features ask for, never
+//! what the environment happens to hold. Each feature that builds a vendor's sources finds them
+//! at a variable, and fails the build in one line when they are not there (naming the variable,
+//! the commit arenaplan is tested against and the command that fetches it):
 //!
-//! - `ETHOS_U_CORE_DRIVER_PATH`: a checkout of Arm's `ethos-u-core-driver`. Its
+//! - `ethos-u-driver`, `ETHOS_U_CORE_DRIVER_PATH`: Arm's `ethos-u-core-driver`. Its
 //!   `ethosu_driver.c` is compiled unchanged and the Ethos-U backend is compiled against its
 //!   `ethosu_driver.h`. With the simulators (a hosted target, or firmware with the `simulator`
-//!   feature) the register layer is arenaplan's recording device layer (`emulation/ethosu_device_host.c`); without it, Arm's own
-//!   (`ethosu_device_u55_u65.c` or `ethosu_device_u85.c`, after `ETHOSU_TARGET_NPU_CONFIG`,
-//!   default `ethos-u55-128`). Without the variable, the simulator stands in for the driver.
-//! - `NXP_NEUTRON_DRIVER_PATH`: the folder holding NXP's `NeutronDriver.h` and
+//!   feature) the register layer is arenaplan's recording device layer
+//!   (`emulation/ethosu_device_host.c`); without them, Arm's own (`ethosu_device_u55_u65.c` or
+//!   `ethosu_device_u85.c`, after `ETHOSU_TARGET_NPU_CONFIG`, default `ethos-u55-128`). Without
+//!   the feature, the simulator stands in for the driver on the host.
+//! - `neutron-api`, `NXP_NEUTRON_DRIVER_PATH`: the folder holding NXP's `NeutronDriver.h` and
 //!   `NeutronErrors.h`; the Neutron backend is compiled against them (NXP's library links on a
 //!   board; the simulator implements the same functions on the host).
+//! - `tflite-kernels`, `CMSIS_NN_PATH`: Arm's CMSIS-NN. The kernels of TFLite's builtin
+//!   operators (`kernels/tflite/`) are built on it, with the CMSIS-NN functions they call;
+//!   without the feature the runtime has none (`arenaplan::tflite_kernels()` is empty).
 //!
-//! - `CMSIS_NN_PATH`: a checkout of Arm's CMSIS-NN. The kernels of TFLite's builtin operators
-//!   (`kernels/tflite/`) are built on it, with the CMSIS-NN functions they call; without
-//!   it the runtime has none (`arenaplan::tflite_kernels()` is empty).
+//! And two that build only arenaplan's own code: `simulator` (the emulated NPUs, always there on
+//! a hosted target) and `board` (`arenaplan::board`, the NPUs' bring-up; its Ethos-U part with
+//! `ethos-u-driver`).
 //!
 //! On Cortex-M the C follows rustc's `-C target-cpu` (a `.cargo/config.toml`'s `rustflags`):
 //! `cortex-m55` builds CMSIS-NN's Helium code, `cortex-m33` its DSP code. Without it, cc-rs
@@ -39,18 +46,53 @@ fn main() {
     if simulator {
         println!("cargo::rustc-cfg=arenaplan_simulator");
     }
-    let arm_driver = env_dir("ETHOS_U_CORE_DRIVER_PATH", "include/ethosu_driver.h");
-    // Board bring-up (`arenaplan::board`) in all firmware: the feature `simulator` only adds the
-    // emulated NPUs (over which the bring-up then runs), it never takes the bring-up away. Its
-    // Ethos-U part with Arm's driver, whose instance it holds.
-    if bare_metal {
+    let feature = |name: &str| {
+        std::env::var_os(format!(
+            "CARGO_FEATURE_{}",
+            name.to_uppercase().replace('-', "_")
+        ))
+        .is_some()
+    };
+    let arm_driver = feature("ethos-u-driver").then(|| vendor_sources(&ARM_DRIVER));
+    let board = feature("board");
+    // The NPUs' bring-up (`arenaplan::board`) where the feature asks for it, on any target; the
+    // feature `simulator` only adds the emulated NPUs (over which the bring-up then runs), it
+    // never takes the bring-up away. Its Ethos-U part with Arm's driver, whose instance it holds.
+    if board {
         println!("cargo::rustc-cfg=arenaplan_board");
     }
-    if bare_metal && arm_driver.is_some() {
+    if board && arm_driver.is_some() {
         println!("cargo::rustc-cfg=arenaplan_board_ethos_u");
     }
-    let nxp_api = env_dir("NXP_NEUTRON_DRIVER_PATH", "NeutronDriver.h");
-    let cmsis_nn = env_dir("CMSIS_NN_PATH", "Include/arm_nnfunctions.h");
+    let nxp_api = feature("neutron-api").then(|| vendor_sources(&NXP_API));
+    let cmsis_nn = feature("tflite-kernels").then(|| vendor_sources(&CMSIS_NN));
+    // What this build has, for `arenaplan::capabilities()` (and `arenaplan --version`).
+    for (name, on) in [
+        ("ETHOS_U_DRIVER", arm_driver.is_some()),
+        ("NEUTRON_API", nxp_api.is_some()),
+        ("TFLITE_KERNELS", cmsis_nn.is_some()),
+        ("SIMULATOR", simulator),
+        ("BOARD", board),
+    ] {
+        println!("cargo::rustc-env=ARENAPLAN_HAS_{name}={}", u8::from(on));
+    }
+    // And for the build scripts of crates that depend on this one (DEP_ARENAPLAN_RUNTIME_...):
+    // arenaplan-build refuses a model whose TFLite operators this runtime has no kernels for,
+    // rather than let its tables fail to link.
+    println!(
+        "cargo::metadata=tflite_kernels={}",
+        u8::from(cmsis_nn.is_some())
+    );
+    for (name, vendor) in [
+        ("ETHOS_U_DRIVER", &ARM_DRIVER),
+        ("NEUTRON_API", &NXP_API),
+        ("TFLITE_KERNELS", &CMSIS_NN),
+    ] {
+        println!(
+            "cargo::rustc-env=ARENAPLAN_SOURCES_{name}={} ({})",
+            vendor.what, vendor.var
+        );
+    }
 
     let core = core_flags(thumb);
     // The same flags for C compiled elsewhere for this firmware (a program's ExecuTorch kernels,
@@ -91,7 +133,7 @@ fn main() {
         }
         println!("cargo::rustc-cfg=arenaplan_cmsis_nn");
     }
-    if bare_metal {
+    if board {
         build
             .file("backends/ethos-u/board_ethosu.c")
             .file("backends/neutron/board_neutron.c");
@@ -203,20 +245,82 @@ fn core_flags(thumb: bool) -> Vec<String> {
     vec![format!("-march={arch}"), format!("-mtune={cpu}")]
 }
 
-/// The folder an environment variable names, if it is set; a build error if it does not hold
-/// `expect`.
-fn env_dir(var: &str, expect: &str) -> Option<PathBuf> {
-    println!("cargo::rerun-if-env-changed={var}");
-    let dir = PathBuf::from(std::env::var_os(var).filter(|v| !v.is_empty())?);
-    if !dir.join(expect).is_file() {
-        panic!(
-            "{var}={} does not hold {expect}: point it at the folder that does, or unset it to \
-             use arenaplan's simulator",
+/// A vendor's sources a feature builds: where they are found, what proves it, and the commit
+/// arenaplan is tested against (`runtime-c/README.md`, "Vendor sources", lists the same).
+struct Vendor {
+    feature: &'static str,
+    var: &'static str,
+    /// A file the folder must hold.
+    expect: &'static str,
+    what: &'static str,
+    /// The one command that fetches the tested commit (into the current folder).
+    fetch: &'static str,
+    /// Where, in what `fetch` makes, the variable points.
+    folder: &'static str,
+}
+
+const ARM_DRIVER: Vendor = Vendor {
+    feature: "ethos-u-driver",
+    var: "ETHOS_U_CORE_DRIVER_PATH",
+    expect: "include/ethosu_driver.h",
+    what: "Arm's Ethos-U core driver (commit 03567073fe2b9802c0bd73f9534da6f8a03924d1 of Zephyr's mirror)",
+    fetch: "git clone https://github.com/zephyrproject-rtos/hal_ethos_u ethos-u-core-driver && git -C ethos-u-core-driver checkout 03567073fe2b9802c0bd73f9534da6f8a03924d1",
+    folder: "ethos-u-core-driver",
+};
+
+const NXP_API: Vendor = Vendor {
+    feature: "neutron-api",
+    var: "NXP_NEUTRON_DRIVER_PATH",
+    expect: "NeutronDriver.h",
+    what: "NXP's Neutron driver API (ExecuTorch commit cff6f4dd32e630945b7188512c1f2b4f102b05ad)",
+    fetch: "git clone https://github.com/pytorch/executorch && git -C executorch checkout cff6f4dd32e630945b7188512c1f2b4f102b05ad",
+    folder: "executorch/backends/nxp/runtime",
+};
+
+const CMSIS_NN: Vendor = Vendor {
+    feature: "tflite-kernels",
+    var: "CMSIS_NN_PATH",
+    expect: "Include/arm_nnfunctions.h",
+    what: "Arm's CMSIS-NN (commit 99f736a63036613032f9b70de36b493bcd7802d4)",
+    fetch: "git clone https://github.com/ARM-software/CMSIS-NN cmsis-nn && git -C cmsis-nn checkout 99f736a63036613032f9b70de36b493bcd7802d4",
+    folder: "cmsis-nn",
+};
+
+/// The folder holding a feature's vendor sources; the build fails, in one line that says what to
+/// do, when the variable is unset or names a folder without them.
+fn vendor_sources(vendor: &Vendor) -> PathBuf {
+    println!("cargo::rerun-if-env-changed={}", vendor.var);
+    let Vendor {
+        feature,
+        var,
+        expect,
+        what,
+        fetch,
+        folder,
+    } = vendor;
+    let dir = std::env::var_os(var)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from);
+    match dir {
+        Some(dir) if dir.join(expect).is_file() => {
+            println!("cargo::rerun-if-changed={}", dir.display());
+            dir
+        }
+        Some(dir) => fail(&format!(
+            "arenaplan's feature `{feature}` builds {what}, but {var}={} does not hold {expect}: point {var} at the folder that does (fetch it with `{fetch}`, then {var}=$PWD/{folder}), or leave the feature off",
             dir.display()
-        );
+        )),
+        None => fail(&format!(
+            "arenaplan's feature `{feature}` builds {what}: set {var} to its folder (fetch it with `{fetch}`, then {var}=$PWD/{folder}), or leave the feature off"
+        )),
     }
-    println!("cargo::rerun-if-changed={}", dir.display());
-    Some(dir)
+}
+
+/// Stops the build with `message` as Cargo's one error line (a build script that exits with
+/// success after `cargo::error` fails the build without the script's output dumped after it).
+fn fail(message: &str) -> ! {
+    println!("cargo::error={message}");
+    std::process::exit(0)
 }
 
 /// The CMSIS-NN functions the TFLite kernels call, unchanged. Their variant follows the

@@ -1,6 +1,7 @@
-//! Bringing up the NPU on a board, without `unsafe` in the firmware: all firmware
-//! (`target_os = "none"`; with the feature `simulator` the bring-up drives the emulated NPU). Call the NPU's `init` once,
-//! before the first inference, and route its interrupt to `ethos_u::on_interrupt`.
+//! Bringing up the NPU on a board, without `unsafe` in the firmware: the feature `board`, on any
+//! target (with the feature `simulator`, or on the host, the bring-up drives the emulated NPU;
+//! the Ethos-U part needs `ethos-u-driver`). Call the NPU's `init` once, before the first
+//! inference, and route its interrupt to `ethos_u::on_interrupt`.
 //!
 //! ```ignore
 //! // Corstone-300: Ethos-U55 at its documented base, no fast memory (Shared_Sram).
@@ -16,8 +17,8 @@
 //! arenaplan::board::neutron::init()?;
 //! ```
 //!
-//! On the host, where there is no NPU, `arenaplan::sim` registers the emulated one instead (and
-//! this module does not exist); under QEMU (feature `simulator`) both are there.
+//! On the host, where there is no NPU, `arenaplan::sim` registers the emulated one instead;
+//! under QEMU (feature `simulator`) both are there.
 
 use crate::{check, sys, RuntimeError};
 

@@ -46,6 +46,7 @@
 #[cfg(arenaplan_board)]
 pub mod board;
 mod call;
+mod capabilities;
 mod link;
 mod model;
 mod runtime;
@@ -56,14 +57,15 @@ mod trampoline;
 
 pub use arenaplan_macros::{delegate, kernel, spec};
 pub use call::{Call, Error, Kind, Meta, Result};
+pub use capabilities::{capabilities, Capability};
 pub use model::{CMethod, CProgram, Model, Program, RunError};
 pub use runtime::{check, RuntimeError};
 pub use tables::{AlignAs, Alignment, Arena, ArenaSpan, Buffer, CallArgs, Region};
 pub use trampoline::kernel_entry;
 
 /// The runtime's kernels of TFLite's builtin operators (`tflite:FULLY_CONNECTED`, …), on Arm's
-/// CMSIS-NN: built in when `CMSIS_NN_PATH` names a checkout of it at build time, empty
-/// otherwise. A runner adds them to its kernel list; firmware links them by the symbols the
+/// CMSIS-NN: built in with the feature `tflite-kernels` (CMSIS-NN's folder at `CMSIS_NN_PATH`),
+/// empty otherwise. A runner adds them to its kernel list; firmware links them by the symbols the
 /// generated tables name.
 ///
 /// ```

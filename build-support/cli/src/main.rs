@@ -72,8 +72,40 @@ impl Failure {
     }
 }
 
+/// What `arenaplan --version` says beyond the version: the optional parts of the runtime this
+/// build has (features, and the vendor sources they were built from) and where ExecuTorch's
+/// kernels come from, so a refusal for a missing part can be traced to the build.
+fn long_version() -> String {
+    let mut text = format!(
+        "{}\nruntime parts (features of the `arenaplan` crate):",
+        env!("CARGO_PKG_VERSION")
+    );
+    for c in arenaplan::capabilities() {
+        text.push_str(&format!(
+            "\n  [{}] {:<15} {}{}",
+            if c.built_in { "x" } else { " " },
+            c.feature,
+            c.what,
+            c.sources.map_or(String::new(), |s| format!("; {s}"))
+        ));
+    }
+    text.push_str(&match arenaplan_host::executorch_sources() {
+        Some(Ok(sources)) => format!(
+            "\nExecuTorch's kernels: compiled per program from {} (EXECUTORCH_PATH overrides)",
+            sources.root().display()
+        ),
+        Some(Err(e)) => format!("\nExecuTorch's kernels: none usable: {e}"),
+        None => "\nExecuTorch's kernels: none (set EXECUTORCH_PATH to a checkout of ExecuTorch to run programs with CPU operators)".to_owned(),
+    });
+    text
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    use clap::{CommandFactory, FromArgMatches};
+    // `--version` lists the build's parts; the text is built once, for the process.
+    let version: &'static str = Box::leak(long_version().into_boxed_str());
+    let matches = Cli::command().long_version(version).get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     // A panic is a bug in arenaplan, whatever the input: exit 4, as documented, not Rust's 101
     // (the panic message itself is printed by the default hook).
     let result = std::panic::catch_unwind(|| match &cli.command {

@@ -17,7 +17,7 @@ use arenaplan::sys;
 use arenaplan_build::executorch::{
     bridge_headers, kernel_files, need_cmsis_nn, program_operators, render_shims, render_unit,
     Capacities, Dtypes, ExecuTorchSources, Signature, BRIDGE_SOURCE, DEFINES, ENV_EXECUTORCH_PATH,
-    FLAGS,
+    EXECUTORCH_FETCH, FLAGS,
 };
 use arenaplan_build::model::Program;
 use arenaplan_syntax::digest::fnv1a;
@@ -73,7 +73,8 @@ impl ExecuTorchKernels {
             let names: Vec<String> = ops.iter().map(|s| format!("`{}`", s.op)).collect();
             format!(
                 "{} run on ExecuTorch's own kernels, compiled from its sources: set \
-                 {ENV_EXECUTORCH_PATH} to a checkout of ExecuTorch (a folder named `executorch`)",
+                 {ENV_EXECUTORCH_PATH} to a checkout of ExecuTorch (a folder named `executorch`; \
+                 {EXECUTORCH_FETCH})",
                 names.join(", ")
             )
         })??;

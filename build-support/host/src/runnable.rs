@@ -30,6 +30,25 @@ pub fn why_not_runnable(program: &Program) -> Option<String> {
             }
         }
     }
+    // TFLite's operators run on the runtime's TFLite kernels: when this build left them out,
+    // that is the reason, and the fix is a rebuild, not a kernel to write.
+    let tflite_built_in = arenaplan::capabilities()
+        .iter()
+        .any(|c| c.feature == "tflite-kernels" && c.built_in);
+    let left_out: Vec<String> = missing
+        .iter()
+        .filter(|op| op.starts_with("tflite:") && !tflite_built_in)
+        .map(|op| format!("`{op}`"))
+        .collect();
+    if !left_out.is_empty() {
+        return Some(format!(
+            "{} run{} on the runtime's TFLite kernels, which this build of arenaplan leaves out \
+             (feature `tflite-kernels`, on Arm's CMSIS-NN): rebuild with it, CMSIS_NN_PATH set \
+             (`cargo install arenaplan-cli --features tflite-kernels`)",
+            left_out.join(", "),
+            if left_out.len() > 1 { "" } else { "s" }
+        ));
+    }
     if !missing.is_empty() {
         let names: Vec<String> = missing.iter().map(|m| format!("`{m}`")).collect();
         return Some(format!(

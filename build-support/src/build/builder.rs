@@ -473,6 +473,9 @@ impl Build {
         if !missing.is_empty() {
             return Err(BuildError::NoKernel(missing));
         }
+        if let Some(why) = super::kernels::tflite_kernels_left_out(&program) {
+            return Err(BuildError::RuntimeLacks(why));
+        }
         let mut pipeline = Pipeline::new(target);
         if let Some(p) = &self.planner {
             pipeline.planner(p.clone());

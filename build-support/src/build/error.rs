@@ -41,6 +41,10 @@ pub enum BuildError {
     /// would not link.
     #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
     NoKernel(Vec<MissingKernel>),
+    /// The model needs a part of the runtime the firmware's `arenaplan` was built without (its
+    /// TFLite kernels: the feature `tflite-kernels`); the message says how to turn it on.
+    #[error("{0}")]
+    RuntimeLacks(String),
     /// An output's file name is not one plain, unique file name (from `.name(...)`), or the
     /// output folder is not one arenaplan may replace (a symbolic link, a device, someone
     /// else's folder: from `.out_dir(...)`), which was left untouched.
@@ -76,7 +80,7 @@ impl BuildError {
                     ..
                 },
             ) => ExitStatus::DoesNotFit,
-            BuildError::NoKernel(_) => ExitStatus::CannotRunHere,
+            BuildError::NoKernel(_) | BuildError::RuntimeLacks(_) => ExitStatus::CannotRunHere,
             BuildError::Plan(PipelineError::Plan {
                 source: PlanError::Unverified(_),
                 ..

@@ -147,7 +147,9 @@ impl Generated {
 
     /// [`Generated::executorch_build`], with its failure returned.
     pub fn try_executorch_build(&self) -> Result<Option<cc::Build>, String> {
-        use crate::kernels::executorch::{ExecuTorchSources, DEFINES, ENV_EXECUTORCH_PATH, FLAGS};
+        use crate::kernels::executorch::{
+            ExecuTorchSources, DEFINES, ENV_EXECUTORCH_PATH, EXECUTORCH_FETCH, FLAGS,
+        };
         if std::env::var_os("OUT_DIR").is_some() {
             println!("cargo::rerun-if-env-changed={ENV_EXECUTORCH_PATH}");
             println!("cargo::rerun-if-env-changed=CMSIS_NN_PATH");
@@ -160,7 +162,7 @@ impl Generated {
             format!(
                 "the program's operators {} run on ExecuTorch's own kernels, compiled from its \
                  sources: set {ENV_EXECUTORCH_PATH} to a checkout of ExecuTorch (a folder named \
-                 `executorch`)",
+                 `executorch`; {EXECUTORCH_FETCH})",
                 ops.join(", ")
             )
         })??;

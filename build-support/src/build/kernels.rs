@@ -88,3 +88,38 @@ pub fn missing_kernels(
     }
     missing
 }
+
+/// Where the firmware's runtime says whether it has its TFLite kernels: the `arenaplan` crate's
+/// build script, seen by the build script of a crate that depends on it (`links`).
+const RUNTIME_TFLITE_KERNELS: &str = "DEP_ARENAPLAN_RUNTIME_TFLITE_KERNELS";
+
+/// The TFLite operators of `program` that run on the runtime's TFLite kernels when the firmware's
+/// `arenaplan` was built without them (its feature `tflite-kernels` off), as a refusal that says
+/// how to turn it on; `None` when it has them, or outside such a build script (nothing to know).
+pub fn tflite_kernels_left_out(program: &Program) -> Option<String> {
+    if std::env::var(RUNTIME_TFLITE_KERNELS).ok()? != "0" {
+        return None;
+    }
+    let mut ops: Vec<&str> = Vec::new();
+    for (_, instruction) in program.flat_instructions() {
+        if let Instruction::Kernel(call) = instruction {
+            if call.op.starts_with("tflite:") && !ops.contains(&call.op.as_str()) {
+                ops.push(&call.op);
+            }
+        }
+    }
+    if ops.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "the model's operator{} {} run{} on the runtime's TFLite kernels, which this firmware's \
+         `arenaplan` leaves out: turn on its feature `tflite-kernels` (arenaplan = {{ version = \
+         \"0.1\", features = [\"tflite-kernels\"] }}) and set CMSIS_NN_PATH to Arm's CMSIS-NN",
+        if ops.len() > 1 { "s" } else { "" },
+        ops.iter()
+            .map(|op| format!("`{op}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        if ops.len() > 1 { "" } else { "s" },
+    ))
+}

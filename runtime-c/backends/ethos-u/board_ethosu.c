@@ -1,4 +1,4 @@
-/* Ethos-U board bring-up (see arenaplan/board.h): compiled into all firmware (with the
+/* Ethos-U board bring-up (see arenaplan/board.h): compiled with the feature `board` (with the
  * simulators, the emulated NPU's device layer is the register layer it drives). A file of its own, apart
  * from Neutron's, so that firmware for one NPU never references the other's library. */
 #include "arenaplan/board.h"

@@ -1,5 +1,5 @@
-/* Neutron board bring-up (see arenaplan/board.h): compiled into firmware built without the
- * simulators. Apart from the Ethos-U's, so that Ethos-U firmware never references NXP's
+/* Neutron board bring-up (see arenaplan/board.h): compiled with the feature `board` (over the
+ * simulated driver with the simulators). Apart from the Ethos-U's, so that Ethos-U firmware never references NXP's
  * library. */
 #include "arenaplan/board.h"
 

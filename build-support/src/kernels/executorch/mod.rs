@@ -35,7 +35,7 @@ pub use shims::{render_shims, Capacities};
 pub use signatures::{signature, Signature};
 pub use sources::{
     bridge_headers, need_cmsis_nn, support_file_names, ExecuTorchSources, BRIDGE_SOURCE, DEFINES,
-    ENV_EXECUTORCH_PATH, FLAGS,
+    ENV_EXECUTORCH_PATH, EXECUTORCH_FETCH, FLAGS,
 };
 
 /// The operators of `program` that run on ExecuTorch's kernels, each once, in order of first

@@ -11,6 +11,12 @@ use super::signatures::Signature;
 /// `executorch`, whose parent is where `<executorch/...>` includes resolve).
 pub const ENV_EXECUTORCH_PATH: &str = "EXECUTORCH_PATH";
 
+/// How to get the sources arenaplan is tested against, for the messages that ask for them: the
+/// commit of `pytorch/executorch` and the one command that fetches it.
+pub const EXECUTORCH_FETCH: &str = "ExecuTorch commit cff6f4dd32e630945b7188512c1f2b4f102b05ad: \
+    `git clone https://github.com/pytorch/executorch && git -C executorch checkout \
+    cff6f4dd32e630945b7188512c1f2b4f102b05ad`, then EXECUTORCH_PATH=$PWD/executorch";
+
 /// ExecuTorch's sources, checked to be what the kernels need.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExecuTorchSources {

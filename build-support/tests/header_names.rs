@@ -79,8 +79,8 @@ fn hex(x: f32) -> String {
 
 #[test]
 fn names_that_are_no_identifiers_are_escaped_by_the_name_rule() {
-    // `in.put` and `in_put` would both be IN_PUT upper-cased: the escaped forms keep them apart
-    // (the outputs, plain names, keep theirs upper-cased: the rule applies side by side).
+    // `in.put` is no identifier: escaped (`in_2eput`); `in_put` is one: upper-cased, name by
+    // name, as the README states the rule.
     let text = r#"
 name = "m"
 inputs = ["in.put", "in_put"]
@@ -111,7 +111,7 @@ outputs = ["y"]
     let main_c = r#"#include <stdio.h>
 #include "m.h"
 ARENAPLAN_CHECK(first, M_INPUT_in_2eput_INDEX == 0u);
-ARENAPLAN_CHECK(second, M_INPUT_in__put_INDEX == 1u);
+ARENAPLAN_CHECK(second, M_INPUT_IN_PUT_INDEX == 1u);
 ARENAPLAN_CHECK(output, M_OUTPUT_Y_INDEX == 0u && M_OUTPUT0_SIZE == 8u);
 int main(void) {
     M_OUTPUT0_TYPE y = 0.5f;
@@ -138,4 +138,83 @@ fn plain_names_are_the_rust_constants_upper_cased() {
     assert!(header.contains("#define M_OUTPUT_Y_INDEX 0u"), "{header}");
     // No quantization in the model: no scale or zero point.
     assert!(!header.contains("_SCALE"), "{header}");
+}
+
+/// The README's rule, applied here as a reader applies it: "the tensor's name upper-cased, or
+/// escaped by the symbol rule where it is no identifier".
+fn readme_rule(name: &str) -> String {
+    let identifier = name.len() <= 40
+        && name.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if identifier {
+        name.to_ascii_uppercase()
+    } else {
+        arenaplan_syntax::names::symbol(name)
+    }
+}
+
+#[test]
+fn mixed_case_names_follow_the_readmes_rule_with_dims_and_typed_access() {
+    // TensorFlow's names: an output `Identity`, an input that is no identifier.
+    let (input, output) = ("serving_default_x:0", "Identity");
+    let text = format!(
+        r#"
+name = "kws"
+inputs = ["{input}"]
+outputs = ["{output}"]
+[[tensor]]
+name = "{input}"
+dtype = "int8"
+shape = [1, 49, 10]
+[[tensor]]
+name = "{output}"
+dtype = "int8"
+shape = [1, 49, 10]
+[[instruction]]
+kind = "kernel"
+op = "copy"
+inputs = ["{input}"]
+outputs = ["{output}"]
+"#
+    );
+    let program = parse_toml_model(&SourceText::new("kws.toml", &text), None).unwrap();
+    let catalogue = Catalogue::builtin();
+    let target = catalogue.target("corstone-300").unwrap();
+    let (program, plan) = common::planned(target, program).unwrap();
+    let files = common::emit_files(&program, &plan, target, "kws", Symbols::C, Emit::ALL);
+    let (i, o) = (readme_rule(input), readme_rule(output));
+    assert_eq!(o, "IDENTITY");
+    // Typed pointers: an `int8_t *` where the tensor is int8 (-Werror: a `uint8_t *` would
+    // not convert without a warning), the dimensions as an initializer.
+    let main_c = format!(
+        r#"#include <stdio.h>
+#include <string.h>
+#include "kws.h"
+static ap_status_t copy(ap_context_t *ctx, ap_buffer_t *args, size_t n, void *user) {{
+    (void)ctx; (void)n; (void)user;
+    memcpy(args[1].data, args[0].data, args[1].size);
+    return AP_OK;
+}}
+const ap_kernel_t ap_kernel_copy = {{"copy", copy, NULL}};
+ARENAPLAN_CHECK(by_name, KWS_INPUT_{i}_INDEX == 0u && KWS_OUTPUT_{o}_INDEX == 0u);
+ARENAPLAN_CHECK(rank, KWS_INPUT_{i}_RANK == 3u && KWS_OUTPUT0_RANK == 3u);
+ARENAPLAN_CHECK(size, KWS_OUTPUT_{o}_SIZE == 490u);
+int main(void) {{
+    static const uint32_t dims[] = KWS_OUTPUT_{o}_DIMS;
+    int8_t *in = KWS_INPUT_{i}_DATA();
+    const int8_t *out = KWS_OUTPUT_{o}_DATA();
+    printf("%s %u %u %u %d\n", KWS_OUTPUT_{o}_DTYPE, (unsigned)dims[0], (unsigned)dims[1],
+           (unsigned)dims[2], in != 0 && out != 0 && (const uint8_t *)in == kws_input(0u, 0));
+    return 0;
+}}
+"#
+    );
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("header-names-readme-rule");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, text) in &files {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    let printed = common::run_generated_c(&dir, &["kws.c", "kws_program.c"], &main_c);
+    assert_eq!(printed.trim(), "int8 1 49 10 1");
 }

@@ -202,10 +202,10 @@ pub(super) fn source(input: &Input<'_>) -> String {
 /// The model's API, defined in `NAME_program.c` over the runtime: five calls run it; a
 /// program with several methods has input, run, output and failed_call per further method,
 /// named `NAME_<method>_*`.
-/// Per input and output of a method: its index by name (`UP_INPUT_<NAME>_INDEX`, the name as
-/// the Rust constants have it, or escaped by the symbol rule; see [`super::io_names`]), and by
-/// index its bytes, element type (a name, and the C type where C has one) and, where the model
-/// quantizes it as a whole, scale and zero point (`real = scale * (q - zero_point)`).
+/// Per input and output of a method, by name (`UP_INPUT_<KEY>_...`, the key as the README's rule
+/// gives it: [`super::io_names`]) and by index (`UP_INPUT0_...`): its index, bytes, element type
+/// (a name, and the C type where C has one), rank and dimensions and, where the model quantizes
+/// it as a whole, scale and zero point (`real = scale * (q - zero_point)`).
 fn io_defines(w: &mut CWriter, input: &Input<'_>, up: &str, inputs: &[usize], outputs: &[usize]) {
     for (side, ids) in [("INPUT", inputs), ("OUTPUT", outputs)] {
         let values: Vec<&crate::model::Value> =
@@ -213,34 +213,80 @@ fn io_defines(w: &mut CWriter, input: &Input<'_>, up: &str, inputs: &[usize], ou
         let names: Vec<&str> = values.iter().map(|v| v.name.as_str()).collect();
         let io = super::io_names(&names);
         for (i, v) in values.iter().enumerate() {
-            let key = io.plain.as_ref().map_or(&io.escaped[i], |plain| &plain[i]);
-            let shape: Vec<String> = v.shape.iter().map(u64::to_string).collect();
+            let shape: Vec<String> = v.shape.iter().map(|d| format!("{d}u")).collect();
             w.comment(&format!(
                 "{} {i}: `{}`, {} [{}].",
                 if side == "INPUT" { "Input" } else { "Output" },
                 v.name,
                 v.dtype.name(),
-                shape.join(", ")
-            ))
-            .define_unsigned(&format!("{up}_{side}_{key}_INDEX"), i)
-            .define_unsigned(&format!("{up}_{side}{i}_SIZE"), v.bytes)
-            .line(format!(
-                "#define {up}_{side}{i}_DTYPE \"{}\"",
-                v.dtype.name()
+                v.shape
+                    .iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ));
-            if let Some(c) = v.dtype.c_type() {
-                w.line(format!("#define {up}_{side}{i}_TYPE {c}"));
-            }
-            if let Some((scale, zero)) = v.quant.as_ref().and_then(|q| q.per_tensor()) {
-                // Rust's shortest round-trip form always has a `.` or an exponent: a C float
-                // literal that reads back as the same f32.
-                w.line(format!("#define {up}_{side}{i}_SCALE {scale:?}f"))
-                    .line(format!("#define {up}_{side}{i}_ZERO_POINT ({zero})"));
+            // The same numbers under both names: by name for code that reads the model's
+            // tensors, by index for loops.
+            let by_name = format!("{up}_{side}_{}", io.keys[i]);
+            let by_index = format!("{up}_{side}{i}");
+            w.define_unsigned(&format!("{by_name}_INDEX"), i);
+            for prefix in [&by_name, &by_index] {
+                w.define_unsigned(&format!("{prefix}_SIZE"), v.bytes)
+                    .line(format!("#define {prefix}_DTYPE \"{}\"", v.dtype.name()));
+                if let Some(c) = v.dtype.c_type() {
+                    w.line(format!("#define {prefix}_TYPE {c}"));
+                }
+                w.define_unsigned(&format!("{prefix}_RANK"), v.shape.len());
+                if !shape.is_empty() {
+                    // An initializer: `static const uint32_t dims[] = MODEL_INPUT0_DIMS;`.
+                    w.line(format!("#define {prefix}_DIMS {{{}}}", shape.join(", ")));
+                }
+                if let Some((scale, zero)) = v.quant.as_ref().and_then(|q| q.per_tensor()) {
+                    // Rust's shortest round-trip form always has a `.` or an exponent: a C float
+                    // literal that reads back as the same f32.
+                    w.line(format!("#define {prefix}_SCALE {scale:?}f"))
+                        .line(format!("#define {prefix}_ZERO_POINT ({zero})"));
+                }
             }
         }
     }
 }
 
+/// Typed access to each input and output: `NAME_input0_data()` returns the element type's
+/// pointer (`int8_t *` for an int8 tensor; `uint8_t *` where C has no type), and
+/// `UP_INPUT_<KEY>_DATA()` the same by name. NULL where the value has no memory.
+fn io_accessors(
+    w: &mut CWriter,
+    input: &Input<'_>,
+    prefix: &str,
+    up: &str,
+    inputs: &[usize],
+    outputs: &[usize],
+) {
+    for (side, kind, constness, ids) in [
+        ("INPUT", "input", "", inputs),
+        ("OUTPUT", "output", "const ", outputs),
+    ] {
+        let values: Vec<&crate::model::Value> =
+            ids.iter().map(|&v| &input.program.values[v]).collect();
+        let names: Vec<&str> = values.iter().map(|v| v.name.as_str()).collect();
+        let io = super::io_names(&names);
+        for (i, v) in values.iter().enumerate() {
+            let c = v.dtype.c_type().unwrap_or("uint8_t");
+            w.line(format!(
+                "static inline {constness}{c} *{prefix}_{kind}{i}_data(void) {{ return ({constness}{c} *){prefix}_{kind}({i}u, 0); }}"
+            ))
+            .line(format!(
+                "#define {up}_{side}_{}_DATA() {prefix}_{kind}{i}_data()",
+                io.keys[i]
+            ));
+        }
+    }
+}
+
+/// The model's API, defined in `NAME_program.c` over the runtime: five calls run it; a
+/// program with several methods has input, run, output and failed_call per further method,
+/// named `NAME_<method>_*`.
 fn api(w: &mut CWriter, input: &Input<'_>) {
     let name = input.name;
     let up = upper_ident(name);
@@ -266,6 +312,7 @@ fn api(w: &mut CWriter, input: &Input<'_>) {
         .line(format!("void {name}_deinit(void);"))
         .comment("The flat instruction index of the call a failed init or run stopped at.")
         .line(format!("uint32_t {name}_failed_call(void);"));
+    io_accessors(w, input, name, &up, &methods[0].inputs, &methods[0].outputs);
     if let Some(first) = methods[0].name.as_deref() {
         w.comment(&format!(
             "The functions above run method `{}`; {name}_init and {name}_deinit set up and tear down every method. State shared between methods keeps its contents from one run to the next.",
@@ -290,5 +337,6 @@ fn api(w: &mut CWriter, input: &Input<'_>) {
             "const uint8_t *{prefix}_output(uint32_t index, uint32_t *size);"
         ))
         .line(format!("uint32_t {prefix}_failed_call(void);"));
+        io_accessors(w, input, prefix, &up, &m.inputs, &m.outputs);
     }
 }

@@ -157,6 +157,10 @@ impl<'a> Input<'a> {
 pub(crate) struct IoNames {
     pub plain: Option<Vec<String>>,
     pub escaped: Vec<String>,
+    /// The C header's name part per name (`MODEL_INPUT_<KEY>_INDEX`), decided name by name as
+    /// the README states it: the name upper-cased where it is a short identifier, else escaped;
+    /// every name of the list escaped if two keys would meet (the escape alone is injective).
+    pub keys: Vec<String>,
 }
 
 pub(crate) fn io_names(names: &[&str]) -> IoNames {
@@ -165,13 +169,39 @@ pub(crate) fn io_names(names: &[&str]) -> IoNames {
     let mut unique = upper.clone();
     unique.sort();
     unique.dedup();
+    let escaped: Vec<String> = names
+        .iter()
+        .map(|n| arenaplan_syntax::names::symbol(n))
+        .collect();
+    // An identifier in either case (`Identity`, `input_1`): letters, digits and `_`, a letter
+    // first, short.
+    let identifier = |n: &str| {
+        n.len() <= 40
+            && n.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
+            && n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    };
+    let mut keys: Vec<String> = names
+        .iter()
+        .zip(&escaped)
+        .map(|(n, e)| {
+            if identifier(n) {
+                n.to_ascii_uppercase()
+            } else {
+                e.clone()
+            }
+        })
+        .collect();
+    let mut sorted = keys.clone();
+    sorted.sort();
+    sorted.dedup();
+    if sorted.len() != keys.len() {
+        keys.clone_from(&escaped);
+    }
     let plain = (names.iter().all(|n| simple(n)) && unique.len() == upper.len()).then_some(upper);
     IoNames {
         plain,
-        escaped: names
-            .iter()
-            .map(|n| arenaplan_syntax::names::symbol(n))
-            .collect(),
+        escaped,
+        keys,
     }
 }
 
@@ -451,5 +481,18 @@ mod io_names_tests {
         );
         // Distinct names that meet upper-cased are not plain.
         assert_eq!(super::io_names(&["a", "A"]).plain, None);
+    }
+
+    #[test]
+    fn header_keys_are_decided_name_by_name_and_escaped_all_where_two_would_meet() {
+        // The README's rule: an identifier is upper-cased, whatever the other names are.
+        let n = super::io_names(&["serving_default_input_1:0", "Identity"]);
+        assert_eq!(n.keys, ["serving__default__input__1_3a0", "IDENTITY"]);
+        // `a` and `A` would both be `A`: both escaped, as the escape keeps them apart.
+        assert_eq!(super::io_names(&["a", "A"]).keys, ["a", "A"]);
+        // An escape that looks like another name's upper-case form.
+        let n = super::io_names(&["A B", "A_20B"]);
+        assert_eq!(n.keys, super::io_names(&["A B", "A_20B"]).escaped);
+        assert_ne!(n.keys[0], n.keys[1]);
     }
 }

@@ -27,15 +27,25 @@
 # project enables C++ first (project(... C CXX)).
 #
 # ARENAPLAN_COMMAND is how the CLI runs: the installed `arenaplan` when it is on the PATH, else
-# Cargo in the checkout this file belongs to.
+# Cargo in the checkout this file belongs to. Cargo builds the CLI once, when CMake configures,
+# with its progress shown (minutes the first time on a small machine); later runs only check it.
 if(NOT DEFINED ARENAPLAN_COMMAND)
   find_program(ARENAPLAN_INSTALLED arenaplan)
   get_filename_component(ARENAPLAN_CHECKOUT "${CMAKE_CURRENT_LIST_DIR}/../.." ABSOLUTE)
   if(ARENAPLAN_INSTALLED)
     set(ARENAPLAN_COMMAND "${ARENAPLAN_INSTALLED}" CACHE STRING "How to run the arenaplan CLI")
   elseif(EXISTS "${ARENAPLAN_CHECKOUT}/build-support/cli/Cargo.toml")
+    message(STATUS "arenaplan: no `arenaplan` on the PATH; building it with Cargo from ${ARENAPLAN_CHECKOUT} (the first time takes minutes; `cargo install --path build-support/cli` there avoids it)")
+    # From the checkout, so that its .cargo/config.toml finds the vendor sources.
+    execute_process(
+      COMMAND cargo build --manifest-path "${ARENAPLAN_CHECKOUT}/Cargo.toml" --bin arenaplan
+      WORKING_DIRECTORY "${ARENAPLAN_CHECKOUT}"
+      RESULT_VARIABLE cli_status)
+    if(NOT cli_status EQUAL 0)
+      message(FATAL_ERROR "arenaplan: building the arenaplan CLI with Cargo failed (its messages are above)")
+    endif()
     set(ARENAPLAN_COMMAND
-        "cargo;run;--quiet;--manifest-path;${ARENAPLAN_CHECKOUT}/Cargo.toml;--bin;arenaplan;--"
+        "${CMAKE_COMMAND};-E;chdir;${ARENAPLAN_CHECKOUT};cargo;run;--quiet;--manifest-path;${ARENAPLAN_CHECKOUT}/Cargo.toml;--bin;arenaplan;--"
         CACHE STRING "How to run the arenaplan CLI")
   else()
     message(FATAL_ERROR "arenaplan: no `arenaplan` command on the PATH (cargo install arenaplan-cli), and no checkout to run it from: set ARENAPLAN_COMMAND")

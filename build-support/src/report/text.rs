@@ -125,24 +125,38 @@ pub fn report(
             );
         }
     }
-    let _ = writeln!(out, "\nBuffers");
+    // In memory order (pool, then offset), as a memory map reads; the name column as wide as
+    // the longest name (up to 64 characters) so the numbers line up.
+    let mut order: Vec<&crate::pipeline::BufferPlan> = plan.buffers.iter().collect();
+    order.sort_by_key(|b| (b.mem_id, b.offset, b.id));
+    let width = order
+        .iter()
+        .map(|b| program.values[b.id].name.chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(4, 64);
+    let _ = writeln!(out, "\nBuffers (by pool and offset)");
     let _ = writeln!(
         out,
-        "  {:>5}  {:<32} {:<8} {:>6} {:>10} {:>10}  alive",
-        "id", "name", "kind", "mem_id", "offset", "size"
+        "  {:>6} {:>10} {:>10}  {:<8} {:>5}  {:<width$}  alive",
+        "mem_id", "offset", "size", "kind", "id", "name"
     );
-    for b in &plan.buffers {
+    for b in order {
+        let program_io = |list: &[usize]| list.contains(&b.id);
         let kind = match b.kind {
-            BufferKind::Tensor => "tensor",
             BufferKind::Scratch => "scratch",
+            BufferKind::Tensor if program.state.contains(&b.id) => "state",
+            BufferKind::Tensor if program_io(&program.inputs) => "input",
+            BufferKind::Tensor if program_io(&program.outputs) => "output",
+            BufferKind::Tensor => "tensor",
         };
         let within = b
             .within
             .map_or(String::new(), |s| format!("  (at its slot in scratch {s})"));
         let _ = writeln!(
             out,
-            "  {:>5}  {:<32} {:<8} {:>6} {:>10} {:>10}  {}..={}{within}",
-            b.id, program.values[b.id].name, kind, b.mem_id, b.offset, b.size, b.first, b.last
+            "  {:>6} {:>10} {:>10}  {:<8} {:>5}  {:<width$}  {}..={}{within}",
+            b.mem_id, b.offset, b.size, kind, b.id, program.values[b.id].name, b.first, b.last
         );
     }
     // Names come from the model: nothing in them may act on the terminal that shows the report.

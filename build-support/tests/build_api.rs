@@ -99,6 +99,18 @@ fn cargo_reruns_when_an_input_changes() {
     has("cargo::rerun-if-env-changed=ARENAPLAN_TARGET".into());
     has("cargo::rerun-if-env-changed=ARENAPLAN_TARGETS_FILE".into());
     has("cargo::rustc-env=ARENAPLAN_TARGET=corstone-300".into());
+    // One line Cargo shows: each pool's arena against its capacity, and the report's path.
+    let summary = g
+        .cargo_instructions
+        .iter()
+        .find(|l| l.starts_with("cargo::warning=arenaplan: "))
+        .expect("a summary line");
+    assert!(
+        summary.contains("on corstone-300: sram ")
+            && summary.contains(" of 2 MiB")
+            && summary.ends_with(".report.txt"),
+        "{summary}"
+    );
     let targets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../targets.toml");
     let g = Build::new()
         .model(testdata("fixtures/ethosu_u55_two_calls.pte"))

@@ -360,6 +360,32 @@ impl Build {
             "cargo::rustc-env=ARENAPLAN_PLAN_RS={}",
             g.rust.display()
         ));
+        // One line a firmware engineer sees when the plan changes (Cargo shows a build
+        // script's warnings when it runs): each pool's arena and where the report is.
+        let pools: Vec<String> = g
+            .plan
+            .pools
+            .iter()
+            .map(|p| {
+                format!(
+                    "{} {} of {}",
+                    p.name,
+                    crate::report::human_bytes(p.size),
+                    crate::report::human_bytes(p.capacity)
+                )
+            })
+            .collect();
+        let report = g
+            .files
+            .iter()
+            .find(|f| f.extension().is_some_and(|e| e == "txt"))
+            .map_or(String::new(), |r| format!("; report {}", r.display()));
+        cargo.line(format!(
+            "cargo::warning=arenaplan: `{}` on {}: {}{report}",
+            crate::names::display(&g.program.name),
+            rendered.target,
+            pools.join(", ")
+        ));
         Ok(Generated {
             cargo_instructions: cargo.lines,
             ..g

@@ -2,9 +2,10 @@
 # The README's projects, built as they stand there: every code block after a
 # `<!-- file: PATH -->` line is written to PATH in a fresh folder outside the workspace, with a
 # model beside it, then
-#   - the firmware crate (Cargo.toml, build.rs, src/main.rs, memory.x) runs on the host and
-#     builds for thumbv8m.main-none-eabihf, where it must link Arm's driver and the board
-#     bring-up and no simulator;
+#   - the firmware crate (Cargo.toml, build.rs, src/main.rs, memory.x) runs on the host, runs
+#     on QEMU's mps3-an547 with its `qemu` feature (the emulated NPU), and builds for
+#     thumbv8m.main-none-eabihf, where it must link Arm's driver and the board bring-up and no
+#     simulator;
 #   - the C project (c/CMakeLists.txt, c/main.c) configures, builds and runs with CMake.
 # Nothing is added to the files but what a team adds by hand: a model, and (the crates being on
 # no registry yet) `[patch.crates-io]` pointing at this checkout, in a Cargo config beside them.
@@ -61,6 +62,12 @@ echo "[workspace]" >> "$work/Cargo.toml"
 export CARGO_TARGET_DIR=$root/target/readme
 (cd "$work" && cargo run --quiet)
 
+echo "-- the firmware crate on QEMU's Corstone-300 (mps3-an547), the emulated NPU"
+(cd "$work" && cargo build --quiet --target thumbv8m.main-none-eabihf --features qemu)
+timeout 120 qemu-system-arm -M mps3-an547 -nographic -semihosting-config enable=on,target=native \
+  -kernel "$CARGO_TARGET_DIR/thumbv8m.main-none-eabihf/debug/kws-firmware" | tee "$work/qemu.txt"
+grep -q '^first output byte: ' "$work/qemu.txt"
+
 echo "-- the firmware crate for the board (thumbv8m.main-none-eabihf)"
 (cd "$work" && cargo build --quiet --target thumbv8m.main-none-eabihf)
 scripts/check-board-elf.sh "$CARGO_TARGET_DIR/thumbv8m.main-none-eabihf/debug/kws-firmware" \
@@ -70,4 +77,4 @@ echo "-- the C project with CMake"
 cmake -S "$work/c" -B "$work/c/build" -DARENAPLAN="$root/runtime-c" >/dev/null
 cmake --build "$work/c/build" >/dev/null
 "$work/c/build/app"
-echo "readme: the firmware crate ran on the host and linked for the board; the C project ran"
+echo "readme: the firmware crate ran on the host and on QEMU and linked for the board; the C project ran"

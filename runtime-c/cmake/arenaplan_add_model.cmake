@@ -1,6 +1,7 @@
 # arenaplan_add_model(TARGET <target> MODEL <model> PLATFORM <arenaplan target>
 #                     [NAME <base name>] [TARGETS <targets.toml>] [SOURCES <file>...]
-#                     [BLOBS INCBIN|C] [EXECUTORCH_KERNELS])
+#                     [BLOBS INCBIN|C] [EXECUTORCH_KERNELS]
+#                     [LINKER_SCRIPT <memory map> | NO_LINKER_SCRIPT])
 #
 # Plans MODEL for PLATFORM when the build runs (again whenever the model, a targets file or a
 # scanned source changes) and adds the generated C to TARGET: NAME.h and NAME_program.h on its
@@ -8,6 +9,16 @@
 # base name and the C prefix: NAME_init, NAME_input, NAME_run, NAME_output, NAME_deinit. The
 # linker fragment NAME.x, NAME.plan.json and NAME.report.txt are written beside them, in
 # ${CMAKE_CURRENT_BINARY_DIR}/arenaplan/<NAME>; ARENAPLAN_<NAME>_DIR names that folder.
+#
+# A cross build (CMAKE_SYSTEM_NAME Generic) links with the linker fragment: LINKER_SCRIPT names
+# the firmware's own script (its MEMORY and SECTIONS), and TARGET (what links TARGET, for a
+# library) is linked with -T arenaplan/NAME.main.ld (in the binary folder), which INCLUDEs that
+# script and then NAME.x: each pool's arena becomes a NOLOAD section in the memory region its
+# pool names (SRAM, DDR, ...; the script must define them), inserted before .bss, with an ASSERT
+# that it fits. (GNU ld takes the fragment's INSERT only from within the main script.)
+# NO_LINKER_SCRIPT says the project's own script INCLUDEs NAME.x (the folder is on the library
+# path); a cross build with neither is refused, since the arenas would otherwise land wherever
+# the default script puts orphan sections. Hosted builds take neither.
 #
 # BLOBS INCBIN (the default) writes each delegate blob as NAME_blobN.bin there, which
 # NAME_program.c links with the assembler's .incbin (found on the include path this adds; GCC
@@ -36,16 +47,18 @@ if(NOT DEFINED ARENAPLAN_COMMAND)
     set(ARENAPLAN_COMMAND "${ARENAPLAN_INSTALLED}" CACHE STRING "How to run the arenaplan CLI")
   elseif(EXISTS "${ARENAPLAN_CHECKOUT}/build-support/cli/Cargo.toml")
     message(STATUS "arenaplan: no `arenaplan` on the PATH; building it with Cargo from ${ARENAPLAN_CHECKOUT} (the first time takes minutes; `cargo install --path build-support/cli` there avoids it)")
-    # From the checkout, so that its .cargo/config.toml finds the vendor sources.
+    # From the checkout, so that its .cargo/config.toml finds the vendor sources; without the
+    # CC that CMake exports while it configures (the firmware's cross compiler, not the host's).
     execute_process(
-      COMMAND cargo build --manifest-path "${ARENAPLAN_CHECKOUT}/Cargo.toml" --bin arenaplan
+      COMMAND "${CMAKE_COMMAND}" -E env --unset=CC --unset=CXX
+              cargo build --manifest-path "${ARENAPLAN_CHECKOUT}/Cargo.toml" --bin arenaplan
       WORKING_DIRECTORY "${ARENAPLAN_CHECKOUT}"
       RESULT_VARIABLE cli_status)
     if(NOT cli_status EQUAL 0)
       message(FATAL_ERROR "arenaplan: building the arenaplan CLI with Cargo failed (its messages are above)")
     endif()
     set(ARENAPLAN_COMMAND
-        "${CMAKE_COMMAND};-E;chdir;${ARENAPLAN_CHECKOUT};cargo;run;--quiet;--manifest-path;${ARENAPLAN_CHECKOUT}/Cargo.toml;--bin;arenaplan;--"
+        "${CMAKE_COMMAND};-E;chdir;${ARENAPLAN_CHECKOUT};${CMAKE_COMMAND};-E;env;--unset=CC;--unset=CXX;cargo;run;--quiet;--manifest-path;${ARENAPLAN_CHECKOUT}/Cargo.toml;--bin;arenaplan;--"
         CACHE STRING "How to run the arenaplan CLI")
   else()
     message(FATAL_ERROR "arenaplan: no `arenaplan` command on the PATH (cargo install arenaplan-cli), and no checkout to run it from: set ARENAPLAN_COMMAND")
@@ -53,7 +66,7 @@ if(NOT DEFINED ARENAPLAN_COMMAND)
 endif()
 
 function(arenaplan_add_model)
-  cmake_parse_arguments(ARG "EXECUTORCH_KERNELS" "TARGET;MODEL;PLATFORM;NAME;TARGETS;BLOBS" "SOURCES"
+  cmake_parse_arguments(ARG "EXECUTORCH_KERNELS;NO_LINKER_SCRIPT" "TARGET;MODEL;PLATFORM;NAME;TARGETS;BLOBS;LINKER_SCRIPT" "SOURCES"
                         ${ARGN})
   foreach(required TARGET MODEL PLATFORM)
     if(NOT ARG_${required})
@@ -99,13 +112,43 @@ function(arenaplan_add_model)
     arenaplan_add_executorch_kernels()
   endif()
   add_custom_command(
-    OUTPUT ${generated} "${out}/${ARG_NAME}.h" "${out}/${ARG_NAME}_program.h" ${kernel_units}
+    OUTPUT ${generated} "${out}/${ARG_NAME}.h" "${out}/${ARG_NAME}_program.h" "${out}/${ARG_NAME}.x"
+           ${kernel_units}
     COMMAND ${ARENAPLAN_COMMAND} ${args}
     DEPENDS ${depends}
     COMMENT "arenaplan: planning ${ARG_MODEL} for ${ARG_PLATFORM}"
     VERBATIM)
   target_sources(${ARG_TARGET} PRIVATE ${generated})
   target_include_directories(${ARG_TARGET} PRIVATE "${out}")
+  if(ARG_LINKER_SCRIPT AND ARG_NO_LINKER_SCRIPT)
+    message(FATAL_ERROR "arenaplan_add_model: LINKER_SCRIPT and NO_LINKER_SCRIPT exclude each other")
+  endif()
+  if(CMAKE_SYSTEM_NAME STREQUAL "Generic")
+    get_target_property(type ${ARG_TARGET} TYPE)
+    if(type STREQUAL "EXECUTABLE")
+      set(scope PRIVATE)
+    else()
+      set(scope INTERFACE)
+    endif()
+    # NAME.x INCLUDEs the per-pool scripts beside it: the folder goes on the library path.
+    target_link_options(${ARG_TARGET} ${scope} "-L${out}")
+    if(ARG_LINKER_SCRIPT)
+      get_filename_component(memory_map "${ARG_LINKER_SCRIPT}" ABSOLUTE)
+      # Beside the output folder, which arenaplan replaces as a whole.
+      set(main_script "${CMAKE_CURRENT_BINARY_DIR}/arenaplan/${ARG_NAME}.main.ld")
+      file(WRITE "${main_script}.in"
+           "/* Written by arenaplan_add_model: the firmware's script, then the model's arenas. */\n"
+           "INCLUDE \"${memory_map}\"\nINCLUDE \"${ARG_NAME}.x\"\n")
+      configure_file("${main_script}.in" "${main_script}" COPYONLY)
+      target_link_options(${ARG_TARGET} ${scope} "-T${main_script}")
+      foreach(property LINK_DEPENDS INTERFACE_LINK_DEPENDS)
+        set_property(TARGET ${ARG_TARGET} APPEND PROPERTY ${property}
+                     "${memory_map}" "${out}/${ARG_NAME}.x")
+      endforeach()
+    elseif(NOT ARG_NO_LINKER_SCRIPT)
+      message(FATAL_ERROR "arenaplan_add_model: a cross build needs the model's arenas in the firmware's memory map: pass LINKER_SCRIPT <your .ld> (its MEMORY must define the regions ${ARG_PLATFORM}'s pools name), or NO_LINKER_SCRIPT if your script ends with INCLUDE ${ARG_NAME}.x")
+    endif()
+  endif()
   set(ARENAPLAN_${ARG_NAME}_DIR "${out}" PARENT_SCOPE)
 endfunction()
 

@@ -148,15 +148,13 @@ impl<'a> Input<'a> {
 }
 
 /// The names the generated Rust and C give a method's inputs or outputs (`names`, as the model
-/// gives them): one rule for both languages. `plain` holds upper-case identifiers (`INPUT`,
-/// from `input`) when every name is a short identifier and they stay distinct upper-cased,
-/// which is what Rust's constants use (and nothing otherwise); `escaped` always holds one
-/// injective identifier part per name ([`arenaplan_syntax::names::symbol`]), which C uses where
-/// `plain` is absent: `["image", "my.out"]` has no plain names, and escapes to `image` and
-/// `my_2eout`.
+/// gives them): one module for both languages. `plain` holds upper-case identifiers (`INPUT`,
+/// from `input`) when every name is a short lower-case identifier and they stay distinct
+/// upper-cased, which is what Rust's constants use (and nothing otherwise); `keys` holds the C
+/// header's part per name, decided name by name: `["image", "my.out"]` has no plain names, and
+/// keys `IMAGE` and `my_2eout` (the escape, [`arenaplan_syntax::names::symbol`]).
 pub(crate) struct IoNames {
     pub plain: Option<Vec<String>>,
-    pub escaped: Vec<String>,
     /// The C header's name part per name (`MODEL_INPUT_<KEY>_INDEX`), decided name by name as
     /// the README states it: the name upper-cased where it is a short identifier, else escaped;
     /// every name of the list escaped if two keys would meet (the escape alone is injective).
@@ -198,11 +196,7 @@ pub(crate) fn io_names(names: &[&str]) -> IoNames {
         keys.clone_from(&escaped);
     }
     let plain = (names.iter().all(|n| simple(n)) && unique.len() == upper.len()).then_some(upper);
-    IoNames {
-        plain,
-        escaped,
-        keys,
-    }
+    IoNames { plain, keys }
 }
 
 /// A plan the generated tables cannot describe.
@@ -473,7 +467,7 @@ mod io_names_tests {
     fn plain_names_are_upper_cased_and_others_escaped() {
         let n = super::io_names(&["image", "my.out"]);
         assert_eq!(n.plain, None);
-        assert_eq!(n.escaped, ["image", "my_2eout"]);
+        assert_eq!(n.keys, ["IMAGE", "my_2eout"]);
         let n = super::io_names(&["image", "label"]);
         assert_eq!(
             n.plain.as_deref(),
@@ -492,7 +486,6 @@ mod io_names_tests {
         assert_eq!(super::io_names(&["a", "A"]).keys, ["a", "A"]);
         // An escape that looks like another name's upper-case form.
         let n = super::io_names(&["A B", "A_20B"]);
-        assert_eq!(n.keys, super::io_names(&["A B", "A_20B"]).escaped);
-        assert_ne!(n.keys[0], n.keys[1]);
+        assert_eq!(n.keys, ["A_20B", "A__20B"]);
     }
 }

@@ -3,6 +3,7 @@
 //! the memory map (`NAME.svg`).
 
 mod describe;
+mod roles;
 mod svg;
 mod tables;
 mod text;

@@ -1,13 +1,16 @@
 //! The memory map as an SVG picture: one panel per pool, time (instructions) across, offset
-//! down, each buffer a rectangle; scratch stands out in orange. Sizes read in B/KiB/MiB; every
-//! buffer is at least a few pixels (a tiny one stays visible) and has a tooltip; a label that
-//! does not fit becomes the buffer's number, and the scratch buffers are listed under their
-//! panel.
+//! down, each buffer a rectangle coloured by its role (inputs and outputs, state, other
+//! tensors, scratch); an input or output the NPU reads or writes inside its call's scratch is an
+//! outline on the scratch. Sizes read in B/KiB/MiB; every buffer is at least a few pixels (a
+//! tiny one stays visible) and has a tooltip; a label that does not fit becomes the buffer's
+//! number, and the buffers are listed by number under their panel with their names, so a
+//! printout reads without the tooltips. Each panel's title gives the pool's bytes by role.
 
 use std::fmt::Write;
 
+use super::roles::{totals, Role};
 use crate::model::Program;
-use crate::pipeline::{BufferKind, ModelPlan};
+use crate::pipeline::ModelPlan;
 use crate::targets::Target;
 
 const WIDTH: f64 = 960.0;
@@ -18,8 +21,18 @@ const TOP: f64 = 56.0;
 const GAP: f64 = 70.0;
 /// Height of one legend line.
 const LINE: f64 = 15.0;
-/// Scratch buffers listed per panel (the rest: "and N more").
-const LEGEND_MAX: usize = 12;
+/// Buffers listed per panel (the rest: "and N more", in the report).
+const LEGEND_MAX: usize = 24;
+
+/// A role's fill and stroke.
+fn colours(role: Role) -> (&'static str, &'static str) {
+    match role {
+        Role::Input | Role::Output => ("#2e8b57", "#17452b"),
+        Role::State => ("#7b3fa0", "#3d1f50"),
+        Role::Tensor => ("#1f6fb2", "#0d3a63"),
+        Role::Scratch => ("#e8710a", "#8a4100"),
+    }
+}
 /// The smallest a buffer is drawn, in pixels.
 const MIN_PX: f64 = 3.0;
 
@@ -58,33 +71,44 @@ pub fn memory_map(program: &Program, model_plan: &ModelPlan, target: &Target) ->
         .max()
         .unwrap_or(1)
         .max(1);
-    // Each panel's scratch legend, listed under it.
+    // Each panel's legend, listed under it: every buffer by number, in memory order.
     let legends: Vec<Vec<String>> = pools
         .iter()
         .map(|(pool, _)| {
-            let scratch: Vec<_> = model_plan
+            let mut buffers: Vec<_> = model_plan
                 .buffers
                 .iter()
-                .filter(|b| b.mem_id == pool.mem_id && b.kind == BufferKind::Scratch)
+                .filter(|b| b.mem_id == pool.mem_id)
                 .collect();
-            let mut lines: Vec<String> = scratch
+            buffers.sort_by_key(|b| (b.offset, b.id));
+            let mut lines: Vec<String> = buffers
                 .iter()
                 .take(LEGEND_MAX)
                 .map(|b| {
+                    let role = Role::of(program, b);
+                    let whose = match (role, b.call) {
+                        (Role::Scratch, Some(call)) => format!(", call {call}"),
+                        _ => String::new(),
+                    };
+                    let inside = b
+                        .within
+                        .map_or(String::new(), |s| format!(", inside scratch #{s}"));
                     format!(
-                        "#{} {}: call {}, {} at offset {}",
+                        "#{} {} ({}{whose}{inside}): {} at offset {}, instructions {}..={}",
                         b.id,
                         program.values[b.id].name,
-                        b.call.unwrap_or(b.first),
+                        role.name(),
                         human_bytes(b.size),
-                        human_bytes(b.offset)
+                        human_bytes(b.offset),
+                        b.first,
+                        b.last
                     )
                 })
                 .collect();
-            if scratch.len() > LEGEND_MAX {
+            if buffers.len() > LEGEND_MAX {
                 lines.push(format!(
-                    "and {} more (see the tooltips)",
-                    scratch.len() - LEGEND_MAX
+                    "and {} more (the report lists every buffer)",
+                    buffers.len() - LEGEND_MAX
                 ));
             }
             lines
@@ -108,7 +132,7 @@ pub fn memory_map(program: &Program, model_plan: &ModelPlan, target: &Target) ->
     );
     let _ = writeln!(
         o,
-        r##"<text x="{LEFT}" y="42" fill="#555">time (instruction) →, offset ↓; <tspan fill="#1f6fb2">■ tensor</tspan>  <tspan fill="#e8710a">■ scratch</tspan>; hover a buffer for its name, size and lifetime</text>"##
+        r##"<text x="{LEFT}" y="42" fill="#555">time (instruction) →, offset ↓; <tspan fill="#2e8b57">■ input/output</tspan>  <tspan fill="#7b3fa0">■ state</tspan>  <tspan fill="#1f6fb2">■ tensor</tspan>  <tspan fill="#e8710a">■ scratch</tspan>  □ inside a scratch; names below each pool</text>"##
     );
     let plot_w = WIDTH - LEFT - RIGHT;
     for (p, (pool, plan)) in pools.iter().enumerate() {
@@ -116,13 +140,21 @@ pub fn memory_map(program: &Program, model_plan: &ModelPlan, target: &Target) ->
         let size = plan.size.max(1) as f64;
         let _ = writeln!(
             o,
-            r#"<text x="{LEFT}" y="{:.1}" font-weight="bold">pool {} (mem_id {}): arena {}, lower bound {}, capacity {}</text>"#,
+            r#"<text x="{LEFT}" y="{:.1}" font-weight="bold">pool {} (mem_id {}): arena {}, lower bound {}, capacity {}; {}</text>"#,
             y0 - 8.0,
             escape(&pool.name),
             pool.mem_id,
             human_bytes(plan.size),
             human_bytes(plan.lower_bound),
-            human_bytes(pool.capacity)
+            human_bytes(pool.capacity),
+            escape(&totals(
+                program,
+                &model_plan
+                    .buffers
+                    .iter()
+                    .filter(|b| b.mem_id == pool.mem_id)
+                    .collect::<Vec<_>>()
+            ))
         );
         let _ = writeln!(
             o,
@@ -153,25 +185,33 @@ pub fn memory_map(program: &Program, model_plan: &ModelPlan, target: &Target) ->
                 human_bytes((size * frac).round() as u64)
             );
         }
-        for b in model_plan
+        // Buffers inside a scratch last, drawn over it.
+        let mut drawn: Vec<_> = model_plan
             .buffers
             .iter()
             .filter(|b| b.mem_id == pool.mem_id)
-        {
+            .collect();
+        drawn.sort_by_key(|b| b.within.is_some());
+        for b in drawn {
             let x = LEFT + plot_w * b.first as f64 / steps as f64;
             let w = (plot_w * (b.last + 1 - b.first) as f64 / steps as f64).max(MIN_PX);
             let y = y0 + PANEL * b.offset as f64 / size;
             let h = (PANEL * b.size as f64 / size).max(MIN_PX);
-            let (fill, stroke) = match b.kind {
-                BufferKind::Scratch => ("#e8710a", "#8a4100"),
-                BufferKind::Tensor => ("#1f6fb2", "#0d3a63"),
+            let role = Role::of(program, b);
+            let (fill, stroke) = colours(role);
+            // Inside a scratch: an outline, the scratch's colour showing through.
+            let paint = if b.within.is_some() {
+                format!(r#"fill="none" stroke="{fill}" stroke-width="2" stroke-dasharray="4 2""#)
+            } else {
+                format!(r#"fill="{fill}" fill-opacity="0.75" stroke="{stroke}""#)
             };
             let name = &program.values[b.id].name;
             let _ = writeln!(
                 o,
-                r#"<rect x="{x:.1}" y="{y:.1}" width="{w:.1}" height="{h:.1}" fill="{fill}" fill-opacity="0.75" stroke="{stroke}"><title>#{} {} — {} ({} B) at offset {}, instructions {}..={}</title></rect>"#,
+                r#"<rect x="{x:.1}" y="{y:.1}" width="{w:.1}" height="{h:.1}" {paint}><title>#{} {} ({}) — {} ({} B) at offset {}, instructions {}..={}</title></rect>"#,
                 b.id,
                 escape(name),
+                role.name(),
                 human_bytes(b.size),
                 b.size,
                 b.offset,
@@ -186,9 +226,15 @@ pub fn memory_map(program: &Program, model_plan: &ModelPlan, target: &Target) ->
             if let (true, Some(label)) = (h >= 14.0, label) {
                 let _ = writeln!(
                     o,
-                    r#"<text x="{:.1}" y="{:.1}" fill="white">{}</text>"#,
+                    r#"<text x="{:.1}" y="{:.1}" fill="{}">{}</text>"#,
                     x + 4.0,
-                    y + 13.0,
+                    // Inside a scratch: at the bottom, clear of the scratch's own label.
+                    if b.within.is_some() {
+                        y + h - 4.0
+                    } else {
+                        y + 13.0
+                    },
+                    if b.within.is_some() { "#222" } else { "white" },
                     escape(label)
                 );
             }
@@ -196,7 +242,7 @@ pub fn memory_map(program: &Program, model_plan: &ModelPlan, target: &Target) ->
         for (i, line) in legends[p].iter().enumerate() {
             let _ = writeln!(
                 o,
-                r##"<text x="{LEFT}" y="{:.1}" fill="#8a4100">{}</text>"##,
+                r##"<text x="{LEFT}" y="{:.1}" fill="#333">{}</text>"##,
                 y0 + PANEL + 34.0 + i as f64 * LINE,
                 escape(line)
             );

@@ -5,7 +5,7 @@ use std::fmt::Write;
 use crate::model::{Program, ValueKind};
 use crate::targets::Target;
 
-use crate::pipeline::{BufferKind, CallKind, ModelPlan};
+use crate::pipeline::{CallKind, ModelPlan};
 
 /// A plain-text report: every pool's arena against its lower bound and capacity, every
 /// delegate call with its scratch buffers, and every buffer's place.
@@ -42,6 +42,20 @@ pub fn report(
             out,
             "  {:>6}  {:<10} {:>12} {:>12} {:>12} {:>6.1}%",
             p.mem_id, p.name, p.size, p.lower_bound, p.capacity, used
+        );
+    }
+    // What the buffers are, pool by pool (more than the arena where lifetimes let them share).
+    for p in &plan.pools {
+        let buffers: Vec<_> = plan
+            .buffers
+            .iter()
+            .filter(|b| b.mem_id == p.mem_id)
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {} by role (bytes, before sharing): {}",
+            p.name,
+            super::roles::totals(program, &buffers)
         );
     }
     if let (Some(own), Some(own_bytes)) = (&program.source_plan, program.source_arena()) {
@@ -142,14 +156,7 @@ pub fn report(
         "mem_id", "offset", "size", "kind", "id", "name"
     );
     for b in order {
-        let program_io = |list: &[usize]| list.contains(&b.id);
-        let kind = match b.kind {
-            BufferKind::Scratch => "scratch",
-            BufferKind::Tensor if program.state.contains(&b.id) => "state",
-            BufferKind::Tensor if program_io(&program.inputs) => "input",
-            BufferKind::Tensor if program_io(&program.outputs) => "output",
-            BufferKind::Tensor => "tensor",
-        };
+        let kind = super::roles::Role::of(program, b).name();
         let within = b
             .within
             .map_or(String::new(), |s| format!("  (at its slot in scratch {s})"));

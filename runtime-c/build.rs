@@ -83,14 +83,12 @@ fn main() {
         "cargo::metadata=tflite_kernels={}",
         u8::from(cmsis_nn.is_some())
     );
-    for (name, vendor) in [
-        ("ETHOS_U_DRIVER", &ARM_DRIVER),
-        ("NEUTRON_API", &NXP_API),
-        ("TFLITE_KERNELS", &CMSIS_NN),
-    ] {
+    for vendor in [&ARM_DRIVER, &NXP_API, &CMSIS_NN] {
         println!(
-            "cargo::rustc-env=ARENAPLAN_SOURCES_{name}={} ({})",
-            vendor.what, vendor.var
+            "cargo::rustc-env=ARENAPLAN_SOURCES_{}={} ({})",
+            vendor.feature.to_uppercase().replace('-', "_"),
+            vendor.what,
+            vendor.var
         );
     }
 

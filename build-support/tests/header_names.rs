@@ -15,13 +15,18 @@ use arenaplan_build::targets::Catalogue;
 /// Writes `files` into a fresh folder, compiles `main_c` against `NAME.h` as a C integrator
 /// does, runs it and returns what it printed.
 fn compile_header(files: &[(String, Vec<u8>)], tag: &str, main_c: &str) -> String {
+    compile_with(files, tag, &[], main_c)
+}
+
+/// [`compile_header`] with generated `sources` compiled in too (`NAME.c`, `NAME_program.c`).
+fn compile_with(files: &[(String, Vec<u8>)], tag: &str, sources: &[&str], main_c: &str) -> String {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("header-names-{tag}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     for (name, text) in files {
         std::fs::write(dir.join(name), text).unwrap();
     }
-    common::run_generated_c(&dir, &[], main_c)
+    common::run_generated_c(&dir, sources, main_c)
 }
 
 #[test]
@@ -209,12 +214,6 @@ int main(void) {{
 }}
 "#
     );
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("header-names-readme-rule");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    for (name, text) in &files {
-        std::fs::write(dir.join(name), text).unwrap();
-    }
-    let printed = common::run_generated_c(&dir, &["kws.c", "kws_program.c"], &main_c);
+    let printed = compile_with(&files, "readme-rule", &["kws.c", "kws_program.c"], &main_c);
     assert_eq!(printed.trim(), "int8 1 49 10 1");
 }

@@ -7,7 +7,7 @@ use arenaplan_build::report::describe;
 use arenaplan_build::{Blobs, Build, BuildError, Emit, Symbols};
 use arenaplan_planner::{Planner, DEFAULT_STEP_BUDGET};
 
-use crate::{input, Failure, Status};
+use crate::{input, Failure};
 
 #[derive(clap::Args)]
 pub(crate) struct PlanArgs {
@@ -222,13 +222,7 @@ pub(crate) fn inspect(args: &InspectArgs) -> Result<(), Failure> {
 /// input.
 pub(crate) fn build_failure(model: &Path, e: BuildError) -> Failure {
     // The contract every arenaplan program shares (`BuildError::exit_status`).
-    let status = match e.exit_status() {
-        1 => Status::DoesNotFit,
-        3 => Status::Io,
-        5 => Status::CannotRunHere,
-        4 => Status::Internal,
-        _ => Status::BadInput,
-    };
+    let status = e.status();
     match e {
         // Located already (file, line), or about the outputs rather than the model.
         BuildError::Input(problems) => Failure {

@@ -32,9 +32,7 @@ pub fn why_not_runnable(program: &Program) -> Option<String> {
     }
     // TFLite's operators run on the runtime's TFLite kernels: when this build left them out,
     // that is the reason, and the fix is a rebuild, not a kernel to write.
-    let tflite_built_in = arenaplan::capabilities()
-        .iter()
-        .any(|c| c.feature == "tflite-kernels" && c.built_in);
+    let tflite_built_in = arenaplan::tflite_kernels().next().is_some();
     let left_out: Vec<String> = missing
         .iter()
         .filter(|op| op.starts_with("tflite:") && !tflite_built_in)

@@ -71,8 +71,19 @@ impl BuildError {
     /// assert_eq!(e.exit_status(), 2);
     /// ```
     pub fn exit_status(&self) -> u8 {
+        self.status() as u8
+    }
+
+    /// What [`BuildError::exit_status`] says, as the shared [`ExitStatus`].
+    ///
+    /// ```
+    /// use arenaplan_build::{BuildError, ExitStatus};
+    /// let e = BuildError::RuntimeLacks("no TFLite kernels".into());
+    /// assert_eq!(e.status(), ExitStatus::CannotRunHere);
+    /// ```
+    pub fn status(&self) -> ExitStatus {
         use arenaplan_planner::PlanError;
-        (match self {
+        match self {
             BuildError::Plan(
                 PipelineError::Overflow(_)
                 | PipelineError::Plan {
@@ -88,6 +99,6 @@ impl BuildError {
             | BuildError::Verify(_) => ExitStatus::Internal,
             BuildError::Write { .. } => ExitStatus::Io,
             _ => ExitStatus::BadInput,
-        }) as u8
+        }
     }
 }

@@ -208,10 +208,7 @@ pub(super) fn source(input: &Input<'_>) -> String {
 /// it as a whole, scale and zero point (`real = scale * (q - zero_point)`).
 fn io_defines(w: &mut CWriter, input: &Input<'_>, up: &str, inputs: &[usize], outputs: &[usize]) {
     for (side, ids) in [("INPUT", inputs), ("OUTPUT", outputs)] {
-        let values: Vec<&crate::model::Value> =
-            ids.iter().map(|&v| &input.program.values[v]).collect();
-        let names: Vec<&str> = values.iter().map(|v| v.name.as_str()).collect();
-        let io = super::io_names(&names);
+        let (values, io) = io_side(input, ids);
         for (i, v) in values.iter().enumerate() {
             let shape: Vec<String> = v.shape.iter().map(|d| format!("{d}u")).collect();
             w.comment(&format!(
@@ -252,6 +249,17 @@ fn io_defines(w: &mut CWriter, input: &Input<'_>, up: &str, inputs: &[usize], ou
     }
 }
 
+/// The values of a method's inputs (or outputs) and the names the header gives them.
+fn io_side<'a>(
+    input: &'a Input<'_>,
+    ids: &[usize],
+) -> (Vec<&'a crate::model::Value>, super::IoNames) {
+    let values: Vec<&crate::model::Value> = ids.iter().map(|&v| &input.program.values[v]).collect();
+    let names: Vec<&str> = values.iter().map(|v| v.name.as_str()).collect();
+    let io = super::io_names(&names);
+    (values, io)
+}
+
 /// Typed access to each input and output: `NAME_input0_data()` returns the element type's
 /// pointer (`int8_t *` for an int8 tensor; `uint8_t *` where C has no type), and
 /// `UP_INPUT_<KEY>_DATA()` the same by name. NULL where the value has no memory.
@@ -267,10 +275,7 @@ fn io_accessors(
         ("INPUT", "input", "", inputs),
         ("OUTPUT", "output", "const ", outputs),
     ] {
-        let values: Vec<&crate::model::Value> =
-            ids.iter().map(|&v| &input.program.values[v]).collect();
-        let names: Vec<&str> = values.iter().map(|v| v.name.as_str()).collect();
-        let io = super::io_names(&names);
+        let (values, io) = io_side(input, ids);
         for (i, v) in values.iter().enumerate() {
             let c = v.dtype.c_type().unwrap_or("uint8_t");
             w.line(format!(

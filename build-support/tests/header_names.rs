@@ -217,3 +217,42 @@ int main(void) {{
     let printed = compile_with(&files, "readme-rule", &["kws.c", "kws_program.c"], &main_c);
     assert_eq!(printed.trim(), "int8 1 49 10 1");
 }
+
+/// An ExecuTorch program that takes and returns int8 records its I/O quantization only as
+/// constant methods (`input0_scale`, `input0_zp`, …): the header gives `forward`'s input and
+/// output the numbers ExecuTorch's runtime returned for them.
+#[test]
+fn an_executorch_programs_int8_io_has_the_scale_and_zero_point_its_constant_methods_give() {
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/exported/ethosu_u55_conv_int8_io");
+    let scalar = |file: &str| -> [u8; 8] {
+        let (header, data) = common::npy::read(&fixture.join(file));
+        assert!(header.contains("'shape': ()"), "{file}: {header}");
+        data.try_into().unwrap()
+    };
+    let in_scale = f64::from_le_bytes(scalar("0-input0_scale-0.npy")) as f32;
+    let in_zero = i64::from_le_bytes(scalar("1-input0_zp-0.npy"));
+    let out_scale = f64::from_le_bytes(scalar("2-output0_scale-0.npy")) as f32;
+    let out_zero = i64::from_le_bytes(scalar("3-output0_zp-0.npy"));
+
+    let program = arenaplan_build::import::load_pte(&fixture.join("program.pte")).unwrap();
+    let catalogue = Catalogue::builtin();
+    let target = catalogue.target("corstone-300").unwrap();
+    let (program, plan) = common::planned(target, program).unwrap();
+    let files = common::emit_files(&program, &plan, target, "io", Symbols::C, Emit::ALL);
+    let header = common::text(&files, "io.h");
+    assert!(header.contains("#define IO_INPUT0_TYPE int8_t"), "{header}");
+    let main_c = r#"#include <stdio.h>
+#include "io.h"
+int main(void) {
+    printf("%a %d %a %d\n", (double)IO_INPUT0_SCALE, (int)IO_INPUT0_ZERO_POINT,
+           (double)IO_OUTPUT0_SCALE, (int)IO_OUTPUT0_ZERO_POINT);
+    return 0;
+}
+"#;
+    let printed = compile_header(&files, "int8-io", main_c);
+    assert_eq!(
+        printed.trim(),
+        format!("{} {in_zero} {} {out_zero}", hex(in_scale), hex(out_scale))
+    );
+}

@@ -312,11 +312,18 @@ fn api(input: &Input<'_>) -> TokenStream {
     let input_names = index_consts(input, &first.inputs);
     let output_names = index_consts(input, &first.outputs);
     let method_names = method_consts(input);
+    let input_quant = quant_consts(input, &first.inputs);
+    let output_quant = quant_consts(input, &first.outputs);
     quote! {
         /// Number of inputs (of the default method).
         pub const INPUT_COUNT: usize = #inputs;
         /// Number of outputs (of the default method).
         pub const OUTPUT_COUNT: usize = #outputs;
+        /// Each input's `(scale, zero_point)` where the model quantizes it as a whole
+        /// (`real = scale × (q − zero_point)`), else `None`.
+        pub const INPUT_QUANT: [Option<(f32, i64)>; INPUT_COUNT] = [#(#input_quant),*];
+        /// Each output's `(scale, zero_point)`, as [`INPUT_QUANT`].
+        pub const OUTPUT_QUANT: [Option<(f32, i64)>; OUTPUT_COUNT] = [#(#output_quant),*];
         /// The default method's inputs by name, for `Model::input`.
         pub mod input {
             #(#input_names)*
@@ -367,6 +374,23 @@ fn index_consts(input: &Input<'_>, ids: &[usize]) -> Vec<TokenStream> {
         .map(|&v| input.program.values[v].name.as_str())
         .collect();
     named_consts(&names, "")
+}
+
+/// `Some((scale, zero_point))` or `None` for each of a method's inputs or outputs: the numbers
+/// the C header gives as `_SCALE` and `_ZERO_POINT`.
+fn quant_consts(input: &Input<'_>, ids: &[usize]) -> Vec<TokenStream> {
+    ids.iter()
+        .map(|&v| {
+            let quant = input.program.values[v].quant.as_ref();
+            match quant.and_then(|q| q.per_tensor()) {
+                Some((scale, zero)) => {
+                    let (scale, zero) = (Literal::f32_suffixed(scale), Literal::i64_suffixed(zero));
+                    quote! { Some((#scale, #zero)) }
+                }
+                None => quote! { None },
+            }
+        })
+        .collect()
 }
 
 /// `pub const NAME: usize = index;` for each method of a program with several.

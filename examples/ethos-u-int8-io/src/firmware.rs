@@ -102,6 +102,24 @@ pub fn run(out: &mut dyn Write) -> bool {
         }
         same &= model.method_output(method, 0) == npy_data(CONSTANTS[m]);
     }
+    // The same numbers planned into the program: `forward`'s I/O quantization.
+    let number = |m: usize| <[u8; 8]>::try_from(npy_data(CONSTANTS[m])).unwrap_or([0; 8]);
+    let recorded = |s: usize, z: usize| {
+        Some((
+            f64::from_le_bytes(number(s)) as f32,
+            i64::from_le_bytes(number(z)),
+        ))
+    };
+    let quant = plan::INPUT_QUANT[0] == recorded(0, 1) && plan::OUTPUT_QUANT[0] == recorded(2, 3);
+    let _ = writeln!(
+        out,
+        "Rust API: forward's I/O quantization {}",
+        if quant {
+            "as the constant methods'"
+        } else {
+            "WRONG"
+        }
+    );
     model.input(0).copy_from_slice(input);
     let ran = model.run().is_ok() && model.output(0).len() == expected_len;
     let _ = writeln!(
@@ -115,5 +133,5 @@ pub fn run(out: &mut dyn Write) -> bool {
         if ran { "ran" } else { "FAILED" },
         model.output(0).len()
     );
-    ok & same & ran
+    ok & same & quant & ran
 }

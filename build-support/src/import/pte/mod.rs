@@ -31,6 +31,7 @@ use plan::read_plan;
 
 mod chain;
 mod constants;
+mod io_quant;
 mod plan;
 #[cfg(test)]
 mod tests;
@@ -148,6 +149,7 @@ fn read_unchecked(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportErro
         names.push(fqns);
         methods.push((method, program));
     }
+    io_quant::attach(&mut methods);
     let shared = shares_state(&methods);
     let keys: Vec<Vec<Option<String>>> = methods
         .iter()

@@ -94,3 +94,60 @@ fn a_scratch_that_would_grow_the_arena_is_dropped_and_fastest_keeps_it() {
         );
     }
 }
+
+/// The report of `model` planned with `variants` (plain C), and its calls that keep their
+/// library scratch and those that run without it.
+fn report(model: &Path, variants: KernelVariants) -> (String, usize, usize) {
+    let rendered = Build::new()
+        .model(model)
+        .target("corstone-300")
+        .kernel_isa(Isa::Plain)
+        .kernel_variants(variants)
+        .sources(Vec::<PathBuf>::new())
+        .try_render()
+        .unwrap();
+    let text = common::text(&rendered.files, &format!("{}.report.txt", rendered.name)).to_owned();
+    let calls = rendered.program.flat_instructions();
+    let kernels = calls.iter().filter_map(|(_, i)| match i {
+        Instruction::Kernel(k) => Some(k),
+        _ => None,
+    });
+    let (mut fast, mut slow) = (0, 0);
+    for k in kernels {
+        fast += usize::from(k.scratch_need.as_ref().is_some_and(|n| n.optional));
+        slow += usize::from(k.scratch_free.is_some());
+    }
+    (text, fast, slow)
+}
+
+#[test]
+fn the_report_names_each_call_that_runs_the_scratch_free_variant() {
+    let lines = |text: &str, what: &str| text.lines().filter(|l| l.contains(what)).count();
+    // The second fixture's 3x3 convolution runs without its scratch; with `Fastest`, with it.
+    let model = fixture("tf_int8_ops2");
+    let (text, fast, slow) = report(&model, KernelVariants::FitArena);
+    assert!(slow > 0, "no call runs the scratch-free variant");
+    assert!(
+        text.contains(&format!(
+            "CPU kernel variants ({slow} of {} calls run the scratch-free variant",
+            fast + slow
+        )),
+        "{text}"
+    );
+    assert_eq!(lines(&text, "): scratch-free; its "), slow, "{text}");
+    assert_eq!(lines(&text, "): fast, "), fast, "{text}");
+    // The plain-C function and the bytes the fast variant would have needed.
+    assert!(
+        text.contains("(arm_convolve_wrapper_s8_get_buffer_size): scratch-free; its "),
+        "{text}"
+    );
+    let (text, fastest, none) = report(&model, KernelVariants::Fastest);
+    assert_eq!((fastest, none), (fast + slow, 0));
+    assert_eq!(lines(&text, "): fast, "), fastest, "{text}");
+    assert!(text.contains(&format!("(0 of {fastest} calls")), "{text}");
+
+    // The first fixture's convolutions all keep theirs.
+    let (text, fast, slow) = report(&fixture("tf_int8_ops"), KernelVariants::FitArena);
+    assert!(fast > 0 && slow == 0, "{fast} fast, {slow} scratch-free");
+    assert_eq!(lines(&text, "): fast, "), fast, "{text}");
+}

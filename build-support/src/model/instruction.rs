@@ -32,6 +32,27 @@ pub struct KernelCall {
     /// with the size for the target's instruction set, unless a `#[kernel]` declaration for
     /// the operator says otherwise. `None`: the kernel needs none of its own.
     pub scratch_need: Option<ScratchByIsa>,
+    /// The library scratch this call runs without: the pipeline chose its slower scratch-free
+    /// variant (same output bytes) because the scratch would have made the arena larger
+    /// ([`KernelVariants`](crate::pipeline::KernelVariants)). Kept so the report can say which
+    /// calls run slower, and by how much memory they would run faster.
+    pub scratch_free: Option<DroppedScratch>,
+}
+
+/// The library scratch a kernel call runs without ([`KernelCall::scratch_free`]): what its fast
+/// variant would need on the instruction set the plan is for.
+///
+/// ```
+/// use arenaplan_build::model::DroppedScratch;
+/// let d = DroppedScratch { bytes: 1152, function: "arm_convolve_wrapper_s8_get_buffer_size_mve".into() };
+/// assert_eq!(d.bytes, 1152);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DroppedScratch {
+    /// Its bytes.
+    pub bytes: u64,
+    /// The library function that sizes it, with the variant's suffix.
+    pub function: String,
 }
 
 impl KernelCall {
@@ -43,6 +64,7 @@ impl KernelCall {
             outputs,
             scratch: Vec::new(),
             scratch_need: None,
+            scratch_free: None,
         }
     }
 

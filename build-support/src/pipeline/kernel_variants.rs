@@ -18,7 +18,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use super::{BufferKind, ModelPlan};
-use crate::model::{Instruction, Program};
+use crate::model::{DroppedScratch, Instruction, Isa, Program};
 
 /// How CPU kernels with a scratch-free variant are chosen ([`Build::kernel_variants`]).
 ///
@@ -48,13 +48,24 @@ pub(super) fn optional_calls(program: &Program) -> BTreeSet<usize> {
 }
 
 /// `program` with the library scratch of the calls in `drop` taken away: those calls run
-/// their scratch-free variant.
-pub(super) fn without_scratch(program: &Program, drop: &BTreeSet<usize>) -> Program {
+/// their scratch-free variant. Each remembers what it does without, sized for `isa` (the
+/// plan's instruction set), for the report.
+pub(super) fn without_scratch(
+    program: &Program,
+    drop: &BTreeSet<usize>,
+    isa: Option<Isa>,
+) -> Program {
     let mut program = program.clone();
     program.for_each_instruction_mut(|at, i| {
         if let Instruction::Kernel(k) = i {
             if drop.contains(&at) {
-                k.scratch_need = None;
+                k.scratch_free = k.scratch_need.take().map(|need| {
+                    let isa = isa.unwrap_or(Isa::Plain);
+                    DroppedScratch {
+                        bytes: need.bytes(isa),
+                        function: format!("{}{}", need.function, isa.suffix()),
+                    }
+                });
             }
         }
     });

@@ -350,10 +350,10 @@ impl<'t> Pipeline<'t> {
         crate::kernels::executorch::temp::add_temp_needs(&mut program);
         // The Cortex-M operators, for the core their kernels run on (as the TFLite kernels'
         // scratch, below); a core arenaplan does not know keeps the exporter's lowering.
-        if let Some(isa) = self
+        let isa = self
             .isa
-            .or_else(|| crate::model::Isa::of_cpu(&self.target.cpu))
-        {
+            .or_else(|| crate::model::Isa::of_cpu(&self.target.cpu));
+        if let Some(isa) = isa {
             crate::kernels::executorch::for_core(&mut program, isa);
         }
         let optional = kernel_variants::optional_calls(&program);
@@ -362,7 +362,7 @@ impl<'t> Pipeline<'t> {
             return fast;
         }
         // Every optional scratch dropped: the smallest arena these kernels can run in.
-        let lean = self.plan_program(kernel_variants::without_scratch(&program, &optional));
+        let lean = self.plan_program(kernel_variants::without_scratch(&program, &optional, isa));
         let (mut current, lean) = match (fast, lean) {
             (Ok(fast), Ok(lean)) => (fast, lean),
             (Err(_), Ok(only)) | (Ok(only), Err(_)) => return Ok(only),
@@ -376,7 +376,7 @@ impl<'t> Pipeline<'t> {
                 return Ok(lean);
             }
             dropped.extend(over);
-            match self.plan_program(kernel_variants::without_scratch(&program, &dropped)) {
+            match self.plan_program(kernel_variants::without_scratch(&program, &dropped, isa)) {
                 Ok(next) => current = next,
                 Err(_) => return Ok(lean),
             }

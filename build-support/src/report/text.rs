@@ -2,13 +2,14 @@
 
 use std::fmt::Write;
 
-use crate::model::{Program, ValueKind};
+use crate::model::{Instruction, Origin, Program, ValueKind};
 use crate::targets::Target;
 
 use crate::pipeline::{CallKind, ModelPlan};
 
 /// A plain-text report: every pool's arena against its lower bound and capacity, every
-/// delegate call with its scratch buffers, and every buffer's place.
+/// delegate call with its scratch buffers, the variant of each CPU kernel that has two, and
+/// every buffer's place.
 pub fn report(
     program: &Program,
     plan: &ModelPlan,
@@ -139,6 +140,7 @@ pub fn report(
             );
         }
     }
+    kernel_variants(&mut out, program);
     // In memory order (pool, then offset), as a memory map reads; the name column as wide as
     // the longest name (up to 64 characters) so the numbers line up.
     let mut order: Vec<&crate::pipeline::BufferPlan> = plan.buffers.iter().collect();
@@ -168,4 +170,51 @@ pub fn report(
     }
     // Names come from the model: nothing in them may act on the terminal that shows the report.
     crate::names::display(&out)
+}
+
+/// The CPU kernel calls whose library has a fast variant with scratch and a slower one without
+/// (CMSIS-NN's convolutions): which one each runs, and the scratch a scratch-free call would need
+/// to run fast. Nothing when no call has the choice.
+fn kernel_variants(out: &mut String, program: &Program) {
+    let mut lines = Vec::new();
+    let mut slow = 0;
+    for (at, i) in program.flat_instructions() {
+        let Instruction::Kernel(k) = i else { continue };
+        if let Some(dropped) = &k.scratch_free {
+            slow += 1;
+            lines.push(format!(
+                "  call {at} `{}` ({}): scratch-free; its {} bytes of scratch would have made the arena larger",
+                k.op, dropped.function, dropped.bytes
+            ));
+        } else if k.scratch_need.as_ref().is_some_and(|n| n.optional) {
+            // The library's buffer as the scratch pass planned it (none where it needs no bytes
+            // on this core).
+            let library = k
+                .scratch
+                .iter()
+                .find_map(|&s| match &program.values[s].kind {
+                    ValueKind::Scratch {
+                        origin: Origin::KernelLibrary { function },
+                        ..
+                    } => Some((function.as_str(), program.values[s].bytes)),
+                    _ => None,
+                });
+            let (function, bytes) = library.unwrap_or(("no library scratch on this core", 0));
+            lines.push(format!(
+                "  call {at} `{}` ({function}): fast, {bytes} bytes of scratch",
+                k.op
+            ));
+        }
+    }
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\nCPU kernel variants ({slow} of {} calls run the scratch-free variant: the same outputs, slower; `--fastest-kernels` / `KernelVariants::Fastest` plans every fast one)",
+        lines.len()
+    );
+    for line in lines {
+        let _ = writeln!(out, "{line}");
+    }
 }

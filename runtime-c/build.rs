@@ -40,6 +40,7 @@ fn main() {
     let bare_metal = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "none");
     let simulator = !bare_metal || std::env::var_os("CARGO_FEATURE_SIMULATOR").is_some();
     println!("cargo::rustc-check-cfg=cfg(arenaplan_simulator)");
+    println!("cargo::rustc-check-cfg=cfg(docsrs)");
     println!("cargo::rustc-check-cfg=cfg(arenaplan_board)");
     println!("cargo::rustc-check-cfg=cfg(arenaplan_board_ethos_u)");
     println!("cargo::rustc-check-cfg=cfg(arenaplan_cmsis_nn)");
@@ -53,7 +54,18 @@ fn main() {
         ))
         .is_some()
     };
-    let arm_driver = feature("ethos-u-driver").then(|| vendor_sources(&ARM_DRIVER));
+    // docs.rs documents the crate without the vendors' sources and links nothing: each part a
+    // feature asks for is documented (its cfg set), nothing is compiled.
+    println!("cargo::rerun-if-env-changed=DOCS_RS");
+    let docs_only = std::env::var_os("DOCS_RS").is_some();
+    let sources = |vendor: &Vendor| {
+        if docs_only {
+            PathBuf::new()
+        } else {
+            vendor_sources(vendor)
+        }
+    };
+    let arm_driver = feature("ethos-u-driver").then(|| sources(&ARM_DRIVER));
     let board = feature("board");
     // The NPUs' bring-up (`arenaplan::board`) where the feature asks for it, on any target; the
     // feature `simulator` only adds the emulated NPUs (over which the bring-up then runs), it
@@ -64,8 +76,8 @@ fn main() {
     if board && arm_driver.is_some() {
         println!("cargo::rustc-cfg=arenaplan_board_ethos_u");
     }
-    let nxp_api = feature("neutron-api").then(|| vendor_sources(&NXP_API));
-    let cmsis_nn = feature("tflite-kernels").then(|| vendor_sources(&CMSIS_NN));
+    let nxp_api = feature("neutron-api").then(|| sources(&NXP_API));
+    let cmsis_nn = feature("tflite-kernels").then(|| sources(&CMSIS_NN));
     // What this build has, for `arenaplan::capabilities()` (and `arenaplan --version`).
     for (name, on) in [
         ("ETHOS_U_DRIVER", arm_driver.is_some()),
@@ -90,6 +102,12 @@ fn main() {
             vendor.what,
             vendor.var
         );
+    }
+    if docs_only {
+        if cmsis_nn.is_some() {
+            println!("cargo::rustc-cfg=arenaplan_cmsis_nn");
+        }
+        return;
     }
 
     let core = core_flags(thumb);

@@ -4,6 +4,9 @@ fn main() {
     let generated = arenaplan_build::Build::new()
         .model("model.toml")
         .target("corstone-320")
+        // The declarations are the runtime's front-page example, included by src/lib.rs.
+        .source("src/lib.rs")
+        .source("../../runtime-c/src/doc/front_page.rs")
         .compile();
     generated
         .cc_build()

@@ -3,19 +3,8 @@
 //! the Ethos-U part needs `ethos-u-driver`). Call the NPU's `init` once, before the first
 //! inference, and route its interrupt to `ethos_u::on_interrupt`.
 //!
-//! ```ignore
-//! // Corstone-300: Ethos-U55 at its documented base, no fast memory (Shared_Sram).
-//! arenaplan::board::ethos_u::init(arenaplan::board::ethos_u::Npu::CORSTONE_300, None)?;
-//!
-//! // With a peripheral access crate's interrupt vector (cortex-m-rt's `device` feature):
-//! #[interrupt]
-//! fn ETHOS_U55() {
-//!     arenaplan::board::ethos_u::on_interrupt();
-//! }
-//!
-//! // NXP MCX N / i.MX RT700: NXP's library, once.
-//! arenaplan::board::neutron::init()?;
-//! ```
+//! Corstone-300's Ethos-U55 ([`ethos_u`]) and NXP's Neutron ([`neutron`]) each have an example
+//! of their own, compiled by CI with the features on.
 //!
 //! On the host, where there is no NPU, `arenaplan::sim` registers the emulated one instead;
 //! under QEMU (feature `simulator`) both are there.
@@ -24,7 +13,26 @@ use crate::{check, sys, RuntimeError};
 
 /// Arm Ethos-U through Arm's driver (built with `ETHOS_U_CORE_DRIVER_PATH`), as the Ethos-U
 /// backend uses it: one driver instance, initialised here, reserved at each call.
+///
+/// ```no_run
+/// use arenaplan::board::ethos_u;
+///
+/// // The NPU's interrupt handler; with a peripheral access crate's vector table (cortex-m-rt's
+/// // `device` feature) it is `#[interrupt] fn ETHOS_U55()`.
+/// #[allow(non_snake_case)]
+/// fn ETHOS_U55() {
+///     ethos_u::on_interrupt();
+/// }
+///
+/// fn main() -> Result<(), arenaplan::RuntimeError> {
+///     // Corstone-300: the Ethos-U55 at its documented base, no fast memory (Shared_Sram).
+///     ethos_u::init(ethos_u::Npu::CORSTONE_300, None)?;
+///     # let _ = ETHOS_U55;
+///     Ok(())
+/// }
+/// ```
 #[cfg(arenaplan_board_ethos_u)]
+#[cfg_attr(docsrs, doc(cfg(feature = "ethos-u-driver")))]
 pub mod ethos_u {
     use super::*;
 
@@ -122,6 +130,14 @@ pub mod ethos_u {
 }
 
 /// NXP eIQ Neutron through NXP's library (linked from the MCUXpresso SDK).
+///
+/// ```no_run
+/// fn main() -> Result<(), arenaplan::RuntimeError> {
+///     // MCX N / i.MX RT700: NXP's library, once, before the first inference.
+///     arenaplan::board::neutron::init()?;
+///     Ok(())
+/// }
+/// ```
 pub mod neutron {
     use super::*;
 

@@ -4,22 +4,12 @@
 //! programs on the C runtime through [`Model`] (the generated module's `Model` is
 //! `arenaplan::Model<Plan>`; the raw C API is [`sys`], with [`check`] for its status codes).
 //!
-//! ```ignore
-//! use arenaplan::{delegate, spec};
+//! A firmware crate's declarations, checked against the plan its `build.rs` made (the example
+//! is compiled that way by the workspace's `arenaplan-firmware-test`, which includes this very
+//! file; a doctest has no plan). `scratch = blob` instead of a size takes it from the delegate's
+//! compiled blob.
 //!
-//! arenaplan::include_plan!();
-//!
-//! #[delegate(backend = "EthosUBackend", scratch = blob, mem_id = spec!(npu_scratch))]
-//! pub struct EthosU;
-//!
-//! #[delegate(backend = "ConvIm2col", scratch = [2048, 512],
-//!            mem_id = [spec!(fast_scratch), spec!(cpu_scratch)])]
-//! pub fn conv_im2col(call: &mut arenaplan::Call<'_>) -> arenaplan::Result {
-//!     let (inputs, outputs, scratch) = call.split();
-//!     # let _ = (inputs, outputs, scratch);
-//!     Ok(())
-//! }
-//! ```
+#![doc = concat!("```ignore\n", include_str!("doc/front_page.rs"), "```")]
 //!
 //! A backend written in Rust is a function over the [`Call`] view of its flat argument list
 //! (inputs, outputs, then scratch), so it can be exercised without the runtime:
@@ -42,8 +32,11 @@
 //! ```
 #![no_std]
 #![deny(missing_docs)]
+// docs.rs marks each part with the feature that adds it.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(arenaplan_board)]
+#[cfg_attr(docsrs, doc(cfg(feature = "board")))]
 pub mod board;
 mod call;
 mod capabilities;
@@ -51,6 +44,7 @@ mod link;
 mod model;
 mod runtime;
 #[cfg(arenaplan_simulator)]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "simulator", not(target_os = "none")))))]
 pub mod sim;
 mod tables;
 mod trampoline;

@@ -140,15 +140,10 @@ impl fmt::Display for RunError {
 /// The planned model: its arenas, tables and delegates. One exists at a time ([`Model::take`]);
 /// its inputs and outputs are the planned buffers themselves.
 ///
-/// ```ignore
-/// arenaplan::include_plan!();
-/// use arenaplan_plan as plan;
+/// The generated module's `Model` (after [`include_plan!`](crate::include_plan) at the crate
+/// root); the workspace's `arenaplan-firmware-test` compiles this example against its plan:
 ///
-/// let mut model = plan::Model::take().expect("taken once");
-/// model.input(0).fill(1);
-/// model.run()?;
-/// let scores = model.output(0);
-/// ```
+#[doc = concat!("```ignore\n", include_str!("doc/model.rs"), "```")]
 pub struct Model<P: Program> {
     initialized: bool,
     /// Not `Send` or `Sync`: the runtime's state is one static.

@@ -65,7 +65,7 @@ fn main() {
             vendor_sources(vendor)
         }
     };
-    let arm_driver = feature("ethos-u-driver").then(|| sources(&ARM_DRIVER));
+    let arm_driver = feature("ethos-u-driver").then(|| sources(&Vendor::of("ethos-u-driver")));
     let board = feature("board");
     // The NPUs' bring-up (`arenaplan::board`) where the feature asks for it, on any target; the
     // feature `simulator` only adds the emulated NPUs (over which the bring-up then runs), it
@@ -76,8 +76,8 @@ fn main() {
     if board && arm_driver.is_some() {
         println!("cargo::rustc-cfg=arenaplan_board_ethos_u");
     }
-    let nxp_api = feature("neutron-api").then(|| sources(&NXP_API));
-    let cmsis_nn = feature("tflite-kernels").then(|| sources(&CMSIS_NN));
+    let nxp_api = feature("neutron-api").then(|| sources(&Vendor::of("neutron-api")));
+    let cmsis_nn = feature("tflite-kernels").then(|| sources(&Vendor::of("tflite-kernels")));
     // What this build has, for `arenaplan::capabilities()` (and `arenaplan --version`).
     for (name, on) in [
         ("ETHOS_U_DRIVER", arm_driver.is_some()),
@@ -95,11 +95,12 @@ fn main() {
         "cargo::metadata=tflite_kernels={}",
         u8::from(cmsis_nn.is_some())
     );
-    for vendor in [&ARM_DRIVER, &NXP_API, &CMSIS_NN] {
+    println!("cargo::rerun-if-changed=vendors.txt");
+    for vendor in ["ethos-u-driver", "neutron-api", "tflite-kernels"].map(Vendor::of) {
         println!(
             "cargo::rustc-env=ARENAPLAN_SOURCES_{}={} ({})",
             vendor.feature.to_uppercase().replace('-', "_"),
-            vendor.what,
+            vendor.described(),
             vendor.var
         );
     }
@@ -261,46 +262,66 @@ fn core_flags(thumb: bool) -> Vec<String> {
     vec![format!("-march={arch}"), format!("-mtune={cpu}")]
 }
 
-/// A vendor's sources a feature builds: where they are found, what proves it, and the commit
-/// arenaplan is tested against (`runtime-c/README.md`, "Vendor sources", lists the same).
+/// A vendor's sources a feature builds, as `vendors.txt` lists them (CMake's fetch reads the
+/// same file): where they are found, what proves it, and the commit arenaplan is tested against.
 struct Vendor {
     feature: &'static str,
     var: &'static str,
     /// A file the folder must hold.
     expect: &'static str,
     what: &'static str,
-    /// The one command that fetches the tested commit (into the current folder).
-    fetch: &'static str,
-    /// Where, in what `fetch` makes, the variable points.
-    folder: &'static str,
+    repository: &'static str,
+    commit: &'static str,
+    /// The folder `git clone` makes.
+    clone: &'static str,
+    /// Where in the clone the variable points (empty: the clone itself).
+    subfolder: &'static str,
 }
 
-const ARM_DRIVER: Vendor = Vendor {
-    feature: "ethos-u-driver",
-    var: "ETHOS_U_CORE_DRIVER_PATH",
-    expect: "include/ethosu_driver.h",
-    what: "Arm's Ethos-U core driver (commit 03567073fe2b9802c0bd73f9534da6f8a03924d1 of Zephyr's mirror)",
-    fetch: "git clone https://github.com/zephyrproject-rtos/hal_ethos_u ethos-u-core-driver && git -C ethos-u-core-driver checkout 03567073fe2b9802c0bd73f9534da6f8a03924d1",
-    folder: "ethos-u-core-driver",
-};
+impl Vendor {
+    /// The vendor whose sources `feature` builds.
+    fn of(feature: &str) -> Vendor {
+        let list = include_str!("vendors.txt");
+        for line in list.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+            let f: Vec<&'static str> = line.split('|').map(str::trim).collect();
+            if let [feat, var, expect, what, repository, commit, clone, subfolder] = f[..] {
+                if feat == feature {
+                    return Vendor {
+                        feature: feat,
+                        var,
+                        expect,
+                        what,
+                        repository,
+                        commit,
+                        clone,
+                        subfolder,
+                    };
+                }
+            }
+        }
+        panic!("vendors.txt has no well-formed line for feature `{feature}`")
+    }
 
-const NXP_API: Vendor = Vendor {
-    feature: "neutron-api",
-    var: "NXP_NEUTRON_DRIVER_PATH",
-    expect: "NeutronDriver.h",
-    what: "NXP's Neutron driver API (ExecuTorch commit cff6f4dd32e630945b7188512c1f2b4f102b05ad)",
-    fetch: "git clone https://github.com/pytorch/executorch && git -C executorch checkout cff6f4dd32e630945b7188512c1f2b4f102b05ad",
-    folder: "executorch/backends/nxp/runtime",
-};
+    /// What it is, with the tested commit.
+    fn described(&self) -> String {
+        format!("{} (commit {})", self.what, self.commit)
+    }
 
-const CMSIS_NN: Vendor = Vendor {
-    feature: "tflite-kernels",
-    var: "CMSIS_NN_PATH",
-    expect: "Include/arm_nnfunctions.h",
-    what: "Arm's CMSIS-NN (commit 99f736a63036613032f9b70de36b493bcd7802d4)",
-    fetch: "git clone https://github.com/ARM-software/CMSIS-NN cmsis-nn && git -C cmsis-nn checkout 99f736a63036613032f9b70de36b493bcd7802d4",
-    folder: "cmsis-nn",
-};
+    /// The one command that fetches the tested commit (into the current folder).
+    fn fetch(&self) -> String {
+        let (repository, clone, commit) = (self.repository, self.clone, self.commit);
+        format!("git clone {repository} {clone} && git -C {clone} checkout {commit}")
+    }
+
+    /// Where, in what [`Vendor::fetch`] makes, the variable points.
+    fn folder(&self) -> String {
+        if self.subfolder.is_empty() {
+            self.clone.to_owned()
+        } else {
+            format!("{}/{}", self.clone, self.subfolder)
+        }
+    }
+}
 
 /// The folder holding a feature's vendor sources; the build fails, in one line that says what to
 /// do, when the variable is unset or names a folder without them.
@@ -310,10 +331,9 @@ fn vendor_sources(vendor: &Vendor) -> PathBuf {
         feature,
         var,
         expect,
-        what,
-        fetch,
-        folder,
+        ..
     } = vendor;
+    let (what, fetch, folder) = (vendor.described(), vendor.fetch(), vendor.folder());
     let dir = std::env::var_os(var)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from);

@@ -282,7 +282,10 @@ impl Vendor {
     /// The vendor whose sources `feature` builds.
     fn of(feature: &str) -> Vendor {
         let list = include_str!("vendors.txt");
-        for line in list.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+        for line in list
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        {
             let f: Vec<&'static str> = line.split('|').map(str::trim).collect();
             if let [feat, var, expect, what, repository, commit, clone, subfolder] = f[..] {
                 if feat == feature {

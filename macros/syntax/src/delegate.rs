@@ -27,6 +27,7 @@
 //! ```
 
 use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
@@ -121,7 +122,7 @@ pub enum Scratch {
 }
 
 /// One size expression.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Size {
     /// The expression as written.
     pub expr: Expr,
@@ -130,7 +131,7 @@ pub struct Size {
 }
 
 /// `spec!(name)`.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct SpecRef {
     /// The compile spec's name.
     pub name: String,
@@ -138,6 +139,27 @@ pub struct SpecRef {
     pub span: Span,
     /// The macro call as written (`spec!(name)` or `arenaplan::spec!(name)`).
     pub expr: Expr,
+}
+
+// By hand: the expressions print as the tokens written (syn's own `Debug` for them would need
+// its `extra-traits` feature, a third of syn's compile time in every firmware build).
+impl std::fmt::Debug for Size {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Size")
+            .field("expr", &self.expr.to_token_stream().to_string())
+            .field("value", &self.value)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for SpecRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SpecRef")
+            .field("name", &self.name)
+            .field("span", &self.span)
+            .field("expr", &self.expr.to_token_stream().to_string())
+            .finish()
+    }
 }
 
 impl Size {

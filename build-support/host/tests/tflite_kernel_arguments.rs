@@ -140,3 +140,82 @@ fn a_convolution_dilation_of_zero_is_refused() {
         ap_status::AP_ERR_ARGUMENT_MISMATCH
     );
 }
+
+/// CONV_2D or DEPTHWISE_CONV_2D (int8) parameters: one input channel, a `f`x`f` filter, stride
+/// `s`, padding `pad` before the first row and column, an `out`x`out` output, every output
+/// channel x 1.
+fn conv_params(input: i32, f: i32, s: i32, pad: i32, out: i32) -> Vec<u8> {
+    let mut w = vec![0, 0, 1, s, s, pad, pad, 1, 1, -128, 127];
+    w.extend([1, input, input, 1, f, f, out, out, 1]);
+    w.extend([1 << 30, 1]);
+    words(&w)
+}
+
+#[test]
+fn a_convolution_output_that_does_not_follow_from_its_input_is_refused() {
+    if !kernels_built() {
+        return;
+    }
+    // SAFETY: const C statics.
+    let (conv, depthwise) = unsafe {
+        (
+            sys::ap_kernel_tflite_3aCONV__2D,
+            sys::ap_kernel_tflite_3aDEPTHWISE__CONV__2D,
+        )
+    };
+    // (input, filter, stride, pad, output) and whether it follows (TFLite's SAME or VALID).
+    let cases = [
+        (64, 1, 1, 0, 64, true),
+        // A 1x1 output of a 64x64 input: CMSIS-NN's 1x1 kernel writes 64x64 rows.
+        (64, 1, 1, 0, 1, false),
+        (64, 1, 2, 0, 32, true),
+        // Stride 2 with the stride-1 output: the kernel reads past the input.
+        (64, 1, 2, 0, 64, false),
+        (8, 3, 1, 0, 6, true),
+        (8, 3, 1, 1, 8, true),
+        // As wide as SAME's output without its padding, and SAME's output with too much.
+        (8, 3, 1, 0, 8, false),
+        (8, 3, 1, 2, 8, false),
+    ];
+    for (kernel, name) in [(conv, "CONV_2D"), (depthwise, "DEPTHWISE_CONV_2D")] {
+        for (input, f, s, pad, out, follows) in cases {
+            let bytes = |n: i32| vec![1u8; (n * n) as usize];
+            let mut b = vec![
+                bytes(input),
+                bytes(f),
+                vec![0; 4],
+                conv_params(input, f, s, pad, out),
+                vec![0; (out * out) as usize],
+            ];
+            let expected = if follows {
+                ap_status::AP_OK
+            } else {
+                ap_status::AP_ERR_ARGUMENT_MISMATCH
+            };
+            assert_eq!(
+                call(kernel, 4, &mut b),
+                expected,
+                "{name}: {input}x{input} input, {f}x{f} filter, stride {s}, pad {pad}, {out}x{out} output"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_pooling_output_that_does_not_follow_from_its_input_is_refused() {
+    if !kernels_built() {
+        return;
+    }
+    // SAFETY: a const C static.
+    let kernel = unsafe { sys::ap_kernel_tflite_3aMAX__POOL__2D };
+    let params = |out: i32| words(&[2, 2, 0, 0, -128, 127, 1, 4, 4, 1, 2, 2, out, out]);
+    let mut ok = vec![(1..=16).collect::<Vec<u8>>(), params(2), vec![0; 4]];
+    assert_eq!(call(kernel, 2, &mut ok), ap_status::AP_OK);
+    assert_eq!(ok[2], vec![6, 8, 14, 16]);
+    // A 4x4 output of a 2x2 window at stride 2 would read rows past the input.
+    let mut bad = vec![(1..=16).collect::<Vec<u8>>(), params(4), vec![0; 16]];
+    assert_eq!(
+        call(kernel, 2, &mut bad),
+        ap_status::AP_ERR_ARGUMENT_MISMATCH
+    );
+}

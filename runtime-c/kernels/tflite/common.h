@@ -65,6 +65,26 @@ static inline int aligned_to(const ap_buffer_t *b, size_t align) {
     return ((uintptr_t)b->data & (align - 1u)) == 0;
 }
 
+/* Whether `out` positions along one dimension follow from `in` positions, a window of `taps`
+ * taps `dilation` apart, `stride` and `pad` positions of padding before the first, as TFLite
+ * derives them (padding SAME or VALID: ComputeOutSize, ComputePaddingWithOffset; the build's
+ * rule is build-support's kernels/tflite/padding.rs). The kernels index the input from the
+ * output's positions, and CMSIS-NN's specialised ones (1x1, 1xN) take the output as one row per
+ * input position: an output that does not follow would be written or read past its end.
+ * (TRANSPOSE_CONV needs no such rule: TFLite takes its output shape as given, and its kernel
+ * gathers each output's taps inside the input's bounds.) */
+static inline int window_fits(int32_t in, int32_t taps, int32_t stride, int32_t dilation, int32_t pad, int32_t out) {
+    if (in <= 0 || taps <= 0 || stride <= 0 || dilation <= 0 || pad < 0 || out <= 0) {
+        return 0;
+    }
+    const int64_t span = ((int64_t)taps - 1) * dilation + 1;
+    const int64_t valid = in >= span ? (in - span) / stride + 1 : 0;
+    const int64_t same = ((int64_t)in + stride - 1) / stride;
+    const int64_t same_total = (same - 1) * stride + span - in;
+    const int64_t same_pad = same_total > 0 ? same_total / 2 : 0;
+    return (out == valid && pad == 0) || (out == same && pad == same_pad);
+}
+
 /* Whether a call has `in` inputs and `out` outputs and nothing after them. */
 static inline int io_is(const ap_context_t *ctx, const ap_buffer_t *args, size_t nargs, uint32_t in, uint32_t out) {
     return ctx != NULL && args != NULL && ctx->ninputs == in && ctx->noutputs == out && nargs == (size_t)in + out;

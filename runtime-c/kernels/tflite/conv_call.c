@@ -42,6 +42,11 @@ int ap_tflite_conv_call(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, int 
     if (p->pad_w < 0 || p->pad_h < 0 || p->pad_w > 65535 || p->pad_h > 65535) {
         return 0;
     }
+    /* The output's height and width follow from the input's (CMSIS-NN's kernels assume it). */
+    if (!window_fits(p->input_h, p->filter_h, p->stride_h, p->dilation_h, p->pad_h, p->output_h) ||
+        !window_fits(p->input_w, p->filter_w, p->stride_w, p->dilation_w, p->pad_w, p->output_w)) {
+        return 0;
+    }
     /* The per-channel multipliers and shifts follow the header; CMSIS-NN reads them as int32. */
     const size_t act = wide ? 2u : 1u, bias_width = wide ? 8u : 4u;
     if (!channels_fit || params->size != sizeof *p + 2u * oc * sizeof(int32_t) || !int32_aligned(params) ||

@@ -24,6 +24,8 @@ ap_status_t ap_tflite_pool(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, i
         }
     }
     if (p.pad_w < 0 || p.pad_h < 0 || p.pad_w > 65535 || p.pad_h > 65535 ||
+        !window_fits(p.input_h, p.filter_h, p.stride_h, 1, p.pad_h, p.output_h) ||
+        !window_fits(p.input_w, p.filter_w, p.stride_w, 1, p.pad_w, p.output_w) ||
         input->size !=
             product4(product4((size_t)p.batches, (size_t)p.channels, (size_t)p.input_h, (size_t)p.input_w), width, 1, 1) ||
         output->size !=

@@ -95,24 +95,52 @@ fn read_unchecked(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportErro
         }
         let code = codes.table(code_index)?;
         let builtin = i32::from(code.i8(0, 0)?).max(code.i32(3, 0)?);
-        // -1 marks an omitted optional input.
-        let list = |v: Vector<'_>, what: &str| -> Result<Vec<usize>, ImportError> {
+        let op_name = match code.string(1)? {
+            Some(custom) if builtin == CUSTOM => custom.to_owned(),
+            _ => crate::import::builtin_name(builtin)
+                .map_or(format!("builtin {builtin}"), str::to_owned),
+        };
+        // By position: -1 marks an omitted optional operand and keeps its place (the lowerings
+        // read operands by position); any other negative index is no tensor at all.
+        let positional = |v: Vector<'_>, side: &str| -> Result<Vec<Option<usize>>, ImportError> {
             v.i32s()?
                 .into_iter()
-                .filter(|&t| t >= 0)
-                .map(|t| index(t, what))
+                .enumerate()
+                .map(|(k, t)| match t {
+                    -1 => Ok(None),
+                    t if t < 0 => Err(ImportError::Invalid(format!(
+                        "operator {o} ({op_name})'s {side} {k} is tensor {t}: TFLite marks an omitted operand with -1 and has no other negative index; re-export the model"
+                    ))),
+                    t => index(t, &format!("operator {o} ({op_name})'s {side} {k}")).map(Some),
+                })
                 .collect()
         };
-        let inputs: Vec<usize> = list(op.vector_or_empty(1)?, &format!("operator {o}'s input"))?
+        let operands = positional(op.vector_or_empty(1)?, "input")?;
+        let absent: Vec<usize> = (0..operands.len())
+            .filter(|&k| operands[k].is_none())
+            .collect();
+        let inputs: Vec<usize> = operands
             .into_iter()
+            .flatten()
             .map(|t| is_state_of[t].unwrap_or(t))
             .collect();
-        let outputs = list(op.vector_or_empty(2)?, &format!("operator {o}'s output"))?;
-        let custom = if builtin == CUSTOM {
-            code.string(1)?
-        } else {
-            None
-        };
+        let results = positional(op.vector_or_empty(2)?, "output")?;
+        if let Some(k) = results.iter().position(Option::is_none) {
+            return Err(ImportError::Invalid(format!(
+                "operator {o} ({op_name})'s output {k} is -1: an operator writes every output it lists; re-export the model"
+            )));
+        }
+        let outputs: Vec<usize> = results.into_iter().flatten().collect();
+        // Vela writes every operand of its operator (command stream, flash, scratch, fast
+        // scratch, then the feature maps): one left out would shift the rest.
+        if custom_name(builtin, &code)? == Some("ethos-u") {
+            if let Some(&k) = absent.first() {
+                return Err(ImportError::Invalid(format!(
+                    "operator {o} (ethos-u)'s input {k} is -1: Vela's operator has no optional operand; compile the model with Vela again"
+                )));
+            }
+        }
+        let custom = custom_name(builtin, &code)?;
         let instruction = match custom {
             Some("ethos-u") => {
                 let call = crate::backends::ethos_u::vela_op::ethos_u_call(
@@ -147,6 +175,7 @@ fn read_unchecked(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportErro
                     builtin,
                     options,
                     inputs,
+                    &absent,
                     outputs,
                 )?
             }
@@ -158,6 +187,15 @@ fn read_unchecked(file: &Arc<Vec<u8>>, name: &str) -> Result<Program, ImportErro
     }
     program.source_plan = plan;
     Ok(program)
+}
+
+/// A custom operator's name (`None` for a builtin).
+fn custom_name<'a>(builtin: i32, code: &Table<'a>) -> Result<Option<&'a str>, ImportError> {
+    Ok(if builtin == CUSTOM {
+        code.string(1)?
+    } else {
+        None
+    })
 }
 
 /// Reads a `.tflite` file.

@@ -126,12 +126,14 @@ struct Lowered {
 type Lowering =
     fn(&Program, Option<Table<'_>>, &[usize], &[usize]) -> Result<Option<Lowered>, ImportError>;
 
-/// The call of builtin operator `builtin`, with its options (union type and table).
+/// The call of builtin operator `builtin`, with its options (union type and table): `inputs`
+/// are the operands present, `absent` the positions the model marks omitted (-1).
 pub(crate) fn kernel_call(
     program: &mut Program,
     builtin: i32,
     options: Option<(u8, Table<'_>)>,
     inputs: Vec<usize>,
+    absent: &[usize],
     outputs: Vec<usize>,
 ) -> Result<Instruction, ImportError> {
     let lowering: Option<(Lowering, u8)> = match builtin {
@@ -176,6 +178,10 @@ pub(crate) fn kernel_call(
         UNIDIRECTIONAL_SEQUENCE_LSTM => Some((lstm::lower, UNIDIRECTIONAL_SEQUENCE_LSTM_OPTIONS)),
         _ => None,
     };
+    // A lowering reads the operands present by position: only where the omitted ones are
+    // those it expects does each land where it looks (else the call stays one no kernel runs).
+    let operands = inputs.len() + absent.len();
+    let lowering = lowering.filter(|_| omitted_as_expected(builtin, absent, operands));
     let lowered = match lowering {
         Some((lower, kind)) => {
             let table = options.filter(|(t, _)| *t == kind).map(|(_, t)| t);
@@ -191,6 +197,26 @@ pub(crate) fn kernel_call(
         )));
     };
     Ok(finish(program, lowered, None, inputs, outputs))
+}
+
+/// Whether operator `builtin`'s omitted operands (positions, of `operands` listed) are the ones
+/// its lowering reads around: an optional bias (FULLY_CONNECTED, TRANSPOSE_CONV), and the LSTM
+/// variant the lowering runs (no peepholes or projection, inputs 9–11 and 16–17, nor layer
+/// normalisation, 20–23, when listed). No other lowering takes an omitted operand (SVDF's
+/// reads its bias).
+fn omitted_as_expected(builtin: i32, absent: &[usize], operands: usize) -> bool {
+    match builtin {
+        FULLY_CONNECTED => absent.iter().all(|&k| k == 2),
+        TRANSPOSE_CONV => absent.iter().all(|&k| k == 3),
+        UNIDIRECTIONAL_SEQUENCE_LSTM => {
+            let expected = [9, 10, 11, 16, 17, 20, 21, 22, 23];
+            absent
+                .iter()
+                .copied()
+                .eq(expected.into_iter().filter(|&k| k < operands))
+        }
+        _ => absent.is_empty(),
+    }
 }
 
 /// The call of custom operator `name`, with its options (a FlexBuffers map): a signal-library

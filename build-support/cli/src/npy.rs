@@ -3,6 +3,10 @@
 
 use arenaplan_build::model::DType;
 
+// The header's Python literal, in a file of its own (also compiled where tests include this one).
+#[path = "npy_header.rs"]
+mod header;
+
 /// One array: element type, shape, and its bytes in C order, little-endian.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Array {
@@ -23,18 +27,6 @@ const DESCRS: [(DType, &str); 9] = [
     (DType::Bool, "|b1"),
     (DType::Float16, "<f2"),
 ];
-
-/// The header's value for `key` (`'key': value`), as written between the braces.
-fn field<'a>(header: &'a str, key: &str) -> Option<&'a str> {
-    let at = header.find(&format!("'{key}'"))? + key.len() + 2;
-    let rest = header[at..].trim_start().strip_prefix(':')?.trim_start();
-    let end = if rest.starts_with('(') {
-        rest.find(')')? + 1
-    } else {
-        rest.find([',', '}']).unwrap_or(rest.len())
-    };
-    Some(rest[..end].trim())
-}
 
 /// Reads an array; the message says what is wrong.
 pub(crate) fn parse(bytes: &[u8]) -> Result<Array, String> {
@@ -58,12 +50,15 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Array, String> {
     let header = rest.get(..len).ok_or("truncated header")?;
     let header = std::str::from_utf8(header).map_err(|_| "a header that is not text")?;
     let data = &rest[len..];
-    let descr = field(header, "descr").ok_or("no 'descr' in the header")?;
-    let descr = descr.trim_matches(|c| c == '\'' || c == '"');
+    let header::Header {
+        descr,
+        fortran_order,
+        shape,
+    } = header::parse_header(header)?;
     // '<i1' and '|i1' are the same type (a byte has no order).
     let descr = match descr.get(1..) {
         Some(rest) if descr.len() == 3 && descr.ends_with('1') => format!("|{rest}"),
-        _ => descr.to_owned(),
+        _ => descr,
     };
     let dtype = DESCRS
         .iter()
@@ -72,20 +67,9 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Array, String> {
         .ok_or_else(|| {
             format!("element type '{descr}' (float32, float64, int8, uint8, int16, int32, int64, bool and float16, little-endian, are read)")
         })?;
-    if field(header, "fortran_order") != Some("False") {
+    if fortran_order {
         return Err("Fortran order: save the array in C order (np.ascontiguousarray)".into());
     }
-    let shape_text = field(header, "shape").ok_or("no 'shape' in the header")?;
-    let inner = shape_text
-        .strip_prefix('(')
-        .and_then(|s| s.strip_suffix(')'))
-        .ok_or("a shape that is not a tuple")?;
-    let shape = inner
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| s.parse::<u64>().map_err(|_| format!("a dimension `{s}`")))
-        .collect::<Result<Vec<_>, _>>()?;
     let bytes = shape
         .iter()
         .try_fold(dtype.size(), |n, &d| n.checked_mul(d))

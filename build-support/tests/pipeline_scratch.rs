@@ -781,6 +781,19 @@ mod slots {
             err.starts_with("instruction 0: delegate `npu` (EthosUBackend): input 0 is 32 bytes, but the blob copies 16"),
             "{err}"
         );
+        // An empty output (a dimension of 0) has no room for the NPU's 16 bytes: refused here,
+        // not at the call (where zero rows once read as "copy whole", through NULL).
+        let mut program = one_call("EthosUBackend", vela(64), "--memory-mode=Shared_Sram");
+        program.values[1].shape = vec![0];
+        program.values[1].bytes = 0;
+        let err = Pipeline::new(catalogue.target("corstone-300").unwrap())
+            .plan(program)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("instruction 0: delegate `npu` (EthosUBackend): output 0 is 0 bytes (an empty tensor), but the blob writes 16"),
+            "{err}"
+        );
         // An output of whole rows no wider than Vela's is fine (ExecuTorch's layout).
         let mut program = one_call("EthosUBackend", vela(64), "--memory-mode=Shared_Sram");
         program.values[1].shape = vec![8];

@@ -146,6 +146,18 @@ static void ethos_u_blob_contract(void) {
     CHECK_STATUS(setup(&m, &w, backends, 1, NULL, 0), AP_OK);
     CHECK_STATUS(ap_method_execute(&m), AP_ERR_UNSUPPORTED);
     ap_method_destroy(&m);
+    /* An empty output (a dimension of 0) for a record the NPU writes, whole or in rows: no
+     * room, refused before the job (zero rows once meant "copy whole", through NULL). */
+    const ap_tensor_desc_t empty_out[] = {{1, 0, 16, NULL}, {1, 32, 0, NULL}, {1, 256, 64, NULL}};
+    const ap_program_t e1 = {empty_out, 3, ins, 1, rd, 1, NULL, 0, in, 1, out, 1, NULL};
+    CHECK_STATUS(setup(&m, &e1, backends, 1, NULL, 0), AP_OK);
+    CHECK_STATUS(ap_method_execute(&m), AP_ERR_ARGUMENT_MISMATCH);
+    ap_method_destroy(&m);
+    const ap_delegate_desc_t whole[] = {{"EthosUBackend", blob.data, (uint32_t)blob.size, NULL, 0}};
+    const ap_program_t e2 = {empty_out, 3, ins, 1, whole, 1, NULL, 0, in, 1, out, 1, NULL};
+    CHECK_STATUS(setup(&m, &e2, backends, 1, NULL, 0), AP_OK);
+    CHECK_STATUS(ap_method_execute(&m), AP_ERR_ARGUMENT_MISMATCH);
+    ap_method_destroy(&m);
     /* An input whose size is not the compiled one. */
     const ap_tensor_desc_t short_in[] = {{1, 0, 12, NULL}, {1, 32, 8, NULL}, {1, 256, 64, NULL}};
     const ap_delegate_desc_t ok[] = {{"EthosUBackend", blob.data, (uint32_t)blob.size, NULL, 0}};

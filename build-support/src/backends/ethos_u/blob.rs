@@ -120,6 +120,13 @@ impl IoCopy {
         if input {
             return Err(format!("{tensor_bytes} bytes, but the blob copies {bytes}"));
         }
+        if tensor_bytes == 0 {
+            // No room for the copy, and zero rows would read as "copy whole" (the C backend's
+            // sentinel): refused here, as the backend refuses it at each call.
+            return Err(format!(
+                "0 bytes (an empty tensor), but the blob writes {bytes}"
+            ));
+        }
         let chunks = u64::from(self.chunks);
         if bytes == 0 || !tensor_bytes.is_multiple_of(chunks) {
             return Err(format!(

@@ -42,6 +42,11 @@ pub(crate) struct RunArgs {
     /// program's calls use (as `plan --all-kernel-dtypes`).
     #[arg(long)]
     all_kernel_dtypes: bool,
+    /// The most memory this run may take, in MiB: the planned arenas and one call's inputs
+    /// and outputs (outputs are written call by call, never all held). A run that would need
+    /// more is refused before anything runs.
+    #[arg(long, value_name = "MIB", default_value_t = 1024)]
+    memory_limit_mib: u64,
 }
 
 /// One call as given: the method and its input files.
@@ -131,9 +136,12 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Failure> {
                     ))
                 })?
         };
-        let inputs = read_inputs(program, &io[m], k, &call.inputs)?;
-        resolved.push((m, inputs));
+        // Read and checked now, read again when the call runs: one call's inputs are held
+        // at a time.
+        read_inputs(program, &io[m], k, &call.inputs)?;
+        resolved.push(m);
     }
+    check_memory(program, plan, &io, &resolved, args.memory_limit_mib)?;
     if let Some(why) = arenaplan_host::why_not_runnable(program) {
         return Err(Failure::new(Status::CannotRunHere, why));
     }
@@ -165,13 +173,31 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Failure> {
             })?;
         runners.push(runner);
     }
-    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    let write_failure = |e: arenaplan_build::output::WriteError| {
+        let status = if e.is_bad_request() {
+            Status::BadInput
+        } else {
+            Status::Io
+        };
+        Failure::new(status, e)
+    };
+    // Each call's outputs go to the set as the call ends; the set is published whole at the
+    // end, or not at all.
+    let mut set = arenaplan_build::output::OutputSet::begin(&args.out).map_err(write_failure)?;
+    let mut names: Vec<String> = Vec::new();
     let mut placeholders: Vec<String> = Vec::new();
-    for (k, (m, inputs)) in resolved.iter().enumerate() {
-        let runner = &mut runners[*m];
-        let method = &io[*m];
-        for (i, data) in inputs.iter().enumerate() {
+    for (k, (&m, call)) in resolved.iter().zip(&calls).enumerate() {
+        let runner = &mut runners[m];
+        let method = &io[m];
+        let inputs = read_inputs(program, method, k, &call.inputs)?;
+        for (i, &v) in method.inputs.iter().enumerate() {
             let slot = runner.input(i).map_err(runtime)?;
+            let Some(data) = inputs.get(i) else {
+                // A call without files runs on zeros.
+                let bytes = usize::try_from(program.values[v].bytes).unwrap_or(usize::MAX);
+                slot.iter_mut().take(bytes).for_each(|b| *b = 0);
+                continue;
+            };
             if slot.len() < data.len() {
                 return Err(Failure::new(
                     Status::Internal,
@@ -216,7 +242,9 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Failure> {
             let file = npy::write(&array).map_err(|e| {
                 Failure::new(Status::CannotRunHere, format!("call {k}: output {i}: {e}"))
             })?;
-            files.push((format!("{k}-{}-{i}.npy", method.name), file));
+            let name = format!("{k}-{}-{i}.npy", method.name);
+            set.add(&name, &file).map_err(write_failure)?;
+            names.push(name);
         }
     }
     // Bytes no computation produced are never shown as outputs without saying so: a marker
@@ -228,17 +256,12 @@ pub(crate) fn run(args: &RunArgs) -> Result<(), Failure> {
             text.push('\n');
             eprintln!("warning: {line}");
         }
-        files.push((PLACEHOLDER_FILE.into(), text.into_bytes()));
+        set.add(PLACEHOLDER_FILE, text.as_bytes())
+            .map_err(write_failure)?;
+        names.push(PLACEHOLDER_FILE.into());
     }
-    arenaplan_build::output::write_all_if_changed(&args.out, &files).map_err(|e| {
-        let status = if e.is_bad_request() {
-            Status::BadInput
-        } else {
-            Status::Io
-        };
-        Failure::new(status, e)
-    })?;
-    for (name, _) in &files {
+    set.finish().map_err(write_failure)?;
+    for name in &names {
         let path = args.out.join(name);
         eprintln!(
             "wrote {}",
@@ -295,7 +318,7 @@ impl Placeholders {
 }
 
 /// The bytes of each input of `method` for call `k`: the files given (each of the input's
-/// type and shape), or zeros for a call without files.
+/// type and shape), or none for a call without files (it runs on zeros).
 fn read_inputs(
     program: &Program,
     method: &MethodIo,
@@ -303,11 +326,7 @@ fn read_inputs(
     files: &[PathBuf],
 ) -> Result<Vec<Vec<u8>>, Failure> {
     if files.is_empty() {
-        return Ok(method
-            .inputs
-            .iter()
-            .map(|&v| vec![0; usize::try_from(program.values[v].bytes).unwrap_or(0)])
-            .collect());
+        return Ok(Vec::new());
     }
     if files.len() != method.inputs.len() {
         return Err(Failure::bad_input(format!(
@@ -354,6 +373,50 @@ fn check_input(
             dtype.name(),
             shape
         )));
+    }
+    Ok(())
+}
+
+/// Refuses, before anything runs, a run that would take more than `limit_mib` MiB: the
+/// planned arenas, and the largest call's inputs and outputs (each output held twice: as
+/// memory lays it out and as its file).
+fn check_memory(
+    program: &Program,
+    plan: &arenaplan_build::ModelPlan,
+    io: &[MethodIo],
+    calls: &[usize],
+    limit_mib: u64,
+) -> Result<(), Failure> {
+    let bytes = |values: &[usize]| -> u64 {
+        values
+            .iter()
+            .map(|&v| program.values[v].bytes)
+            .fold(0, u64::saturating_add)
+    };
+    let arenas = plan
+        .pools
+        .iter()
+        .map(|p| p.size)
+        .fold(0, u64::saturating_add);
+    let largest_call = calls
+        .iter()
+        .map(|&m| bytes(&io[m].inputs).saturating_add(bytes(&io[m].outputs).saturating_mul(2)))
+        .max()
+        .unwrap_or(0);
+    let need = arenas.saturating_add(largest_call);
+    let limit = limit_mib.saturating_mul(1 << 20);
+    if need > limit {
+        let mib = |b: u64| b.div_ceil(1 << 20);
+        return Err(Failure::new(
+            Status::CannotRunHere,
+            format!(
+                "this run needs {} MiB ({} MiB of arenas, {} MiB for its largest call's inputs and outputs), over the limit of {limit_mib} MiB; raise it with --memory-limit-mib {}",
+                mib(need),
+                mib(arenas),
+                mib(largest_call),
+                mib(need)
+            ),
+        ));
     }
     Ok(())
 }

@@ -114,6 +114,7 @@ fn an_output_folder_that_cannot_be_written_exits_3() {
     // A file where the folder goes: not an output folder, bad input, left as it was.
     let result = run(&program, "corstone-300", &["forward".to_owned()], &file);
     assert_eq!(result.status.code(), Some(2), "{}", stderr(&result));
+    assert!(stderr(&result).contains("is a file"), "{}", stderr(&result));
     assert_eq!(std::fs::read(&file).unwrap(), b"");
 }
 
@@ -230,4 +231,54 @@ fn a_call_the_npu_refuses_while_running_exits_6_naming_the_status() {
         stderr(&result)
     );
     assert!(!out.join("0-forward-0.npy").exists());
+}
+
+/// A 265-byte model with two 700 MB tensors took 2.7 GB to run: refused now before anything
+/// is allocated, with the figure and the flag; allowed by the flag, it would run.
+#[test]
+fn a_run_that_would_take_more_memory_than_allowed_is_refused_up_front() {
+    let dir = temp_dir("memory-limit");
+    let targets = dir.join("targets.toml");
+    std::fs::write(
+        &targets,
+        "schema_version = 1\n[[target]]\nname = \"big\"\ncpu = \"m55\"\nrust_target = \"t\"\ndefault_pool = \"ddr\"\n[[target.pool]]\nmem_id = 1\nname = \"ddr\"\ncapacity = 1610612736\nsection = \".arenaplan.ddr\"\nregion = \"DDR\"\n",
+    )
+    .unwrap();
+    let model = dir.join("big.toml");
+    std::fs::write(
+        &model,
+        "name = \"big\"\ninputs = [\"x\"]\noutputs = [\"y\"]\n[[tensor]]\nname = \"x\"\ndtype = \"int8\"\nshape = [700000000]\n[[tensor]]\nname = \"y\"\ndtype = \"int8\"\nshape = [700000000]\n[[instruction]]\nkind = \"kernel\"\nop = \"tflite:RESHAPE\"\ninputs = [\"x\"]\noutputs = [\"y\"]\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let result = std::process::Command::new(env!("CARGO_BIN_EXE_arenaplan"))
+        .args(["run", "--target", "big", "--call", "", "--targets"])
+        .arg(&targets)
+        .arg("--model")
+        .arg(&model)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let text = stderr(&result);
+    assert_eq!(result.status.code(), Some(5), "{text}");
+    assert!(
+        text.contains("this run needs 3338 MiB (1336 MiB of arenas, 2003 MiB for its largest call's inputs and outputs), over the limit of 1024 MiB; raise it with --memory-limit-mib 3338"),
+        "{text}"
+    );
+    assert!(!out.exists(), "nothing written");
+}
+
+/// Outputs are written as calls end and made durable once for the set: many calls cost
+/// what one costs, times their number (10,000 calls once took a minute, an fsync a file).
+#[test]
+fn many_calls_write_one_set_of_their_outputs() {
+    let out = temp_dir("many-calls");
+    let program = fixture("state_counter_copy", "program.pte");
+    let ones = fixture("state_counter_copy", "0-forward-in0.npy");
+    let calls = vec![call("forward", &[&ones]); 2000];
+    let result = run(&program, "corstone-300", &calls, &out);
+    assert!(result.status.success(), "{}", stderr(&result));
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 2000);
+    assert_eq!(floats(&out.join("1999-forward-0.npy")), [2000.0; 8]);
 }

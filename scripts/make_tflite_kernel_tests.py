@@ -66,12 +66,24 @@ class Case:
     or None (unquantized: integer tensors as they are). `ranges` are the calibration ranges of
     the float inputs, one (low, high) each; `io` the model's input and output types when they
     are not the quantized ones (float at a QUANTIZE or DEQUANTIZE end). `nonzero`: the inputs
-    after the first never hold 0 or -1 (divisors: TFLM's DIV would trap)."""
+    after the first never hold 0 or -1 (divisors: TFLM's DIV would trap). `inputs`: a function
+    of the invocation and the input's shape giving its values, in place of random ones; the
+    calibration data then span `ranges` exactly (so the scale the converter derives is known)."""
 
-    def __init__(self, fn, specs, quant="int8", ranges=None, io=None, nonzero=False):
+    def __init__(self, fn, specs, quant="int8", ranges=None, io=None, nonzero=False, inputs=None):
         self.fn, self.specs, self.quant, self.nonzero = fn, specs, quant, nonzero
         self.ranges = ranges or [(-1.0, 1.0)] * len(specs)
         self.io = io
+        self.inputs = inputs
+
+
+def half_steps(k, shape):
+    """Floats exactly halfway between two steps of 1/128 (the int8 scale of the range
+    [-1, 127/128]): each rounds by the tie rule, TFLM's half away from zero. Invocation `k`
+    takes the next dozen steps, from -30.5 to 17.5."""
+    n = int(np.prod(shape))
+    steps = np.arange(n) - n // 2 + n * (k - 2) + 0.5
+    return (steps / 128.0).astype(np.float32).reshape(shape)
 
 
 def weights(seed, shape, scale=1.0):
@@ -295,6 +307,9 @@ CASES = {
         # The converter requantizes the 16-bit input whose scale differs from MAXIMUM's output's.
         "int16_requantize": binary(tf.maximum, (1, 6), (1, 6), quant="16x8", ranges=[(-1, 1), (-8, 8)]),
         "float_to_int8_huge_scale": unary(lambda x: tf.reshape(x, (2, 6)), (1, 12), io=(F32, I8), ranges=[HUGE]),
+        # Every input a tie: a scale of exactly 1/128, inputs at odd multiples of 1/256.
+        "float_to_int8_ties": unary(lambda x: tf.reshape(x, (2, 6)), (1, 12), io=(F32, I8),
+                                    ranges=[(-1.0, 127.0 / 128.0)], inputs=half_steps),
     },
     "dequantize": {
         "int8_to_float": unary(lambda x: tf.reshape(x, (2, 6)), (1, 12), io=(I8, F32)),
@@ -380,12 +395,15 @@ def convert(case, seed):
     if case.quant:
         rng = np.random.default_rng(seed)
 
+        def sample(shape, low, high):
+            x = rng.uniform(low, high, size=shape).astype(np.float32)
+            if case.inputs is not None:
+                x.flat[0], x.flat[-1] = low, high
+            return x
+
         def calibration():
             for _ in range(32):
-                yield [
-                    rng.uniform(low, high, size=shape).astype(np.float32)
-                    for (shape, _), (low, high) in zip(case.specs, case.ranges)
-                ]
+                yield [sample(shape, low, high) for (shape, _), (low, high) in zip(case.specs, case.ranges)]
 
         converter.optimizations = [tf.lite.Optimize.DEFAULT]
         converter.representative_dataset = calibration
@@ -430,6 +448,8 @@ def generate_case(case, path, folder):
     stem = os.path.relpath(path, os.path.dirname(os.path.dirname(path)))[: -len(".tflite")]
 
     def make_input(rng, details, k, i):
+        if case.inputs is not None:
+            return case.inputs(k, [int(x) for x in details["shape"]])
         bound = max(abs(b) for b in case.ranges[min(i, len(case.ranges) - 1)])
         return case_input(rng, details, k, bound, case.nonzero and i > 0)
 

@@ -219,3 +219,73 @@ fn a_pooling_output_that_does_not_follow_from_its_input_is_refused() {
         ap_status::AP_ERR_ARGUMENT_MISMATCH
     );
 }
+
+/// STRIDED_SLICE's parameters over one dimension of 4 (the other four of 1): width 1, then
+/// first, count, step and extent.
+fn slice_at(first: i32, count: i32, step: i32) -> Vec<u8> {
+    let mut w = vec![1];
+    w.extend([0, 0, 0, 0, first]);
+    w.extend([1, 1, 1, 1, count]);
+    w.extend([1, 1, 1, 1, step]);
+    w.extend([1, 1, 1, 1, 4]);
+    words(&w)
+}
+
+#[test]
+fn a_slice_whose_last_index_leaves_its_dimension_is_refused() {
+    if !kernels_built() {
+        return;
+    }
+    // SAFETY: a const C static.
+    let kernel = unsafe { sys::ap_kernel_tflite_3aSTRIDED__SLICE };
+    let run = |first: i32, count: i32, step: i32| {
+        let mut b = vec![
+            vec![1, 2, 3, 4],
+            vec![0; 4],
+            vec![0; 4],
+            vec![0; 4],
+            slice_at(first, count, step),
+            vec![0; usize::try_from(count).unwrap()],
+        ];
+        (call(kernel, 5, &mut b), b.pop().unwrap())
+    };
+    assert_eq!(run(0, 4, 1), (ap_status::AP_OK, vec![1, 2, 3, 4]));
+    assert_eq!(run(3, 4, -1), (ap_status::AP_OK, vec![4, 3, 2, 1]));
+    // The first index is inside, the last one is not: one past the end, or before the start.
+    for (first, count, step) in [(0, 5, 1), (0, 3, 2), (1, 4, 1), (2, 4, -1)] {
+        assert_eq!(
+            run(first, count, step).0,
+            ap_status::AP_ERR_ARGUMENT_MISMATCH,
+            "first {first}, count {count}, step {step}"
+        );
+    }
+    // The first index outside.
+    for first in [4, -1] {
+        assert_eq!(run(first, 1, 1).0, ap_status::AP_ERR_ARGUMENT_MISMATCH);
+    }
+}
+
+#[test]
+fn fully_connected_row_sums_of_another_size_are_refused() {
+    if !kernels_built() {
+        return;
+    }
+    // SAFETY: a const C static.
+    let kernel = unsafe { sys::ap_kernel_tflite_3aFULLY__CONNECTED };
+    // int8, one batch of 2 into 1 output: 1*3 + 2*4 = 11, rescaled by 1 (2^30 x 2^1 / 2^31).
+    let params = words(&[0, 0, 0, 1 << 30, 1, -128, 127, 1]);
+    let run = |sums: Vec<u8>| {
+        let mut b = vec![vec![1, 2], vec![3, 4], sums, params.clone(), vec![0]];
+        (call(kernel, 4, &mut b), b.pop().unwrap())
+    };
+    assert_eq!(run(words(&[7])), (ap_status::AP_OK, vec![11]));
+    // The Helium kernel reads output_depth int32 sums: fewer, more, or none are refused.
+    for sums in [vec![], vec![0; 3], words(&[7, 7])] {
+        assert_eq!(
+            run(sums.clone()).0,
+            ap_status::AP_ERR_ARGUMENT_MISMATCH,
+            "{} bytes of sums",
+            sums.len()
+        );
+    }
+}

@@ -115,8 +115,10 @@ fn main() {
     // The same flags for C compiled elsewhere for this firmware (a program's ExecuTorch kernels,
     // arenaplan-build's `executorch_build`), so it runs the same instruction set: one rule.
     println!("cargo::metadata=core_flags={}", core.join(" "));
+    let (own_sanitizers, vendor_sanitizers) = sanitizers(thumb);
+    let vendor_flags = [core.clone(), vendor_sanitizers].concat();
     let mut build = cc::Build::new();
-    for flag in &core {
+    for flag in core.iter().chain(&own_sanitizers) {
         build.flag(flag);
     }
     build
@@ -177,7 +179,7 @@ fn main() {
     }
     build.compile("arenaplan_runtime");
     if let Some(nn) = &cmsis_nn {
-        compile_cmsis_nn(nn, thumb, &core);
+        compile_cmsis_nn(nn, thumb, &vendor_flags);
         if thumb && core.is_empty() {
             println!(
                 "cargo::warning=CMSIS-NN is built as plain C: no `-C target-cpu` names the core. \
@@ -187,7 +189,7 @@ fn main() {
         }
     }
     if let Some(driver) = &arm_driver {
-        compile_arm_driver(driver, simulator, thumb, &core);
+        compile_arm_driver(driver, simulator, thumb, &vendor_flags);
     }
 
     // Dependents' build scripts see DEP_ARENAPLAN_RUNTIME_INCLUDE: the runtime's headers, for
@@ -260,6 +262,41 @@ fn core_flags(thumb: bool) -> Vec<String> {
         _ => return Vec::new(),
     };
     vec![format!("-march={arch}"), format!("-mtune={cpu}")]
+}
+
+/// `ARENAPLAN_SANITIZE` (host builds, e.g. `address,undefined`): the sanitizers for
+/// arenaplan's own C, and for the vendors' (AddressSanitizer only: their undefined behaviour,
+/// such as CMSIS-NN's shifts of negative values, is theirs to fix; an out-of-bounds access in
+/// them is still caught, as our checks must prevent it). The test binaries link the
+/// sanitizers' runtimes, which must be loaded first (`LD_PRELOAD`, as CI's step does).
+fn sanitizers(thumb: bool) -> (Vec<String>, Vec<String>) {
+    println!("cargo::rerun-if-env-changed=ARENAPLAN_SANITIZE");
+    let wanted = std::env::var("ARENAPLAN_SANITIZE").unwrap_or_default();
+    if wanted.is_empty() || thumb {
+        return (Vec::new(), Vec::new());
+    }
+    let kinds: Vec<&str> = wanted.split(',').map(str::trim).collect();
+    for kind in &kinds {
+        match *kind {
+            "address" => println!("cargo::rustc-link-lib=dylib=asan"),
+            "undefined" => println!("cargo::rustc-link-lib=dylib=ubsan"),
+            other => fail(&format!(
+                "ARENAPLAN_SANITIZE={wanted}: `{other}` is not a sanitizer arenaplan builds with (address, undefined)"
+            )),
+        }
+    }
+    let common = ["-fno-omit-frame-pointer", "-fno-sanitize-recover=all"].map(String::from);
+    let own = [
+        vec![format!("-fsanitize={}", kinds.join(","))],
+        common.to_vec(),
+    ]
+    .concat();
+    let vendor = if kinds.contains(&"address") {
+        [vec!["-fsanitize=address".to_owned()], common.to_vec()].concat()
+    } else {
+        Vec::new()
+    };
+    (own, vendor)
 }
 
 /// A vendor's sources a feature builds, as `vendors.txt` lists them (CMake's fetch reads the

@@ -42,8 +42,10 @@ static ap_status_t concatenation(ap_context_t *ctx, ap_buffer_t *args, size_t na
         for (uint32_t i = 0; i < n; i++) {
             int32_t inner;
             memcpy(&inner, params->data + sizeof p + i * sizeof inner, sizeof inner);
-            memcpy(out, args[i].data + k * (size_t)inner, (size_t)inner);
-            out += inner;
+            if (inner > 0) { /* an empty input's pointer may be NULL: no arithmetic on it */
+                memcpy(out, args[i].data + k * (size_t)inner, (size_t)inner);
+                out += inner;
+            }
         }
     }
     return AP_OK;

@@ -24,7 +24,9 @@ static ap_status_t energy(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, vo
     if (out->size != 4u * (size_t)p.count || in->size < 4u * (size_t)p.end) {
         return AP_ERR_ARGUMENT_MISMATCH;
     }
-    memset(out->data, 0, out->size);
+    if (out->size > 0) { /* an empty output's pointer may be NULL, which memset may not be given */
+        memset(out->data, 0, out->size);
+    }
     for (size_t i = (size_t)p.start; i < (size_t)p.end; i++) {
         const int32_t re = ld_i16(in->data, 2u * i), im = ld_i16(in->data, 2u * i + 1u);
         st_u32(out->data, i, (uint32_t)(re * re) + (uint32_t)(im * im));

@@ -45,7 +45,9 @@ static ap_status_t spectral_subtraction(ap_context_t *ctx, ap_buffer_t *args, si
         const uint32_t subtracted = (scaled - estimate) >> p.smoothing_bits;
         st_u32(out->data, i, subtracted > floor ? subtracted : floor);
     }
-    memcpy(noise->data, state->data, 4u * n);
+    if (n > 0) { /* empty buffers' pointers may be NULL, which memcpy may not be given */
+        memcpy(noise->data, state->data, 4u * n);
+    }
     return AP_OK;
 }
 

@@ -20,67 +20,96 @@ ARGUMENTS = ["-p", "arenaplan-host", "--test", "tflite_kernel_arguments"]
 GOLDEN = ["-p", "arenaplan-host", "--test", "tflite_kernels"]
 C_RUNTIME = ["-p", "arenaplan", "--test", "c_runtime"]
 
-# (name, file, the text as it is, the text mutated, the test that must fail: cargo's
-# arguments, then the test filter).
+# (name, its edits: (file, the text as it is, the text mutated), the test that must fail:
+# cargo's arguments, then the test filter). A check that another one backs up (a dilation of
+# 0, refused by the geometry check and by the window rule) is one mutant removing both: either
+# alone changes nothing, and is no test's to catch.
 MUTANTS = [
-    ("slice-last-index", f"{KERNELS}/strided_slice.c",
-     " || last < 0 || last >= e) {", " || last < 0) {",
+    ("slice-last-index",
+     [(f"{KERNELS}/strided_slice.c", " || last < 0 || last >= e) {", " || last < 0) {")],
      ARGUMENTS + ["a_slice_whose_last_index_leaves_its_dimension_is_refused"]),
-    ("slice-first-index", f"{KERNELS}/strided_slice.c",
-     "if (p.first[d] < 0 || p.first[d] >= e || ", "if (",
+    ("slice-first-index",
+     [(f"{KERNELS}/strided_slice.c", "if (p.first[d] < 0 || p.first[d] >= e || ", "if (")],
      ARGUMENTS + ["a_slice_whose_last_index_leaves_its_dimension_is_refused"]),
-    ("slice-step-zero", f"{KERNELS}/strided_slice.c",
-     "p.step[d] == 0 || ", "",
+    ("slice-step-zero",
+     [(f"{KERNELS}/strided_slice.c", "p.step[d] == 0 || ", "")],
      ARGUMENTS + ["a_slice_step_of_zero_is_refused"]),
-    ("fc-row-sums-size", f"{KERNELS}/fully_connected.c",
-     "sums->size != depth * sizeof(int32_t) || ", "",
+    ("fc-row-sums-size",
+     [(f"{KERNELS}/fully_connected.c", "sums->size != depth * sizeof(int32_t) || ", "")],
      ARGUMENTS + ["fully_connected_row_sums_of_another_size_are_refused"]),
-    ("quantize-ties", f"{KERNELS}/quantize.c",
-     "if (frac >= 0.5f) {", "if (frac > 0.5f) {",
+    ("quantize-ties",
+     [(f"{KERNELS}/quantize.c", "if (frac >= 0.5f) {", "if (frac > 0.5f) {")],
      GOLDEN + ["quantize::float_to_int8_ties"]),
-    ("conv-window-height", f"{KERNELS}/conv_call.c",
-     "if (!window_fits(p->input_h,", "if (0 && !window_fits(p->input_h,",
+    ("conv-window-height",
+     [(f"{KERNELS}/conv_call.c", "if (!window_fits(p->input_h,", "if (0 && !window_fits(p->input_h,")],
      ARGUMENTS + ["a_convolution_output_that_does_not_follow_from_its_input_is_refused"]),
-    ("conv-window-width", f"{KERNELS}/conv_call.c",
-     "        !window_fits(p->input_w, p->filter_w, p->stride_w, p->dilation_w, p->pad_w, p->output_w)) {",
-     "        0) {",
+    ("conv-window-width",
+     [(f"{KERNELS}/conv_call.c",
+       "        !window_fits(p->input_w, p->filter_w, p->stride_w, p->dilation_w, p->pad_w, p->output_w)) {",
+       "        0) {")],
      ARGUMENTS + ["a_convolution_output_that_does_not_follow_from_its_input_is_refused"]),
-    ("pool-window-height", f"{KERNELS}/pooling.c",
-     "        !window_fits(p.input_h, p.filter_h, p.stride_h, 1, p.pad_h, p.output_h) ||\n", "",
+    ("pool-window-height",
+     [(f"{KERNELS}/pooling.c",
+       "        !window_fits(p.input_h, p.filter_h, p.stride_h, 1, p.pad_h, p.output_h) ||\n", "")],
      ARGUMENTS + ["a_pooling_output_that_does_not_follow_from_its_input_is_refused"]),
-    ("pool-window-width", f"{KERNELS}/pooling.c",
-     "        !window_fits(p.input_w, p.filter_w, p.stride_w, 1, p.pad_w, p.output_w) ||\n", "",
+    ("pool-window-width",
+     [(f"{KERNELS}/pooling.c",
+       "        !window_fits(p.input_w, p.filter_w, p.stride_w, 1, p.pad_w, p.output_w) ||\n", "")],
      ARGUMENTS + ["a_pooling_output_that_does_not_follow_from_its_input_is_refused"]),
-    ("window-rule", f"{KERNELS}/common.h",
-     "return (out == valid && pad == 0) || (out == same && pad == same_pad);", "return 1;",
+    ("window-rule",
+     [(f"{KERNELS}/common.h",
+       "return (out == valid && pad == 0) || (out == same && pad == same_pad);", "return 1;")],
      ARGUMENTS + ["does_not_follow_from_its_input"]),
-    ("conv-dilation-zero", f"{KERNELS}/conv_call.c",
-     "if (geometry[i] <= 0 || geometry[i] > 65535) {", "if (geometry[i] < 0 || geometry[i] > 65535) {",
+    ("conv-geometry-16-bits",
+     [(f"{KERNELS}/conv_call.c",
+       "if (geometry[i] <= 0 || geometry[i] > 65535) {", "if (geometry[i] <= 0) {")],
+     ARGUMENTS + ["a_convolution_geometry_past_16_bits_is_refused"]),
+    ("dilation-zero",
+     [(f"{KERNELS}/conv_call.c",
+       "if (geometry[i] <= 0 || geometry[i] > 65535) {", "if (geometry[i] < 0 || geometry[i] > 65535) {"),
+      (f"{KERNELS}/common.h",
+       "if (in <= 0 || taps <= 0 || stride <= 0 || dilation <= 0 || pad < 0 || out <= 0) {",
+       "if (in <= 0 || taps <= 0 || stride <= 0 || pad < 0 || out <= 0) {")],
      ARGUMENTS + ["a_convolution_dilation_of_zero_is_refused"]),
-    ("product-overflow", f"{KERNELS}/common.h",
-     "return acc == 0 || xs[i] == 0 ? 0 : SIZE_MAX;", "return 0;",
+    ("product-overflow",
+     [(f"{KERNELS}/common.h", "return acc == 0 || xs[i] == 0 ? 0 : SIZE_MAX;", "return 0;")],
      ARGUMENTS + ["a_product_that_overflows_matches_no_buffer_not_an_empty_one"]),
-    ("requantize-shift", f"{KERNELS}/common.h",
-     "return shift >= -31 && shift <= 30;", "return 1;",
+    ("requantize-shift",
+     [(f"{KERNELS}/common.h", "return shift >= -31 && shift <= 30;", "return 1;")],
      ARGUMENTS + ["a_requantization_shift_out_of_range_is_refused"]),
-    ("ethos-u-empty-output", "runtime-c/backends/ethos-u/ethosu_backend.c",
-     "if (o->bytes == 0 || tensor_bytes == 0) {", "if (o->bytes == 0) {",
+    ("ethos-u-empty-output",
+     [("runtime-c/backends/ethos-u/ethosu_backend.c",
+       "if (o->bytes == 0 || tensor_bytes == 0) {", "if (o->bytes == 0) {")],
      C_RUNTIME + ["ethos_u_backend_on_the_driver_simulator"]),
 ]
 
 
-def run_mutant(name, path, original, mutated, test):
-    full = os.path.join(ROOT, path)
-    with open(full) as f:
-        source = f.read()
-    if source.count(original) != 1:
-        sys.exit(f"{name}: `{original.strip()}` is not in {path} exactly once: update the mutant")
-    undo = lambda *_: open(full, "w").write(source)  # noqa: E731
+def run_mutant(name, edits, test):
+    """Applies `edits`, runs `test`, undoes them; whether the test failed, and its output."""
+    originals = {}
+    for path, original, _ in edits:
+        full = os.path.join(ROOT, path)
+        if full not in originals:
+            with open(full) as f:
+                originals[full] = f.read()
+        if originals[full].count(original) != 1:
+            sys.exit(f"{name}: `{original.strip()}` is not in {path} exactly once: update the mutant")
+
+    def undo(*_):
+        for full, source in originals.items():
+            with open(full, "w") as f:
+                f.write(source)
+
     signal.signal(signal.SIGINT, lambda *a: (undo(), sys.exit(130)))
     signal.signal(signal.SIGTERM, lambda *a: (undo(), sys.exit(143)))
     try:
-        with open(full, "w") as f:
-            f.write(source.replace(original, mutated))
+        mutated = dict(originals)
+        for path, original, replacement in edits:
+            full = os.path.join(ROOT, path)
+            mutated[full] = mutated[full].replace(original, replacement)
+        for full, source in mutated.items():
+            with open(full, "w") as f:
+                f.write(source)
         env = dict(os.environ, CARGO_TARGET_DIR=os.path.join(ROOT, "target", "c-mutants"))
         result = subprocess.run(["cargo", "test", "--quiet", *test], cwd=ROOT, env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -94,7 +123,7 @@ def run_mutant(name, path, original, mutated, test):
 def main():
     if "--list" in sys.argv:
         for m in MUTANTS:
-            print(f"{m[0]:24} {m[1]}")
+            print(f"{m[0]:24} {', '.join(sorted({e[0] for e in m[1]}))}")
         return
     chosen = sys.argv[1:]
     unknown = set(chosen) - {m[0] for m in MUTANTS}

@@ -671,6 +671,58 @@ mod slots {
             .collect()
     }
 
+    /// A Neutron delegate whose scratch a model declares (by position, no roles) and whose
+    /// input the payload asks to see channels-last: the declared buffers keep slots 0 and 1,
+    /// the transposition buffer the build adds takes its slot 4 (it once took slot 4 and
+    /// pushed them to 5 and 6, where the backend never looks: planned, then
+    /// `AP_ERR_SCRATCH_TOO_SMALL` at the call).
+    #[test]
+    fn neutron_declared_scratch_keeps_its_slots_beside_the_transposition() {
+        use arenaplan_build::model::{Origin, PoolChoice, ScratchSpec};
+        let mut blob = neutron(0, &[]);
+        blob[3] = 1; // the input's format byte: transposed to NHWC for the NPU
+        let mut program = one_call("NeutronBackend", blob, "");
+        program.values[0].shape = vec![1, 4, 2, 2];
+        let declared = |size: i64, pool: &str, label: &str| ScratchSpec {
+            size,
+            pool: PoolChoice::Spec(pool.into()),
+            label: Some(label.into()),
+            origin: Origin::Unknown,
+            role: None,
+        };
+        program.delegates[0].scratch = vec![
+            declared(256, "npu_scratch", "scratch"),
+            declared(64, "fast_scratch", "sram"),
+        ];
+        let expected = args(&[
+            ("scratch", 256),
+            ("sram", 64),
+            ("profile", 0),
+            ("debug", 0),
+            ("transpose", 16),
+        ]);
+        let declared_in_model = program.clone();
+        let (program, plan) = planned("imxrt700", declared_in_model.clone());
+        assert_eq!(trailing(&program, &plan), expected);
+        // The same sizes from a firmware's `#[delegate(scratch = [..])]`: they replace the
+        // blob's buffers, never the transposition the call's tensors need.
+        use arenaplan_build::pipeline::{BackendScratch, DeclaredScratch};
+        let mut from_firmware = declared_in_model;
+        let sizes = std::mem::take(&mut from_firmware.delegates[0].scratch);
+        let catalogue = Catalogue::builtin();
+        let target = catalogue.target("imxrt700").unwrap();
+        let mut pipeline = Pipeline::new(target);
+        pipeline.declare(BackendScratch {
+            backend: "NeutronBackend".into(),
+            rust: false,
+            scratch: DeclaredScratch::Sizes(sizes),
+        });
+        let (program, plan) = pipeline
+            .run(from_firmware)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(trailing(&program, &plan), expected);
+    }
+
     #[test]
     fn neutron_sram_scratch_without_main_scratch_keeps_slot_one() {
         let (program, plan) = planned(

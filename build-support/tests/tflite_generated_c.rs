@@ -82,11 +82,7 @@ fn tflite_models_through_the_generated_c_give_tflms_output_bytes() {
         return;
     };
     let Some(nn) = std::env::var_os("CMSIS_NN_PATH").map(PathBuf::from) else {
-        assert!(
-            std::env::var("CI").map_or(true, |v| v != "true"),
-            "CI=true but CMSIS_NN_PATH is unset"
-        );
-        eprintln!("skipping: CMSIS_NN_PATH is unset");
+        common::skip("CMSIS_NN_PATH is unset (CMSIS-NN's sources)");
         return;
     };
     let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime-c");

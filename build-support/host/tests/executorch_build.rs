@@ -3,6 +3,9 @@
 //! with a dtype its selection left out stops with the runtime's error, no wrong numbers, no
 //! crash) and planned temp memory (`executorch::temp`: `topk`'s queue is the call's scratch).
 
+#[path = "../../tests/common/skip.rs"]
+mod skip;
+
 use arenaplan_build::executorch::{program_operators, Capacities, Dtypes};
 use arenaplan_build::model::{DType, EValue, Instruction, KernelCall, Program, Value, ValueKind};
 use arenaplan_build::Build;
@@ -86,7 +89,7 @@ fn little<const N: usize>(bytes: &[u8]) -> Vec<[u8; N]> {
 #[test]
 fn a_kernel_runs_the_dtypes_it_was_selected_for_and_refuses_the_rest() {
     if executorch_sources().is_none() {
-        eprintln!("skipped: EXECUTORCH_PATH is not set");
+        skip::skip("EXECUTORCH_PATH is not set (ExecuTorch's sources)");
         return;
     }
     let ints = add_program(DType::Int32);
@@ -131,7 +134,7 @@ fn topk_program() -> Program {
 #[test]
 fn topk_gets_its_queue_from_the_calls_planned_scratch() {
     if executorch_sources().is_none() {
-        eprintln!("skipped: EXECUTORCH_PATH is not set");
+        skip::skip("EXECUTORCH_PATH is not set (ExecuTorch's sources)");
         return;
     }
     let p = topk_program();

@@ -10,6 +10,9 @@
 //! trap or INT64_MIN on x86); the Rust kernels fail such a call
 //! (`runtime-c/kernels/executorch/tests/prim.rs`).
 
+#[path = "../../tests/common/skip.rs"]
+mod skip;
+
 use std::ffi::{c_char, CString};
 
 use arenaplan::{Call, Kind, Meta};
@@ -261,7 +264,7 @@ fn tensors() -> Vec<V> {
 #[test]
 fn every_rust_scalar_operator_computes_as_executorchs_own() {
     let Some(et) = ExecuTorch::load() else {
-        eprintln!("skipped: EXECUTORCH_PATH is not set");
+        skip::skip("EXECUTORCH_PATH is not set (ExecuTorch's sources)");
         return;
     };
     let scalars = scalars();

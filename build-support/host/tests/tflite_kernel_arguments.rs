@@ -3,31 +3,23 @@
 //! or into arithmetic C leaves undefined, is refused with `AP_ERR_ARGUMENT_MISMATCH` before a byte
 //! is read. One test per rule, each beside a call that passes (so the refusal is the rule's).
 
-use arenaplan::sys::{self, ap_buffer, ap_context, ap_kernel, ap_status};
+use arenaplan::sys::{self, ap_kernel, ap_status};
+
+#[path = "support/kernel_call.rs"]
+mod kernel_call;
+use kernel_call::{call_kernel, words};
 
 /// Runs `kernel` on `ninputs` inputs and the rest as outputs, each buffer as given.
 fn call(kernel: ap_kernel, ninputs: u32, buffers: &mut [Vec<u8>]) -> ap_status {
-    let mut args: Vec<ap_buffer> = buffers
-        .iter_mut()
-        .map(|b| ap_buffer {
-            data: b.as_mut_ptr(),
-            size: b.len(),
-        })
+    let mut boxed: Vec<Box<[u8]>> = buffers
+        .iter()
+        .map(|b| b.clone().into_boxed_slice())
         .collect();
-    let mut ctx = ap_context {
-        temp: std::ptr::null_mut(),
-        ninputs,
-        noutputs: args.len() as u32 - ninputs,
-        meta: std::ptr::null(),
-        arg_ids: std::ptr::null(),
-    };
-    let f = kernel.fn_.expect("a kernel function");
-    // SAFETY: every argument points at a live buffer of its size.
-    unsafe { f(&mut ctx, args.as_mut_ptr(), args.len(), kernel.user) }
-}
-
-fn words(w: &[i32]) -> Vec<u8> {
-    w.iter().flat_map(|x| x.to_le_bytes()).collect()
+    let status = call_kernel(kernel, ninputs, &mut boxed, false);
+    for (b, out) in buffers.iter_mut().zip(boxed) {
+        *b = out.into_vec();
+    }
+    status
 }
 
 fn kernels_built() -> bool {
@@ -95,6 +87,16 @@ fn a_product_that_overflows_matches_no_buffer_not_an_empty_one() {
         call(kernel, 3, &mut huge),
         ap_status::AP_ERR_ARGUMENT_MISMATCH
     );
+    // Elements that fit a size_t whose bytes do not (65535^4 int32), every operand broadcast:
+    // an empty output would match a byte count that wrapped to 0, and take 2^64 writes.
+    let mut w = vec![0, 4, i32::MIN, i32::MAX];
+    w.extend([65535, 65535, 65535, 65535, 1]);
+    w.extend([0; 10]);
+    let mut wrapped = vec![words(&[1]), words(&[1]), words(&w), Vec::new()];
+    assert_eq!(
+        call(kernel, 3, &mut wrapped),
+        ap_status::AP_ERR_ARGUMENT_MISMATCH
+    );
 }
 
 #[test]
@@ -139,6 +141,31 @@ fn a_convolution_dilation_of_zero_is_refused() {
         call(kernel, 4, &mut bad),
         ap_status::AP_ERR_ARGUMENT_MISMATCH
     );
+}
+
+#[test]
+fn a_convolution_geometry_past_16_bits_is_refused() {
+    if !kernels_built() {
+        return;
+    }
+    // SAFETY: a const C static.
+    let kernel = unsafe { sys::ap_kernel_tflite_3aCONV__2D };
+    // A 1x1 input, filter and output: any stride fits the window rule, but CMSIS-NN's index
+    // arithmetic holds strides, dilations and paddings in 16 bits.
+    let one = |stride: i32| Axis { stride, ..ONE };
+    for (stride, expected) in [
+        (65535, ap_status::AP_OK),
+        (65536, ap_status::AP_ERR_ARGUMENT_MISMATCH),
+    ] {
+        let mut b = vec![
+            vec![1],
+            vec![1],
+            vec![0; 4],
+            conv_params(one(stride), ONE),
+            vec![0],
+        ];
+        assert_eq!(call(kernel, 4, &mut b), expected, "stride {stride}");
+    }
 }
 
 /// One axis of a window: input, filter, stride, padding before the first element, output.
@@ -321,9 +348,13 @@ fn a_slice_whose_last_index_leaves_its_dimension_is_refused() {
             "first {first}, count {count}, step {step}"
         );
     }
-    // The first index outside.
-    for first in [4, -1] {
-        assert_eq!(run(first, 1, 1).0, ap_status::AP_ERR_ARGUMENT_MISMATCH);
+    // The first index outside, the last one too or inside.
+    for (first, count, step) in [(4, 1, 1), (-1, 1, 1), (-1, 2, 1), (4, 2, -1)] {
+        assert_eq!(
+            run(first, count, step).0,
+            ap_status::AP_ERR_ARGUMENT_MISMATCH,
+            "first {first}, count {count}, step {step}"
+        );
     }
 }
 
@@ -352,33 +383,6 @@ fn fully_connected_row_sums_of_another_size_are_refused() {
     }
 }
 
-/// Runs `kernel` as [`call`] does, with every empty buffer a null pointer (as a planner may
-/// give a tensor of no bytes): C may not take such a pointer into `memcpy` or arithmetic,
-/// even for 0 bytes, which UBSan checks in CI's sanitizer step.
-fn call_with_null_empties(kernel: ap_kernel, ninputs: u32, buffers: &mut [Vec<u8>]) -> ap_status {
-    let mut args: Vec<ap_buffer> = buffers
-        .iter_mut()
-        .map(|b| ap_buffer {
-            data: if b.is_empty() {
-                std::ptr::null_mut()
-            } else {
-                b.as_mut_ptr()
-            },
-            size: b.len(),
-        })
-        .collect();
-    let mut ctx = ap_context {
-        temp: std::ptr::null_mut(),
-        ninputs,
-        noutputs: args.len() as u32 - ninputs,
-        meta: std::ptr::null(),
-        arg_ids: std::ptr::null(),
-    };
-    let f = kernel.fn_.expect("a kernel function");
-    // SAFETY: every argument points at a live buffer of its size, or is null with size 0.
-    unsafe { f(&mut ctx, args.as_mut_ptr(), args.len(), kernel.user) }
-}
-
 #[test]
 fn an_empty_input_of_a_concatenation_is_skipped() {
     if !kernels_built() {
@@ -387,13 +391,15 @@ fn an_empty_input_of_a_concatenation_is_skipped() {
     // SAFETY: a const C static.
     let kernel = unsafe { sys::ap_kernel_tflite_3aCONCATENATION };
     // Two rows: [1 2] ++ [] ++ [3] = [1 2 3], then [4 5] ++ [] ++ [6].
-    let mut b = vec![
+    let mut b: Vec<Box<[u8]>> = [
         vec![1, 2, 4, 5],
         vec![],
         vec![3, 6],
         words(&[3, 2, 2, 0, 1]),
         vec![0; 6],
-    ];
-    assert_eq!(call_with_null_empties(kernel, 4, &mut b), ap_status::AP_OK);
-    assert_eq!(b[4], vec![1, 2, 3, 4, 5, 6]);
+    ]
+    .map(Vec::into_boxed_slice)
+    .into();
+    assert_eq!(call_kernel(kernel, 4, &mut b, true), ap_status::AP_OK);
+    assert_eq!(&*b[4], [1, 2, 3, 4, 5, 6]);
 }

@@ -12,6 +12,8 @@ mod npy;
 
 #[path = "support/tflm_runner.rs"]
 mod tflm_runner;
+// The corpus helpers' skip, which tflm_runner uses too.
+use corpus::skip;
 
 use std::path::{Path, PathBuf};
 

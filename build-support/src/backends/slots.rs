@@ -93,6 +93,12 @@ impl ScratchRole {
         roles.iter().position(|&r| r == self).unwrap_or(roles.len())
     }
 
+    /// Whether the build adds it from what a call's tensors need (Neutron's transposition
+    /// buffer), rather than a blob or a declaration giving it.
+    pub fn is_argument_need(self) -> bool {
+        self == ScratchRole::NeutronTranspose
+    }
+
     /// The compile spec naming its pool unless a declaration says otherwise.
     pub fn spec(self) -> &'static str {
         match self {

@@ -224,6 +224,21 @@ fn from_compiled(origin: &Origin) -> bool {
     matches!(origin, Origin::Blob { .. } | Origin::ModelTensor { .. })
 }
 
+/// Buffers declared without a role for a backend whose slots are known take the role of their
+/// place in the declaration (the first the backend's slot 0, …), as the backend reads them
+/// by position: a role the build adds after them (Neutron's transposition buffer) then keeps
+/// its own slot instead of pushing them past it. Buffers beyond the backend's slots keep no
+/// role (after the rest, in declaration order).
+fn positional_roles(backend: &str, specs: &mut [ScratchSpec]) {
+    let Some(slots) = slots_of(backend) else {
+        return;
+    };
+    let mut roles = slots.roles.iter();
+    for spec in specs.iter_mut().filter(|s| s.role.is_none()) {
+        spec.role = roles.next().copied();
+    }
+}
+
 /// The call's scratch arguments: buffers with a role at their role's slot, from slot 0 up to
 /// the last role needed (an unneeded role before it is an empty argument, so no later role
 /// shifts); then buffers without a role, in declaration order.
@@ -308,7 +323,12 @@ pub fn bind_scratch(
             .map(|b| &b.scratch)
         {
             None => {}
-            Some(DeclaredScratch::Sizes(declared)) => specs = declared.clone(),
+            // Declared sizes replace the blob's, not what the call's tensors need (Neutron's
+            // transposition buffer, added by the build).
+            Some(DeclaredScratch::Sizes(declared)) => {
+                specs.retain(|s| s.role.is_some_and(ScratchRole::is_argument_need));
+                specs.splice(0..0, declared.iter().cloned());
+            }
             Some(DeclaredScratch::Blob { pools, origin }) => {
                 blob_pools = pools;
                 if specs.is_empty() && crate::backends::plugin_for(&delegate.backend).is_none() {
@@ -322,6 +342,7 @@ pub fn bind_scratch(
                 }
             }
         }
+        positional_roles(&delegate.backend, &mut specs);
         // What the blob leaves out and the target supplies (Ethos-U's Dedicated_Sram fast
         // scratch): the backend's plugin knows.
         if let Some(extra) = crate::backends::plugin_for(&delegate.backend)

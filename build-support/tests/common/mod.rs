@@ -5,7 +5,7 @@
 mod corpus;
 pub mod npy;
 
-pub use corpus::{corpus, files, reference};
+pub use corpus::{corpus, files, reference, skip};
 
 use arenaplan_build::emit::{emit, Emit, Input, Symbols};
 use arenaplan_build::model::Program;

@@ -1,7 +1,8 @@
 //! Running a TFLite model on the runtime's CPU kernels against TFLite Micro's recorded
 //! results (a folder as `scripts/make_tflm_reference.py` writes it: `K-inI.npy`,
 //! `K-outO.npy`), shared by `tflm_kernels.rs` (whole models) and `tflite_kernels/` (one
-//! operator each). The crate root declares `mod npy` (`build-support/tests/common/npy.rs`).
+//! operator each). The crate root declares `mod npy` (`build-support/tests/common/npy.rs`) and
+//! has `skip` (`build-support/tests/common/skip.rs`).
 #![allow(dead_code)] // each test binary uses its own subset
 
 use std::path::{Path, PathBuf};
@@ -26,11 +27,7 @@ pub fn have_tflite_kernels() -> bool {
     if arenaplan::tflite_kernels().next().is_some() {
         return true;
     }
-    assert!(
-        std::env::var("CI").map_or(true, |v| v != "true"),
-        "CI=true but the runtime was built without CMSIS-NN (set CMSIS_NN_PATH)"
-    );
-    eprintln!("skipping: no TFLite kernels (CMSIS_NN_PATH unset when the runtime was built)");
+    crate::skip("the runtime was built without its TFLite kernels (its feature `tflite-kernels`, sources at CMSIS_NN_PATH)");
     false
 }
 

@@ -24,8 +24,11 @@
 
 #[path = "../../../tests/common/npy.rs"]
 mod npy;
+#[path = "../../../tests/common/skip.rs"]
+mod skip;
 #[path = "../support/tflm_runner.rs"]
 mod tflm_runner;
+use skip::skip;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -284,3 +284,71 @@ fn many_calls_write_one_set_of_their_outputs() {
     assert_eq!(std::fs::read_dir(&out).unwrap().count(), 2000);
     assert_eq!(floats(&out.join("1999-forward-0.npy")), [2000.0; 8]);
 }
+
+/// A TOML model's TFLite convolution: a 64x64 input, a 1x1 filter, and an output of
+/// `out_h` x `out_w` that its parameters claim too.
+fn conv_model(out_h: i32, out_w: i32) -> String {
+    let words = [
+        0,
+        0,
+        1,
+        1,
+        1,
+        0,
+        0,
+        1,
+        1,
+        -128,
+        127,
+        1,
+        64,
+        64,
+        1,
+        1,
+        1,
+        out_h,
+        out_w,
+        1,
+        1 << 30,
+        1,
+    ];
+    let bytes: Vec<String> = words
+        .iter()
+        .flat_map(|w: &i32| w.to_le_bytes())
+        .map(|b| b.to_string())
+        .collect();
+    format!(
+        "name = \"conv\"\ninputs = [\"x\"]\noutputs = [\"y\"]\n\
+         [[tensor]]\nname = \"x\"\ndtype = \"int8\"\nshape = [1, 64, 64, 1]\n\
+         [[tensor]]\nname = \"w\"\ndtype = \"int8\"\nshape = [1, 1, 1, 1]\nconstant = true\ndata = [1]\n\
+         [[tensor]]\nname = \"b\"\ndtype = \"int32\"\nshape = [1]\nconstant = true\ndata = [0, 0, 0, 0]\n\
+         [[tensor]]\nname = \"p\"\ndtype = \"int32\"\nshape = [{}]\nconstant = true\ndata = [{}]\n\
+         [[tensor]]\nname = \"y\"\ndtype = \"int8\"\nshape = [1, {out_h}, {out_w}, 1]\n\
+         [[instruction]]\nkind = \"kernel\"\nop = \"tflite:CONV_2D\"\ninputs = [\"x\", \"w\", \"b\", \"p\"]\noutputs = [\"y\"]\n",
+        words.len(),
+        bytes.join(", ")
+    )
+}
+
+/// The fault sweep's convolution: a 1x1 output of a 64x64 input through CMSIS-NN's 1x1
+/// kernel wrote 16 KB into 4 bytes. Refused now before anything runs (exit 2), naming the
+/// operator and the dimension; the output TFLite derives runs.
+#[test]
+fn a_convolution_whose_output_does_not_follow_is_refused_at_plan_time() {
+    let dir = temp_dir("conv-params");
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, conv_model(1, 64)).unwrap();
+    let out = dir.join("out");
+    let result = run(&bad, "corstone-300", &[String::new()], &out);
+    let text = stderr(&result);
+    assert_eq!(result.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("`tflite:CONV_2D`: height: an output of 1 with padding 0 does not follow from an input of 64"),
+        "{text}"
+    );
+    assert!(!out.exists());
+    let good = dir.join("good.toml");
+    std::fs::write(&good, conv_model(64, 64)).unwrap();
+    let result = run(&good, "corstone-300", &[String::new()], &out);
+    assert!(result.status.success(), "{}", stderr(&result));
+}

@@ -241,6 +241,9 @@ pub enum PipelineError {
     /// A delegate call's inputs or outputs are not the sizes its blob copies.
     #[error(transparent)]
     IoSize(#[from] IoSizeError),
+    /// A TFLite kernel call whose parameters do not fit its tensors.
+    #[error(transparent)]
+    KernelParams(#[from] crate::kernels::tflite::KernelParamsError),
     /// A delegate's blob is for another NPU than the target's.
     #[error(transparent)]
     Npu(#[from] NpuMismatchError),
@@ -343,6 +346,7 @@ impl<'t> Pipeline<'t> {
     pub fn run(&self, mut program: Program) -> Result<(Program, ModelPlan), PipelineError> {
         crate::model::check(&program)?;
         check_io_sizes(&program)?;
+        crate::kernels::tflite::check_kernel_params(&program)?;
         check_npu(&program, self.target)?;
         add_argument_needs(&mut program)?;
         add_target_specs(&mut program, self.target);

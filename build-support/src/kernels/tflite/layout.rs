@@ -11,6 +11,11 @@ pub(super) trait Field {
     fn c_declaration(name: &str) -> String;
     /// Appends its words, as the C struct lays them out (every field 32 bits, no padding).
     fn push_words(&self, words: &mut Vec<i32>);
+    /// Reads it back from the next words, as the C kernel reads them (`None` when they run
+    /// out): how the build checks a parameter block a model wrote itself.
+    fn read_words(words: &mut std::slice::Iter<'_, i32>) -> Option<Self>
+    where
+        Self: Sized;
 }
 
 impl Field for i32 {
@@ -19,6 +24,9 @@ impl Field for i32 {
     }
     fn push_words(&self, words: &mut Vec<i32>) {
         words.push(*self);
+    }
+    fn read_words(words: &mut std::slice::Iter<'_, i32>) -> Option<Self> {
+        words.next().copied()
     }
 }
 
@@ -29,6 +37,9 @@ impl Field for u32 {
     }
     fn push_words(&self, words: &mut Vec<i32>) {
         words.push(*self as i32);
+    }
+    fn read_words(words: &mut std::slice::Iter<'_, i32>) -> Option<Self> {
+        words.next().map(|&w| w as u32)
     }
 }
 
@@ -41,6 +52,12 @@ impl<T: Field, const N: usize> Field for [T; N] {
         for x in self {
             x.push_words(words);
         }
+    }
+    fn read_words(words: &mut std::slice::Iter<'_, i32>) -> Option<Self> {
+        let items: Vec<T> = (0..N)
+            .map(|_| T::read_words(words))
+            .collect::<Option<_>>()?;
+        items.try_into().ok()
     }
 }
 
@@ -56,6 +73,14 @@ impl<T: Field> Params for T {
         self.push_words(&mut words);
         words
     }
+}
+
+/// Reads layout `T` from the start of `words`: its fields and the words after them (a
+/// layout's variable part), or `None` when there are fewer words than fields.
+pub(super) fn read_params<T: Field>(words: &[i32]) -> Option<(T, &[i32])> {
+    let mut iter = words.iter();
+    let fixed = T::read_words(&mut iter)?;
+    Some((fixed, iter.as_slice()))
 }
 
 /// One layout as the C header declares it.
@@ -106,6 +131,11 @@ macro_rules! layouts {
                 }
                 fn push_words(&self, words: &mut Vec<i32>) {
                     $( $crate::kernels::tflite::layout::Field::push_words(&self.$field, words); )*
+                }
+                fn read_words(words: &mut std::slice::Iter<'_, i32>) -> Option<Self> {
+                    Some($name {
+                        $( $field: <$ty as $crate::kernels::tflite::layout::Field>::read_words(words)?, )*
+                    })
                 }
             }
 
@@ -164,6 +194,11 @@ mod tests {
             z: 9,
         };
         assert_eq!(outer.words(), [1, 2, 3, 4, 5, 6, 7, -1, 9]);
+        // Read back as the kernel reads it, the words after it left over; too few: none.
+        let mut words = outer.words();
+        words.push(10);
+        assert_eq!(read_params::<Outer>(&words), Some((outer, &[10][..])));
+        assert_eq!(read_params::<Outer>(&words[..8]), None);
         let layout = Outer::layout();
         let decls: Vec<&str> = layout.fields.iter().map(|f| &*f.declaration).collect();
         assert_eq!(

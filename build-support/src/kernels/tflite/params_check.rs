@@ -1,0 +1,297 @@
+//! A TFLite kernel call whose parameters a model wrote itself (a TOML model's
+//! `op = "tflite:CONV_2D"` with its own parameter constant): the parameters read as the kernel
+//! reads them (the layouts of `layouts.rs`) and checked against the call's tensors as the C
+//! kernel checks them, so that the build refuses an inconsistent call naming the operator and
+//! the dimension, where the board would fail the call (`AP_ERR_ARGUMENT_MISMATCH`) — or, for a
+//! kernel without the check, write past the output. The build's own lowerings pass by
+//! construction; the C checks stay, for tables no build made.
+//!
+//! Checked: the windows of the convolutions and poolings (each axis's output as TFLite derives
+//! it from input, filter, stride, dilation and padding: `padding.rs`, the rule the C kernels'
+//! `window_fits` mirrors), STRIDED_SLICE's indices, FULLY_CONNECTED's row sums, CONCATENATION's
+//! parts, and each tensor's bytes against the dimensions the parameters give. A call whose
+//! parameters are not a constant with data is left to the kernel.
+
+use thiserror::Error;
+
+use super::layout::{read_params, Field};
+use super::layouts::{ConcatParams, ConvParams, FcParams, PoolParams, StridedSliceParams};
+use super::padding::padded;
+use super::registry::Kernel;
+use crate::model::{Instruction, KernelCall, Program, ValueKind};
+
+/// A kernel call whose parameters do not fit its tensors.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[error("instruction {instruction}: `{op}`: {problem}; correct the call's parameter constant or its tensors' shapes")]
+pub struct KernelParamsError {
+    /// Flat index of the call.
+    pub instruction: usize,
+    /// The kernel, e.g. `tflite:CONV_2D`.
+    pub op: String,
+    /// What does not fit, naming the dimension or operand.
+    pub problem: String,
+}
+
+/// Checks every TFLite kernel call of `program` whose parameter constant has data.
+pub fn check_kernel_params(program: &Program) -> Result<(), KernelParamsError> {
+    for (instruction, ins) in program.flat_instructions() {
+        let Instruction::Kernel(call) = ins else {
+            continue;
+        };
+        let Some(kernel) = Kernel::ALL.iter().find(|k| k.name() == call.op) else {
+            continue;
+        };
+        let Some(words) = params_words(program, call) else {
+            continue;
+        };
+        check(program, *kernel, call, &words).map_err(|problem| KernelParamsError {
+            instruction,
+            op: call.op.clone(),
+            problem,
+        })?;
+    }
+    Ok(())
+}
+
+/// The call's last input as int32 words, when it is a constant with data.
+fn params_words(program: &Program, call: &KernelCall) -> Option<Vec<i32>> {
+    let v = &program.values[*call.inputs.last()?];
+    if !matches!(v.kind, ValueKind::Constant) {
+        return None;
+    }
+    let bytes = v.data.as_ref()?.bytes();
+    Some(
+        bytes
+            .chunks_exact(4)
+            .map(|w| i32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect(),
+    )
+}
+
+/// The bytes of the call's input `i` (`None` past the last).
+fn input_bytes(program: &Program, call: &KernelCall, i: usize) -> Option<u64> {
+    call.inputs.get(i).map(|&v| program.values[v].bytes)
+}
+
+fn output_bytes(program: &Program, call: &KernelCall) -> Option<u64> {
+    call.outputs.first().map(|&v| program.values[v].bytes)
+}
+
+/// The product of `dims` times `width` bytes, `None` for a negative factor or past u64.
+fn bytes_of(dims: &[i32], width: u64) -> Option<u64> {
+    dims.iter()
+        .try_fold(width, |n, &d| n.checked_mul(u64::try_from(d).ok()?))
+}
+
+/// That operand `what` holds the bytes the parameters give it.
+fn holds(what: &str, actual: Option<u64>, dims: &[i32], width: u64) -> Result<(), String> {
+    let expected = bytes_of(dims, width);
+    if actual.is_some() && actual == expected {
+        return Ok(());
+    }
+    Err(format!(
+        "the {what} is {} bytes, but the parameters give it {} ({})",
+        actual.map_or("missing: no".to_owned(), |b| b.to_string()),
+        expected.map_or("no size".to_owned(), |b| b.to_string()),
+        dims.iter()
+            .map(i32::to_string)
+            .chain((width > 1).then(|| format!("{width} bytes")))
+            .collect::<Vec<_>>()
+            .join(" x ")
+    ))
+}
+
+/// That `layout` was read from the words: a shorter constant names its size.
+fn read<T: Field>(words: &[i32], name: &str) -> Result<(T, Vec<i32>), String> {
+    read_params::<T>(words)
+        .map(|(p, rest)| (p, rest.to_vec()))
+        .ok_or_else(|| {
+            format!(
+                "its parameters are {} words, fewer than {name}'s",
+                words.len()
+            )
+        })
+}
+
+/// One axis of a window: the output TFLite derives, SAME or VALID, or an error naming the
+/// axis and what it should be.
+fn window(
+    axis: &str,
+    input: i32,
+    filter: i32,
+    stride: i32,
+    dilation: i32,
+    pad: i32,
+    output: i32,
+) -> Result<(), String> {
+    let all = [input, filter, stride, dilation, output];
+    if all.iter().any(|&x| x <= 0 || x > 65535) || !(0..=65535).contains(&pad) {
+        return Err(format!(
+            "{axis}: input {input}, filter {filter}, stride {stride}, dilation {dilation} and output {output} must be 1 to 65535, padding {pad} 0 to 65535"
+        ));
+    }
+    let (i, f, s, d) = (
+        i64::from(input),
+        i64::from(filter),
+        i64::from(stride),
+        i64::from(dilation),
+    );
+    let same = padded(0, i, f, s, d);
+    let valid = padded(1, i, f, s, d).filter(|&(out, _)| out > 0);
+    let this = Some((i64::from(output), i64::from(pad)));
+    if this == same || this == valid {
+        return Ok(());
+    }
+    let shown = |p: Option<(i64, i64)>, name: &str| {
+        p.map_or(format!("no {name} output"), |(o, p)| {
+            format!("{o} with padding {p} ({name})")
+        })
+    };
+    Err(format!(
+        "{axis}: an output of {output} with padding {pad} does not follow from an input of {input}, a filter of {filter}, stride {stride} and dilation {dilation}: TFLite derives {} or {}",
+        shown(same, "SAME"),
+        shown(valid, "VALID")
+    ))
+}
+
+fn check(
+    program: &Program,
+    kernel: Kernel,
+    call: &KernelCall,
+    words: &[i32],
+) -> Result<(), String> {
+    use Kernel as K;
+    let input = |i| input_bytes(program, call, i);
+    let output = output_bytes(program, call);
+    match kernel {
+        K::CONV_2D | K::CONV_2D_S16 | K::DEPTHWISE_CONV_2D | K::DEPTHWISE_CONV_2D_S16 => {
+            let (p, _) = read::<ConvParams>(words, "ap_tflite_conv_params_t")?;
+            let width = if matches!(kernel, K::CONV_2D_S16 | K::DEPTHWISE_CONV_2D_S16) {
+                2
+            } else {
+                1
+            };
+            let depthwise = matches!(kernel, K::DEPTHWISE_CONV_2D | K::DEPTHWISE_CONV_2D_S16);
+            window(
+                "height",
+                p.input_h,
+                p.filter_h,
+                p.stride_h,
+                p.dilation_h,
+                p.pad_h,
+                p.output_h,
+            )?;
+            window(
+                "width",
+                p.input_w,
+                p.filter_w,
+                p.stride_w,
+                p.dilation_w,
+                p.pad_w,
+                p.output_w,
+            )?;
+            let filter_c = if depthwise { 1 } else { p.input_c };
+            holds(
+                "input",
+                input(0),
+                &[p.batches, p.input_h, p.input_w, p.input_c],
+                width,
+            )?;
+            holds(
+                "filter",
+                input(1),
+                &[p.output_c, p.filter_h, p.filter_w, filter_c],
+                1,
+            )?;
+            holds(
+                "output",
+                output,
+                &[p.batches, p.output_h, p.output_w, p.output_c],
+                width,
+            )
+        }
+        K::AVERAGE_POOL_2D | K::MAX_POOL_2D | K::AVERAGE_POOL_2D_S16 | K::MAX_POOL_2D_S16 => {
+            let (p, _) = read::<PoolParams>(words, "ap_tflite_pool_params_t")?;
+            let width = if matches!(kernel, K::AVERAGE_POOL_2D_S16 | K::MAX_POOL_2D_S16) {
+                2
+            } else {
+                1
+            };
+            window(
+                "height", p.input_h, p.filter_h, p.stride_h, 1, p.pad_h, p.output_h,
+            )?;
+            window(
+                "width", p.input_w, p.filter_w, p.stride_w, 1, p.pad_w, p.output_w,
+            )?;
+            holds(
+                "input",
+                input(0),
+                &[p.batches, p.input_h, p.input_w, p.channels],
+                width,
+            )?;
+            holds(
+                "output",
+                output,
+                &[p.batches, p.output_h, p.output_w, p.channels],
+                width,
+            )
+        }
+        K::STRIDED_SLICE => {
+            let (p, _) = read::<StridedSliceParams>(words, "ap_tflite_strided_slice_params_t")?;
+            for d in 0..5 {
+                let (first, count, step, extent) = (p.first[d], p.count[d], p.step[d], p.extent[d]);
+                let last = i64::from(first) + i64::from(count.max(1) - 1) * i64::from(step);
+                let inside = |i: i64| (0..i64::from(extent)).contains(&i);
+                if step == 0 || count < 0 || (count > 0 && !(inside(first.into()) && inside(last)))
+                {
+                    return Err(format!(
+                        "dimension {d}: {count} indices from {first} in steps of {step} leave its extent of {extent} (the last is {last})"
+                    ));
+                }
+            }
+            let width = u64::try_from(p.width).unwrap_or(0);
+            holds("input", input(0), &p.extent, width)?;
+            holds("output", output, &p.count, width)
+        }
+        K::FULLY_CONNECTED => {
+            let (p, _) = read::<FcParams>(words, "ap_tflite_fc_params_t")?;
+            // The row sums are the input before the parameters.
+            let sums = call.inputs.len().checked_sub(2).and_then(input);
+            holds("row sums", sums, &[p.output_depth], 4)
+        }
+        K::FULLY_CONNECTED_PER_CHANNEL | K::FULLY_CONNECTED_PER_CHANNEL_S16 => {
+            let (p, per_channel) = read::<FcParams>(words, "ap_tflite_fc_params_t")?;
+            let depth = usize::try_from(p.output_depth).unwrap_or(0);
+            if per_channel.len() != 2 * depth {
+                return Err(format!(
+                    "its parameters end in {} words, not a multiplier and a shift for each of its {} output channels",
+                    per_channel.len(),
+                    p.output_depth
+                ));
+            }
+            Ok(())
+        }
+        K::CONCATENATION => {
+            let (p, inner) = read::<ConcatParams>(words, "ap_tflite_concat_params_t")?;
+            let parts = call.inputs.len().saturating_sub(1);
+            if usize::try_from(p.inputs).ok() != Some(parts) || inner.len() != parts {
+                return Err(format!(
+                    "its parameters describe {} inputs ({} sizes), the call has {parts}",
+                    p.inputs,
+                    inner.len()
+                ));
+            }
+            for (i, &n) in inner.iter().enumerate() {
+                holds(&format!("input {i}"), input(i), &[p.outer, n], 1)?;
+            }
+            let row = inner.iter().map(|&n| i64::from(n)).sum::<i64>();
+            holds(
+                "output",
+                output,
+                &[p.outer, i32::try_from(row).unwrap_or(-1)],
+                1,
+            )
+        }
+        _ => Ok(()),
+    }
+}

@@ -7,7 +7,7 @@ use arenaplan::sys::{self, ap_kernel, ap_status};
 
 #[path = "support/kernel_call.rs"]
 mod kernel_call;
-use kernel_call::{call_kernel, words};
+use kernel_call::{call_kernel, call_kernel_counted, words};
 
 /// Runs `kernel` on `ninputs` inputs and the rest as outputs, each buffer as given.
 fn call(kernel: ap_kernel, ninputs: u32, buffers: &mut [Vec<u8>]) -> ap_status {
@@ -402,4 +402,129 @@ fn an_empty_input_of_a_concatenation_is_skipped() {
     .into();
     assert_eq!(call_kernel(kernel, 4, &mut b, true), ap_status::AP_OK);
     assert_eq!(&*b[4], [1, 2, 3, 4, 5, 6]);
+}
+
+/// One call of each kind of argument list (fixed, optional scratch, a variable number of
+/// inputs) that its kernel runs: (name, kernel, inputs, buffers, whether a scratch may follow).
+fn good_calls() -> Vec<(&'static str, ap_kernel, u32, Vec<Vec<u8>>, bool)> {
+    // SAFETY: const C statics.
+    let k = |name: &'static str| unsafe {
+        match name {
+            "RELU" => sys::ap_kernel_tflite_3aRELU,
+            "STRIDED_SLICE" => sys::ap_kernel_tflite_3aSTRIDED__SLICE,
+            "FULLY_CONNECTED" => sys::ap_kernel_tflite_3aFULLY__CONNECTED,
+            "CONCATENATION" => sys::ap_kernel_tflite_3aCONCATENATION,
+            "CONV_2D" => sys::ap_kernel_tflite_3aCONV__2D,
+            _ => sys::ap_kernel_tflite_3aMAX__POOL__2D,
+        }
+    };
+    let relu = words(&[1, 1, 0, 0, 1 << 30, 0, -128, 127, 2]);
+    let fc = words(&[0, 0, 0, 1 << 30, 1, -128, 127, 1]);
+    let pool = words(&[2, 2, 0, 0, -128, 127, 1, 4, 4, 1, 2, 2, 2, 2]);
+    vec![
+        (
+            "RELU",
+            k("RELU"),
+            2,
+            vec![vec![8, 0xF8], relu, vec![0; 2]],
+            false,
+        ),
+        (
+            "STRIDED_SLICE",
+            k("STRIDED_SLICE"),
+            5,
+            vec![
+                vec![1, 2, 3, 4],
+                vec![0; 4],
+                vec![0; 4],
+                vec![0; 4],
+                slice_at(0, 4, 1),
+                vec![0; 4],
+            ],
+            false,
+        ),
+        (
+            "FULLY_CONNECTED",
+            k("FULLY_CONNECTED"),
+            4,
+            vec![vec![1, 2], vec![3, 4], words(&[7]), fc, vec![0]],
+            false,
+        ),
+        (
+            "CONCATENATION",
+            k("CONCATENATION"),
+            3,
+            vec![
+                vec![1, 2, 4, 5],
+                vec![3, 6],
+                words(&[2, 2, 2, 1]),
+                vec![0; 6],
+            ],
+            false,
+        ),
+        (
+            "CONV_2D",
+            k("CONV_2D"),
+            4,
+            vec![vec![1], vec![1], vec![0; 4], conv_params(ONE, ONE), vec![0]],
+            true,
+        ),
+        (
+            "MAX_POOL_2D",
+            k("MAX_POOL_2D"),
+            2,
+            vec![(1..=16).collect(), pool, vec![0; 4]],
+            true,
+        ),
+    ]
+}
+
+/// A table that states other counts than the list its call holds (one argument fewer, an
+/// input counted as an output, arguments past the outputs and the scratch) is refused before
+/// the kernel reads an argument by position.
+#[test]
+fn an_argument_list_other_than_the_kernel_reads_is_refused() {
+    if !kernels_built() {
+        return;
+    }
+    for (name, kernel, ins, buffers, scratch) in good_calls() {
+        let outs = buffers.len() as u32 - ins;
+        let n = buffers.len();
+        // Two spare buffers after the call's own, so no count below reads past the list.
+        let mut b: Vec<Box<[u8]>> = buffers
+            .into_iter()
+            .chain([vec![0u8; 64], vec![0u8; 64]])
+            .map(Vec::into_boxed_slice)
+            .collect();
+        let mut status = |counts| call_kernel_counted(kernel, counts, &mut b, false);
+        assert_eq!(status((ins, outs, n)), ap_status::AP_OK, "{name}");
+        let mismatch = ap_status::AP_ERR_ARGUMENT_MISMATCH;
+        assert_eq!(
+            status((ins, outs, n - 1)),
+            mismatch,
+            "{name}: one argument fewer"
+        );
+        assert_eq!(
+            status((ins - 1, outs + 1, n)),
+            mismatch,
+            "{name}: an input as an output"
+        );
+        assert_eq!(
+            status((ins + 1, outs, n)),
+            mismatch,
+            "{name}: one input past the list"
+        );
+        assert_eq!(
+            status((ins, outs + 1, n + 1)),
+            mismatch,
+            "{name}: a second output"
+        );
+        let past = if scratch { n + 2 } else { n + 1 };
+        assert_eq!(
+            status((ins, outs, past)),
+            mismatch,
+            "{name}: {} after the outputs",
+            past - n
+        );
+    }
 }

@@ -6,7 +6,7 @@
 
 static ap_status_t add(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
-    if (ctx == NULL || args == NULL || ctx->ninputs != 3 || ctx->noutputs != 1 || nargs < 4u) {
+    if (!io_is(ctx, args, nargs, 3, 1)) {
         return AP_ERR_ARGUMENT_MISMATCH;
     }
     const ap_buffer_t *a = &args[0], *b = &args[1];

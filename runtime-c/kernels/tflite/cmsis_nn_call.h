@@ -62,8 +62,7 @@ static inline int without_scratch(const ap_context_t *ctx, size_t nargs) {
 
 /* ADD and MUL of int16 (16x8 models): the same parameters, CMSIS-NN's _s16 kernels. */
 static inline int elementwise_s16_args(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *params, size_t size) {
-    return ctx != NULL && args != NULL && ctx->ninputs == 3 && ctx->noutputs == 1 && nargs == 4u &&
-           read_params(&args[2], params, size) && args[0].size == args[3].size && args[1].size == args[3].size &&
+    return io_is(ctx, args, nargs, 3, 1) && read_params(&args[2], params, size) && args[0].size == args[3].size && args[1].size == args[3].size &&
            args[3].size % 2 == 0 && args[3].size / 2 <= INT32_MAX && aligned_to(&args[0], 2) &&
            aligned_to(&args[1], 2) && aligned_to(&args[3], 2);
 }

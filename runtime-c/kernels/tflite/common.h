@@ -85,9 +85,22 @@ static inline int window_fits(int32_t in, int32_t taps, int32_t stride, int32_t 
     return (out == valid && pad == 0) || (out == same && pad == same_pad);
 }
 
+/* The one rule for a call's argument list: `min_in` to `max_in` inputs, `out` outputs, then
+ * `min_extra` to `max_extra` more arguments (a kernel's scratch), and nothing else. A kernel
+ * reads its arguments by position only after this holds, so a table that lists fewer
+ * arguments than the kernel reads is refused, never read past. */
+static inline int io_counts(const ap_context_t *ctx, const ap_buffer_t *args, size_t nargs, uint32_t min_in,
+                            uint32_t max_in, uint32_t out, size_t min_extra, size_t max_extra) {
+    if (ctx == NULL || args == NULL || ctx->ninputs < min_in || ctx->ninputs > max_in || ctx->noutputs != out) {
+        return 0;
+    }
+    const size_t io = (size_t)ctx->ninputs + out;
+    return nargs >= io + min_extra && nargs <= io + max_extra;
+}
+
 /* Whether a call has `in` inputs and `out` outputs and nothing after them. */
 static inline int io_is(const ap_context_t *ctx, const ap_buffer_t *args, size_t nargs, uint32_t in, uint32_t out) {
-    return ctx != NULL && args != NULL && ctx->ninputs == in && ctx->noutputs == out && nargs == (size_t)in + out;
+    return io_counts(ctx, args, nargs, in, in, out, 0, 0);
 }
 
 /* An element of a signed integer tensor of `width` bytes, little-endian as the targets are. */

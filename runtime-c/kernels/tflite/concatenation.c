@@ -10,7 +10,7 @@
 /* Each outer index: every input's slice after it, in order. */
 static ap_status_t concatenation(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
-    if (ctx == NULL || args == NULL || ctx->ninputs < 2 || ctx->noutputs != 1 || nargs != (size_t)ctx->ninputs + 1u) {
+    if (!io_counts(ctx, args, nargs, 2, UINT32_MAX, 1, 0, 0)) {
         return AP_ERR_ARGUMENT_MISMATCH;
     }
     const uint32_t n = ctx->ninputs - 1; /* the data inputs, before the params */

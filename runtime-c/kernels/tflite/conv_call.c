@@ -10,7 +10,7 @@
 /* `wide`: a 16x8 call (int16 input and output, int64 bias). */
 int ap_tflite_conv_call(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, int depthwise, int wide,
                         ap_tflite_conv_call_t *c) {
-    if (ctx == NULL || args == NULL || ctx->ninputs != 4 || ctx->noutputs != 1 || nargs < 5u) {
+    if (!io_counts(ctx, args, nargs, 4, 4, 1, 0, 1)) { /* then the scratch, when planned */
         return 0;
     }
     const ap_buffer_t *input = &args[0], *filter = &args[1], *bias = &args[2], *params = &args[3];

@@ -13,8 +13,7 @@
 
 static ap_status_t fully_connected(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
-    if (ctx == NULL || args == NULL || ctx->noutputs != 1 || (ctx->ninputs != 4 && ctx->ninputs != 5) ||
-        nargs != (size_t)ctx->ninputs + 1u) {
+    if (!io_counts(ctx, args, nargs, 4, 5, 1, 0, 0)) {
         return AP_ERR_ARGUMENT_MISMATCH;
     }
     const uint32_t n = ctx->ninputs;
@@ -62,8 +61,7 @@ const ap_kernel_t ap_kernel_tflite_3aFULLY__CONNECTED = {"tflite:FULLY_CONNECTED
  * output the row's sum of weight x (input + offset) plus bias, requantized by its channel's
  * multiplier by CMSIS-NN's rule (TFLM's): int32 sums for int8 (`wide` 0), int64 for 16x8. */
 static ap_status_t fc_per_channel(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, int wide) {
-    if (ctx == NULL || args == NULL || ctx->noutputs != 1 || (ctx->ninputs != 3 && ctx->ninputs != 4) ||
-        nargs != (size_t)ctx->ninputs + 1u) {
+    if (!io_counts(ctx, args, nargs, 3, 4, 1, 0, 0)) {
         return AP_ERR_ARGUMENT_MISMATCH;
     }
     const uint32_t n = ctx->ninputs;

@@ -9,8 +9,7 @@
 /* TFLM's Pad: every output element is the input's where it falls inside, else the value. */
 static ap_status_t pad(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
-    if (ctx == NULL || args == NULL || (ctx->ninputs != 3 && ctx->ninputs != 4) || ctx->noutputs != 1 ||
-        nargs != (size_t)ctx->ninputs + 1u) {
+    if (!io_counts(ctx, args, nargs, 3, 4, 1, 0, 0)) {
         return AP_ERR_ARGUMENT_MISMATCH;
     }
     const uint32_t n = ctx->ninputs;

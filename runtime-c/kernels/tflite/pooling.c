@@ -7,7 +7,7 @@
 
 /* Pooling of int8 (width 1) or int16 (width 2) values. */
 ap_status_t ap_tflite_pool(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, int average, size_t width) {
-    if (ctx == NULL || args == NULL || ctx->ninputs != 2 || ctx->noutputs != 1 || nargs < 3u) {
+    if (!io_counts(ctx, args, nargs, 2, 2, 1, 0, 1)) { /* then the scratch, when planned */
         return AP_ERR_ARGUMENT_MISMATCH;
     }
     const ap_buffer_t *input = &args[0];

@@ -37,7 +37,7 @@ static int64_t round_away(float q) {
  * (the subtraction wraps as int32 does on the targets). */
 static ap_status_t quantize(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
-    if (ctx == NULL || args == NULL || ctx->ninputs != 2 || ctx->noutputs != 1 || nargs != 3u) {
+    if (!io_is(ctx, args, nargs, 2, 1)) {
         return AP_ERR_ARGUMENT_MISMATCH;
     }
     const ap_buffer_t *input = &args[0];

@@ -8,8 +8,7 @@
 
 static ap_status_t reshape(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
-    if (ctx == NULL || args == NULL || ctx->ninputs != 1 || ctx->noutputs != 1 || nargs < 2u ||
-        args[0].size != args[1].size) {
+    if (!io_is(ctx, args, nargs, 1, 1) || args[0].size != args[1].size) {
         return AP_ERR_ARGUMENT_MISMATCH;
     }
     if (args[0].size > 0 && args[0].data != args[1].data) {

@@ -10,8 +10,7 @@
 
 static ap_status_t svdf(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
-    if (ctx == NULL || args == NULL || (ctx->ninputs != 6 && ctx->ninputs != 7) || ctx->noutputs != 1 ||
-        nargs != (size_t)ctx->ninputs + 2u) {
+    if (!io_counts(ctx, args, nargs, 6, 7, 1, 1, 1)) { /* then its scratch */
         return AP_ERR_ARGUMENT_MISMATCH;
     }
     const uint32_t n = ctx->ninputs;

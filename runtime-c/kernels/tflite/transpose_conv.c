@@ -12,8 +12,7 @@
  * scatters each input instead, into an int32 accumulator per output: the same sums). */
 static ap_status_t transpose_conv(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
-    if (ctx == NULL || args == NULL || ctx->noutputs != 1 || (ctx->ninputs != 4 && ctx->ninputs != 5) ||
-        nargs != (size_t)ctx->ninputs + 1u) {
+    if (!io_counts(ctx, args, nargs, 4, 5, 1, 0, 0)) {
         return AP_ERR_ARGUMENT_MISMATCH;
     }
     const uint32_t n = ctx->ninputs;

@@ -18,7 +18,7 @@ static cmsis_nn_lstm_gate lstm_gate(const ap_tflite_lstm_gate_t *g, const ap_buf
 
 static ap_status_t lstm(ap_context_t *ctx, ap_buffer_t *args, size_t nargs, void *user) {
     (void)user;
-    if (ctx == NULL || args == NULL || ctx->ninputs != 17 || ctx->noutputs != 1 || nargs != 19u) {
+    if (!io_counts(ctx, args, nargs, 17, 17, 1, 1, 1)) { /* then its scratch */
         return AP_ERR_ARGUMENT_MISMATCH;
     }
     const ap_buffer_t *input = &args[0], *sums = &args[15];

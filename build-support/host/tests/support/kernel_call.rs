@@ -12,6 +12,22 @@ pub fn call_kernel(
     buffers: &mut [Box<[u8]>],
     null_empties: bool,
 ) -> ap_status {
+    let noutputs = buffers.len() as u32 - ninputs;
+    let nargs = buffers.len();
+    call_kernel_counted(kernel, (ninputs, noutputs, nargs), buffers, null_empties)
+}
+
+/// [`call_kernel`] with the counts the call states — inputs, outputs, arguments — given
+/// apart from the buffers it holds, as a table may state them wrongly. `buffers` must hold at
+/// least as many as either count reaches, so a kernel that trusts the wrong count still reads
+/// live memory (and a test sees what it returns rather than a crash).
+pub fn call_kernel_counted(
+    kernel: ap_kernel,
+    (ninputs, noutputs, nargs): (u32, u32, usize),
+    buffers: &mut [Box<[u8]>],
+    null_empties: bool,
+) -> ap_status {
+    assert!(nargs <= buffers.len() && (ninputs + noutputs) as usize <= buffers.len());
     let mut args: Vec<ap_buffer> = buffers
         .iter_mut()
         .map(|b| ap_buffer {
@@ -26,14 +42,15 @@ pub fn call_kernel(
     let mut ctx = ap_context {
         temp: std::ptr::null_mut(),
         ninputs,
-        noutputs: args.len() as u32 - ninputs,
+        noutputs,
         meta: std::ptr::null(),
         arg_ids: std::ptr::null(),
     };
     let f = kernel.fn_.expect("a kernel function");
     // SAFETY: every argument points at a live buffer of exactly its size (a boxed slice: no
-    // spare capacity for an overrun to land in unseen), or is null with size 0.
-    unsafe { f(&mut ctx, args.as_mut_ptr(), args.len(), kernel.user) }
+    // spare capacity for an overrun to land in unseen), or is null with size 0; `nargs` is at
+    // most the list's length.
+    unsafe { f(&mut ctx, args.as_mut_ptr(), nargs, kernel.user) }
 }
 
 /// Little-endian bytes of `w`, as the kernels' parameter blocks are laid out.

@@ -404,9 +404,12 @@ fn an_empty_input_of_a_concatenation_is_skipped() {
     assert_eq!(&*b[4], [1, 2, 3, 4, 5, 6]);
 }
 
+/// A call its kernel runs: (name, kernel, inputs, buffers, whether a scratch may follow).
+type GoodCall = (&'static str, ap_kernel, u32, Vec<Vec<u8>>, bool);
+
 /// One call of each kind of argument list (fixed, optional scratch, a variable number of
-/// inputs) that its kernel runs: (name, kernel, inputs, buffers, whether a scratch may follow).
-fn good_calls() -> Vec<(&'static str, ap_kernel, u32, Vec<Vec<u8>>, bool)> {
+/// inputs) that its kernel runs.
+fn good_calls() -> Vec<GoodCall> {
     // SAFETY: const C statics.
     let k = |name: &'static str| unsafe {
         match name {

@@ -723,6 +723,26 @@ mod slots {
         assert_eq!(trailing(&program, &plan), expected);
     }
 
+    /// The NPU reads and writes every tensor of a Neutron call: an empty one is refused at
+    /// build time, as the C backend refuses it (a NULL address) at each call.
+    #[test]
+    fn a_neutron_call_with_an_empty_tensor_is_refused() {
+        for side in [0, 1] {
+            let mut program = one_call("NeutronBackend", neutron(0, &[]), "");
+            program.values[side].shape = vec![0];
+            program.values[side].bytes = 0;
+            let err = Pipeline::new(Catalogue::builtin().target("mcxn947").unwrap())
+                .plan(program)
+                .unwrap_err()
+                .to_string();
+            let name = ["input", "output"][side];
+            assert!(
+                err.starts_with(&format!("instruction 0: delegate `npu` (NeutronBackend): {name} 0 is 0 bytes (an empty tensor)")),
+                "{err}"
+            );
+        }
+    }
+
     #[test]
     fn neutron_sram_scratch_without_main_scratch_keeps_slot_one() {
         let (program, plan) = planned(

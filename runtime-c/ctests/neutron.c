@@ -75,6 +75,13 @@ static void neutron(void) {
     CHECK_STATUS(run_backend(&ap_neutron_backend, &blob, direct, 4), AP_ERR_DRIVER);
     CHECK(ap_neutron_sim_last()->status == AP_NEUTRON_SIM_OVERLAP && ap_neutron_sim_calls() == 1);
     CHECK(ap_neutron_sim_prepared() == 0);
+    /* An empty input or output: the NPU would be handed NULL. Refused before the job. */
+    uint32_t before = ap_neutron_sim_calls();
+    ap_buffer_t empty_out[] = {{arena, 8}, {NULL, 0}, {arena + 64, 128}, {arena + 192, 64}};
+    CHECK_STATUS(run_backend(&ap_neutron_backend, &blob, empty_out, 4), AP_ERR_ARGUMENT_MISMATCH);
+    ap_buffer_t empty_in[] = {{NULL, 0}, {arena + 16, 8}, {arena + 64, 128}, {arena + 192, 64}};
+    CHECK_STATUS(run_backend(&ap_neutron_backend, &blob, empty_in, 4), AP_ERR_ARGUMENT_MISMATCH);
+    CHECK(ap_neutron_sim_calls() == before);
     /* Bad payloads. */
     blob_t bad_magic = blob;
     bad_magic.data[16] ^= 0xFF;

@@ -370,6 +370,15 @@ static ap_status_t execute(ap_context_t *ctx, ap_handle_t *handle, ap_buffer_t *
     ap_neutron_layout_t input_layouts[AP_NEUTRON_MAX_IO], output_layouts[AP_NEUTRON_MAX_IO];
     memset(input_layouts, 0, sizeof input_layouts);
     memset(output_layouts, 0, sizeof output_layouts);
+    /* The NPU reads and writes every tensor of its call: none may be empty (a NULL address
+     * would reach the NPU; the build refuses such a call, a table no build made is refused
+     * here). */
+    for (size_t i = 0; i < (size_t)b->ninputs + b->noutputs; i++) {
+        const ap_buffer_t *t = i < b->ninputs ? &a.inputs[input_map[i]] : &a.outputs[output_map[i - b->ninputs]];
+        if (t->data == NULL || t->size == 0) {
+            return AP_ERR_ARGUMENT_MISMATCH;
+        }
+    }
     for (uint8_t i = 0; i < b->ninputs; i++) {
         inputs[i] = a.inputs[input_map[i]].data;
         input_sizes[i] = a.inputs[input_map[i]].size;

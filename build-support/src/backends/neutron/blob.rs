@@ -224,6 +224,21 @@ impl BackendPlugin for Neutron {
     /// `mcxn94x`) against the target's `npu.config`. NXP's library runs microcode for another
     /// Neutron without a word, so this is the only place the mismatch can be caught. A program
     /// without the spec (older exporters) has nothing to compare.
+    /// The blob gives no I/O sizes (the microcode knows them), but the NPU reads and writes
+    /// every tensor of its call: an empty one (a dimension of 0) has no memory to give it (the
+    /// C backend would hand the NPU a NULL address), and is refused.
+    fn check_io(&self, _blob: &[u8], inputs: &[u64], outputs: &[u64]) -> Result<(), String> {
+        let sides = [("input", inputs), ("output", outputs)];
+        for (side, sizes) in sides {
+            if let Some(i) = sizes.iter().position(|&b| b == 0) {
+                return Err(format!(
+                    "{side} {i} is 0 bytes (an empty tensor), but the NPU reads and writes every tensor of its call"
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn check_target(
         &self,
         _blob: &[u8],

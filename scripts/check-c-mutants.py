@@ -92,6 +92,35 @@ MUTANTS = [
      [(f"{KERNELS}/common.h",
        "return nargs >= io + min_extra && nargs <= io + max_extra;", "return nargs <= io + max_extra;")],
      ARGUMENTS + ["an_argument_list_other_than_the_kernel_reads_is_refused"]),
+    ("pad-input-size",
+     [(f"{KERNELS}/pad.c", "input->size != in_count * w ||", "")],
+     ARGUMENTS + ["a_tensor_of_other_bytes_than_the_parameters_give_is_refused"]),
+    ("pad-output-size",
+     [(f"{KERNELS}/pad.c", " ||\n        output->size != out_count * w) {", ") {")],
+     ARGUMENTS + ["a_tensor_of_other_bytes_than_the_parameters_give_is_refused"]),
+    ("concat-input-size",
+     [(f"{KERNELS}/concatenation.c", "if (inner < 0 || args[i].size != (size_t)p.outer * (size_t)inner) {",
+       "if (inner < 0) {")],
+     ARGUMENTS + ["a_tensor_of_other_bytes_than_the_parameters_give_is_refused"]),
+    ("concat-output-size",
+     [(f"{KERNELS}/concatenation.c", "if (output->size != (size_t)p.outer * row) {", "if (0) {")],
+     ARGUMENTS + ["a_tensor_of_other_bytes_than_the_parameters_give_is_refused"]),
+    ("transpose-conv-input-size",
+     [(f"{KERNELS}/transpose_conv.c",
+       "input->size != product4((size_t)p.batches, (size_t)p.input_h, (size_t)p.input_w, ic) ||", "")],
+     ARGUMENTS + ["a_tensor_of_other_bytes_than_the_parameters_give_is_refused"]),
+    ("transpose-conv-filter-size",
+     [(f"{KERNELS}/transpose_conv.c",
+       "filter->size != product4(oc, (size_t)p.filter_h, (size_t)p.filter_w, ic) ||", "")],
+     ARGUMENTS + ["a_tensor_of_other_bytes_than_the_parameters_give_is_refused"]),
+    ("transpose-conv-output-size",
+     [(f"{KERNELS}/transpose_conv.c",
+       " ||\n        output->size != product4((size_t)p.batches, (size_t)p.output_h, (size_t)p.output_w, oc)) {",
+       ") {")],
+     ARGUMENTS + ["a_tensor_of_other_bytes_than_the_parameters_give_is_refused"]),
+    ("fc-input-size",
+     [(f"{KERNELS}/fully_connected.c", "input->size != product4(batches, accum, 1, 1) ||", "")],
+     ARGUMENTS + ["a_tensor_of_other_bytes_than_the_parameters_give_is_refused"]),
     ("neutron-empty-tensor",
      [("runtime-c/backends/neutron/neutron_backend.c",
        "if (t->data == NULL || t->size == 0) {", "if (0) {")],
@@ -142,7 +171,7 @@ def run_mutant(name, edits, test):
 def main():
     if "--list" in sys.argv:
         for m in MUTANTS:
-            print(f"{m[0]:24} {', '.join(sorted({e[0] for e in m[1]}))}")
+            print(f"{m[0]:28} {', '.join(sorted({e[0] for e in m[1]}))}")
         return
     chosen = sys.argv[1:]
     unknown = set(chosen) - {m[0] for m in MUTANTS}
@@ -153,7 +182,7 @@ def main():
         if chosen and mutant[0] not in chosen:
             continue
         killed, output = run_mutant(*mutant)
-        print(f"{mutant[0]:24} {'killed' if killed else 'SURVIVED'}", flush=True)
+        print(f"{mutant[0]:28} {'killed' if killed else 'SURVIVED'}", flush=True)
         if not killed:
             survivors.append(mutant[0])
             print(output[-3000:])

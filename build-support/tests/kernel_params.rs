@@ -178,3 +178,26 @@ fn concatenation_parts_of_other_sizes_are_refused() {
         .unwrap_err()
         .contains("`tflite:CONCATENATION`: the input 1 is 4 bytes, but the parameters give it 2"));
 }
+
+#[test]
+fn a_pad_whose_tensors_are_not_its_extents_is_refused() {
+    let call = |output: i64| {
+        let mut w = vec![1, 0];
+        w.extend([1, 0, 0].repeat(4));
+        w.extend([2, 1, 1]);
+        plan(
+            "tflite:PAD",
+            &[
+                tensor("x", "int8", &[2]),
+                constant("q", "int32", &[2], vec![0; 8]),
+                params(&w),
+                tensor("y", "int8", &[output]),
+            ],
+            &["x", "q", "p"],
+        )
+    };
+    call(4).unwrap();
+    assert!(call(3).unwrap_err().contains(
+        "`tflite:PAD`: the output is 3 bytes, but the parameters give it 4 (1 x 1 x 1 x 1 x 4)"
+    ));
+}

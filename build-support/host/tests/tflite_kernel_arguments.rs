@@ -531,3 +531,104 @@ fn an_argument_list_other_than_the_kernel_reads_is_refused() {
         );
     }
 }
+
+/// Every tensor whose bytes a kernel's parameters determine, one byte short or one byte
+/// long, is refused: the kernel would read past an input or write past an output. (The
+/// window and slice tests hold the geometry; this, each operand's size.)
+#[test]
+fn a_tensor_of_other_bytes_than_the_parameters_give_is_refused() {
+    if !kernels_built() {
+        return;
+    }
+    // SAFETY: const C statics.
+    let (pad, concatenation, transpose_conv, fully_connected) = unsafe {
+        (
+            sys::ap_kernel_tflite_3aPAD,
+            sys::ap_kernel_tflite_3aCONCATENATION,
+            sys::ap_kernel_tflite_3aTRANSPOSE__CONV,
+            sys::ap_kernel_tflite_3aFULLY__CONNECTED,
+        )
+    };
+    // PAD of width 1: [a b] padded by one on each side of its last dimension.
+    let mut pad_params = vec![1, 0];
+    pad_params.extend([1, 0, 0].repeat(4));
+    pad_params.extend([2, 1, 1]);
+    // TRANSPOSE_CONV of 1x1 everything: the ap_tflite_conv_params_t, a multiplier, a shift.
+    let mut tc_params = vec![
+        0, 0, 1, 1, 1, 0, 0, 1, 1, -128, 127, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    ];
+    tc_params.extend([1 << 30, 1]);
+    // (name, kernel, inputs, buffers, the operands whose size the parameters give, output)
+    let calls: [(&str, ap_kernel, u32, Vec<Vec<u8>>, &[usize], Vec<u8>); 4] = [
+        (
+            "PAD",
+            pad,
+            3,
+            vec![vec![5, 6], vec![0; 8], words(&pad_params), vec![9; 4]],
+            &[0, 3],
+            vec![0, 5, 6, 0],
+        ),
+        (
+            "CONCATENATION",
+            concatenation,
+            3,
+            vec![
+                vec![1, 2, 4, 5],
+                vec![3, 6],
+                words(&[2, 2, 2, 1]),
+                vec![0; 6],
+            ],
+            &[0, 1, 3],
+            vec![1, 2, 3, 4, 5, 6],
+        ),
+        (
+            "TRANSPOSE_CONV",
+            transpose_conv,
+            4,
+            vec![
+                words(&[1, 1, 1, 1]),
+                vec![2],
+                vec![3],
+                words(&tc_params),
+                vec![0],
+            ],
+            &[1, 2, 4],
+            vec![6],
+        ),
+        (
+            "FULLY_CONNECTED",
+            fully_connected,
+            4,
+            vec![
+                vec![1, 2],
+                vec![3, 4],
+                words(&[7]),
+                words(&[0, 0, 0, 1 << 30, 1, -128, 127, 1]),
+                vec![0],
+            ],
+            &[0, 1, 2],
+            vec![11],
+        ),
+    ];
+    for (name, kernel, ins, buffers, sized, expected) in calls {
+        let mut ok = buffers.clone();
+        assert_eq!(call(kernel, ins, &mut ok), ap_status::AP_OK, "{name}");
+        assert_eq!(ok.last(), Some(&expected), "{name}");
+        for &k in sized {
+            for delta in [-1i32, 1] {
+                let mut b = buffers.clone();
+                if delta < 0 {
+                    b[k].pop();
+                } else {
+                    b[k].push(0);
+                }
+                assert_eq!(
+                    call(kernel, ins, &mut b),
+                    ap_status::AP_ERR_ARGUMENT_MISMATCH,
+                    "{name}: operand {k} {} a byte",
+                    if delta < 0 { "short of" } else { "over by" }
+                );
+            }
+        }
+    }
+}

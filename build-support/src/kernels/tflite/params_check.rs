@@ -9,13 +9,16 @@
 //! Checked: the windows of the convolutions and poolings (each axis's output as TFLite derives
 //! it from input, filter, stride, dilation and padding: `padding.rs`, the rule the C kernels'
 //! `window_fits` mirrors), STRIDED_SLICE's indices, FULLY_CONNECTED's row sums, CONCATENATION's
-//! parts, and each tensor's bytes against the dimensions the parameters give. A call whose
+//! parts, and each tensor's bytes against the dimensions the parameters give (those, and
+//! PAD's and TRANSPOSE_CONV's). A call whose
 //! parameters are not a constant with data is left to the kernel.
 
 use thiserror::Error;
 
 use super::layout::{read_params, Field};
-use super::layouts::{ConcatParams, ConvParams, FcParams, PoolParams, StridedSliceParams};
+use super::layouts::{
+    ConcatParams, ConvParams, FcParams, PadParams, PoolParams, StridedSliceParams,
+};
 use super::padding::padded;
 use super::registry::Kernel;
 use crate::model::{Instruction, KernelCall, Program, ValueKind};
@@ -235,6 +238,41 @@ fn check(
                 &[p.batches, p.output_h, p.output_w, p.channels],
                 width,
             )
+        }
+        K::TRANSPOSE_CONV => {
+            // (output shape, filter, input, [bias,] params): TFLite takes the output's shape as
+            // given; each operand holds what the parameters say.
+            let (p, _) = read::<ConvParams>(words, "ap_tflite_conv_params_t")?;
+            holds(
+                "filter",
+                input(1),
+                &[p.output_c, p.filter_h, p.filter_w, p.input_c],
+                1,
+            )?;
+            holds(
+                "input",
+                input(2),
+                &[p.batches, p.input_h, p.input_w, p.input_c],
+                1,
+            )?;
+            holds(
+                "output",
+                output,
+                &[p.batches, p.output_h, p.output_w, p.output_c],
+                1,
+            )
+        }
+        K::PAD => {
+            let (p, _) = read::<PadParams>(words, "ap_tflite_pad_params_t")?;
+            let width = u64::try_from(p.width).unwrap_or(0);
+            let inner: Vec<i32> = p.dims.iter().map(|d| d[0]).collect();
+            let padded: Vec<i32> = p
+                .dims
+                .iter()
+                .map(|d| d[0].saturating_add(d[1]).saturating_add(d[2]))
+                .collect();
+            holds("input", input(0), &inner, width)?;
+            holds("output", output, &padded, width)
         }
         K::STRIDED_SLICE => {
             let (p, _) = read::<StridedSliceParams>(words, "ap_tflite_strided_slice_params_t")?;

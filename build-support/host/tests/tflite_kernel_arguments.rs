@@ -532,6 +532,17 @@ fn an_argument_list_other_than_the_kernel_reads_is_refused() {
     }
 }
 
+/// A call its kernel runs: (name, kernel, inputs, buffers, the operands whose size the
+/// parameters give, the output it computes).
+type SizedCall = (
+    &'static str,
+    ap_kernel,
+    u32,
+    Vec<Vec<u8>>,
+    &'static [usize],
+    Vec<u8>,
+);
+
 /// Every tensor whose bytes a kernel's parameters determine, one byte short or one byte
 /// long, is refused: the kernel would read past an input or write past an output. (The
 /// window and slice tests hold the geometry; this, each operand's size.)
@@ -558,8 +569,7 @@ fn a_tensor_of_other_bytes_than_the_parameters_give_is_refused() {
         0, 0, 1, 1, 1, 0, 0, 1, 1, -128, 127, 1, 1, 1, 1, 1, 1, 1, 1, 1,
     ];
     tc_params.extend([1 << 30, 1]);
-    // (name, kernel, inputs, buffers, the operands whose size the parameters give, output)
-    let calls: [(&str, ap_kernel, u32, Vec<Vec<u8>>, &[usize], Vec<u8>); 4] = [
+    let calls: [SizedCall; 4] = [
         (
             "PAD",
             pad,

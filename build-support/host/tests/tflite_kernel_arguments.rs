@@ -26,34 +26,12 @@ fn kernels_built() -> bool {
     arenaplan::tflite_kernels().next().is_some()
 }
 
-/// STRIDED_SLICE's parameters: width 1, then first, count, step and extent over five dimensions.
-fn slice_params(count: i32, step: i32) -> Vec<u8> {
-    let mut w = vec![1];
-    w.extend([0, 0, 0, 0, 0]);
-    w.extend([1, 1, 1, 1, count]);
-    w.extend([1, 1, 1, 1, step]);
-    w.extend([1, 1, 1, 1, 4]);
-    words(&w)
-}
-
 #[test]
 fn a_slice_step_of_zero_is_refused() {
     if !kernels_built() {
         return;
     }
-    // SAFETY: a const C static.
-    let kernel = unsafe { sys::ap_kernel_tflite_3aSTRIDED__SLICE };
-    let run = |count: i32, step: i32, out: usize| {
-        let mut b = vec![
-            vec![1, 2, 3, 4],
-            vec![0; 4],
-            vec![0; 4],
-            vec![0; 4],
-            slice_params(count, step),
-            vec![0; out],
-        ];
-        (call(kernel, 5, &mut b), b.pop().unwrap())
-    };
+    let run = |count: i32, step: i32, out: usize| slice(0, count, step, out);
     assert_eq!(run(2, 2, 2), (ap_status::AP_OK, vec![1, 3]));
     // Step 0 would read index 0 count times: any count, any output size.
     assert_eq!(run(3, 0, 3).0, ap_status::AP_ERR_ARGUMENT_MISMATCH);
@@ -320,23 +298,29 @@ fn slice_at(first: i32, count: i32, step: i32) -> Vec<u8> {
     words(&w)
 }
 
+/// STRIDED_SLICE of [1 2 3 4] (`slice_at`'s parameters) into an output of `out` bytes: its
+/// status and the output.
+fn slice(first: i32, count: i32, step: i32, out: usize) -> (ap_status, Vec<u8>) {
+    // SAFETY: a const C static.
+    let kernel = unsafe { sys::ap_kernel_tflite_3aSTRIDED__SLICE };
+    let mut b = vec![
+        vec![1, 2, 3, 4],
+        vec![0; 4],
+        vec![0; 4],
+        vec![0; 4],
+        slice_at(first, count, step),
+        vec![0; out],
+    ];
+    (call(kernel, 5, &mut b), b.pop().unwrap())
+}
+
 #[test]
 fn a_slice_whose_last_index_leaves_its_dimension_is_refused() {
     if !kernels_built() {
         return;
     }
-    // SAFETY: a const C static.
-    let kernel = unsafe { sys::ap_kernel_tflite_3aSTRIDED__SLICE };
     let run = |first: i32, count: i32, step: i32| {
-        let mut b = vec![
-            vec![1, 2, 3, 4],
-            vec![0; 4],
-            vec![0; 4],
-            vec![0; 4],
-            slice_at(first, count, step),
-            vec![0; usize::try_from(count).unwrap()],
-        ];
-        (call(kernel, 5, &mut b), b.pop().unwrap())
+        slice(first, count, step, usize::try_from(count).unwrap())
     };
     assert_eq!(run(0, 4, 1), (ap_status::AP_OK, vec![1, 2, 3, 4]));
     assert_eq!(run(3, 4, -1), (ap_status::AP_OK, vec![4, 3, 2, 1]));

@@ -3,8 +3,8 @@
 //! the Ethos-U part needs `ethos-u-driver`). Call the NPU's `init` once, before the first
 //! inference, and route its interrupt to `ethos_u::on_interrupt`.
 //!
-//! Corstone-300's Ethos-U55 ([`ethos_u`]) and NXP's Neutron ([`neutron`]) each have an example
-//! of their own, compiled by CI with the features on.
+//! Corstone-300's Ethos-U55 (`ethos_u`, with `ethos-u-driver`) and NXP's Neutron (`neutron`)
+//! each have an example of their own, compiled by CI with the features on.
 //!
 //! On the host, where there is no NPU, `arenaplan::sim` registers the emulated one instead;
 //! under QEMU (feature `simulator`) both are there.

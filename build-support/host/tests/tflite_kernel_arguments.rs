@@ -563,6 +563,9 @@ fn a_tensor_of_other_bytes_than_the_parameters_give_is_refused() {
             "MEAN" => sys::ap_kernel_tflite_3aMEAN,
             "SOFTMAX" => sys::ap_kernel_tflite_3aSOFTMAX,
             "ADD" => sys::ap_kernel_tflite_3aADD,
+            "SignalWindow" => sys::ap_kernel_tflite_3aSignalWindow,
+            "SignalEnergy" => sys::ap_kernel_tflite_3aSignalEnergy,
+            "INT_BINARY" => sys::ap_kernel_tflite_3aINT__BINARY,
             _ => sys::ap_kernel_tflite_3aMUL,
         }
     };
@@ -693,6 +696,38 @@ fn a_tensor_of_other_bytes_than_the_parameters_give_is_refused() {
             &[0, 1, 3],
             None,
         ),
+        // Two int16 samples times a frame of one weight, shifted by 0.
+        (
+            "SignalWindow",
+            k("SignalWindow"),
+            3,
+            vec![vec![2, 0, 3, 0], vec![1, 0], words(&[0, 1, 2]), vec![0; 4]],
+            &[0, 1, 3],
+            Some(vec![2, 0, 3, 0]),
+        ),
+        // The energy of bins 0..1 of two (re, im) int16 pairs: 3^2 + 4^2, then 0.
+        (
+            "SignalEnergy",
+            k("SignalEnergy"),
+            2,
+            vec![vec![3, 0, 4, 0, 0, 0, 0, 0], words(&[0, 1, 2]), vec![9; 8]],
+            &[2],
+            Some(words(&[25, 0])),
+        ),
+        // int32 ADD of two elements, b broadcast.
+        (
+            "INT_BINARY",
+            k("INT_BINARY"),
+            3,
+            vec![
+                words(&[1, 2]),
+                words(&[10]),
+                int_binary_params(),
+                vec![0; 8],
+            ],
+            &[3],
+            Some(words(&[11, 12])),
+        ),
         (
             "MUL",
             k("MUL"),
@@ -730,4 +765,46 @@ fn a_tensor_of_other_bytes_than_the_parameters_give_is_refused() {
             }
         }
     }
+}
+
+/// INT_BINARY's parameters: an int32 ADD over two elements, a walking them, b broadcast.
+fn int_binary_params() -> Vec<u8> {
+    let mut w = vec![0, 4, i32::MIN, i32::MAX];
+    w.extend([1, 1, 1, 1, 2]);
+    w.extend([0, 0, 0, 0, 1]);
+    w.extend([0; 5]);
+    words(&w)
+}
+
+/// An input a kernel walks to a reach its parameters give (INT_BINARY's strides, SignalEnergy's
+/// last bin) may be longer than the walk, never shorter: one element short is refused.
+#[test]
+fn an_input_shorter_than_its_walk_is_refused() {
+    if !kernels_built() {
+        return;
+    }
+    // SAFETY: const C statics.
+    let (int_binary, energy) = unsafe {
+        (
+            sys::ap_kernel_tflite_3aINT__BINARY,
+            sys::ap_kernel_tflite_3aSignalEnergy,
+        )
+    };
+    let binary =
+        |a: Vec<u8>, b: Vec<u8>| call(int_binary, 3, &mut [a, b, int_binary_params(), vec![0; 8]]);
+    assert_eq!(
+        binary(words(&[1, 2, 3]), words(&[10, 20])),
+        ap_status::AP_OK
+    );
+    assert_eq!(
+        binary(words(&[1]), words(&[10])),
+        ap_status::AP_ERR_ARGUMENT_MISMATCH
+    );
+    assert_eq!(
+        binary(words(&[1, 2]), vec![]),
+        ap_status::AP_ERR_ARGUMENT_MISMATCH
+    );
+    let bins = |input: Vec<u8>| call(energy, 2, &mut [input, words(&[0, 2, 2]), vec![0; 8]]);
+    assert_eq!(bins(vec![1; 8]), ap_status::AP_OK);
+    assert_eq!(bins(vec![1; 7]), ap_status::AP_ERR_ARGUMENT_MISMATCH);
 }

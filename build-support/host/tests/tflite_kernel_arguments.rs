@@ -566,6 +566,9 @@ fn a_tensor_of_other_bytes_than_the_parameters_give_is_refused() {
             "SignalWindow" => sys::ap_kernel_tflite_3aSignalWindow,
             "SignalEnergy" => sys::ap_kernel_tflite_3aSignalEnergy,
             "INT_BINARY" => sys::ap_kernel_tflite_3aINT__BINARY,
+            "SignalFilterBankSquareRoot" => sys::ap_kernel_tflite_3aSignalFilterBankSquareRoot,
+            "SignalFftAutoScale" => sys::ap_kernel_tflite_3aSignalFftAutoScale,
+            "SignalFilterBankLog" => sys::ap_kernel_tflite_3aSignalFilterBankLog,
             _ => sys::ap_kernel_tflite_3aMUL,
         }
     };
@@ -727,6 +730,38 @@ fn a_tensor_of_other_bytes_than_the_parameters_give_is_refused() {
             ],
             &[3],
             Some(words(&[11, 12])),
+        ),
+        // One uint64 channel and the shift (int32 bits) into one uint32.
+        (
+            "SignalFilterBankSquareRoot",
+            k("SignalFilterBankSquareRoot"),
+            3,
+            vec![
+                vec![16, 0, 0, 0, 0, 0, 0, 0],
+                words(&[0]),
+                words(&[1]),
+                vec![0; 4],
+            ],
+            &[0, 1, 3],
+            None,
+        ),
+        // One int16 sample into one int16 and the scale (int32 bits).
+        (
+            "SignalFftAutoScale",
+            k("SignalFftAutoScale"),
+            2,
+            vec![vec![3, 0], words(&[1]), vec![0; 2], vec![0; 4]],
+            &[0, 2, 3],
+            None,
+        ),
+        // One uint32 channel into one int16 logarithm.
+        (
+            "SignalFilterBankLog",
+            k("SignalFilterBankLog"),
+            2,
+            vec![vec![0, 1, 0, 0], words(&[1, 0, 1]), vec![0; 2]],
+            &[0, 2],
+            None,
         ),
         (
             "MUL",

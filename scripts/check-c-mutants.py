@@ -206,6 +206,30 @@ MUTANTS = [
     ("filter-bank-log-output-size",
      [(f"{KERNELS}/signal_filter_bank_log.c", " || out->size != 2u * (size_t)p.count) {", ") {")],
      ARGUMENTS + ["a_tensor_of_other_bytes_than_the_parameters_give_is_refused"]),
+    ("pcan-input-size",
+     [(f"{KERNELS}/signal_pcan.c", "if (in->size != 4u * n || noise", "if (noise")],
+     ARGUMENTS + ["a_tensor_of_other_bytes_than_the_parameters_give_is_refused"]),
+    ("pcan-noise-size",
+     [(f"{KERNELS}/signal_pcan.c", "noise->size != 4u * n || out->size", "out->size")],
+     ARGUMENTS + ["a_tensor_of_other_bytes_than_the_parameters_give_is_refused"]),
+    ("pcan-output-size",
+     [(f"{KERNELS}/signal_pcan.c", "out->size != 4u * n || lut->size", "lut->size")],
+     ARGUMENTS + ["a_tensor_of_other_bytes_than_the_parameters_give_is_refused"]),
+    ("pcan-table-size",
+     [(f"{KERNELS}/signal_pcan.c", " || lut->size != 2u * (size_t)p.lut_count) {", ") {")],
+     ARGUMENTS + ["a_tensor_of_other_bytes_than_the_parameters_give_is_refused"]),
+    ("spectral-subtraction-input-size",
+     [(f"{KERNELS}/signal_filter_bank_spectral_subtraction.c", "if (in->size != 4u * n || state", "if (state")],
+     ARGUMENTS + ["a_tensor_of_other_bytes_than_the_parameters_give_is_refused"]),
+    ("spectral-subtraction-state-size",
+     [(f"{KERNELS}/signal_filter_bank_spectral_subtraction.c", "state->size != 4u * n || out", "out")],
+     ARGUMENTS + ["a_tensor_of_other_bytes_than_the_parameters_give_is_refused"]),
+    ("spectral-subtraction-output-size",
+     [(f"{KERNELS}/signal_filter_bank_spectral_subtraction.c", "out->size != 4u * n || noise", "noise")],
+     ARGUMENTS + ["a_tensor_of_other_bytes_than_the_parameters_give_is_refused"]),
+    ("spectral-subtraction-noise-size",
+     [(f"{KERNELS}/signal_filter_bank_spectral_subtraction.c", " || noise->size != 4u * n) {", ") {")],
+     ARGUMENTS + ["a_tensor_of_other_bytes_than_the_parameters_give_is_refused"]),
     ("neutron-empty-tensor",
      [("runtime-c/backends/neutron/neutron_backend.c",
        "if (t->data == NULL || t->size == 0) {", "if (0) {")],
@@ -256,7 +280,7 @@ def run_mutant(name, edits, test):
 def main():
     if "--list" in sys.argv:
         for m in MUTANTS:
-            print(f"{m[0]:28} {', '.join(sorted({e[0] for e in m[1]}))}")
+            print(f"{m[0]:36} {', '.join(sorted({e[0] for e in m[1]}))}")
         return
     chosen = sys.argv[1:]
     unknown = set(chosen) - {m[0] for m in MUTANTS}
@@ -267,7 +291,7 @@ def main():
         if chosen and mutant[0] not in chosen:
             continue
         killed, output = run_mutant(*mutant)
-        print(f"{mutant[0]:28} {'killed' if killed else 'SURVIVED'}", flush=True)
+        print(f"{mutant[0]:36} {'killed' if killed else 'SURVIVED'}", flush=True)
         if not killed:
             survivors.append(mutant[0])
             print(output[-3000:])

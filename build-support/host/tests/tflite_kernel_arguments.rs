@@ -569,6 +569,10 @@ fn a_tensor_of_other_bytes_than_the_parameters_give_is_refused() {
             "SignalFilterBankSquareRoot" => sys::ap_kernel_tflite_3aSignalFilterBankSquareRoot,
             "SignalFftAutoScale" => sys::ap_kernel_tflite_3aSignalFftAutoScale,
             "SignalFilterBankLog" => sys::ap_kernel_tflite_3aSignalFilterBankLog,
+            "SignalPCAN" => sys::ap_kernel_tflite_3aSignalPCAN,
+            "SignalFilterBankSpectralSubtraction" => {
+                sys::ap_kernel_tflite_3aSignalFilterBankSpectralSubtraction
+            }
             _ => sys::ap_kernel_tflite_3aMUL,
         }
     };
@@ -761,6 +765,36 @@ fn a_tensor_of_other_bytes_than_the_parameters_give_is_refused() {
             2,
             vec![vec![0, 1, 0, 0], words(&[1, 0, 1]), vec![0; 2]],
             &[0, 2],
+            None,
+        ),
+        // One channel, its noise estimate and TFLM's smallest gain table (125 int16).
+        (
+            "SignalPCAN",
+            k("SignalPCAN"),
+            4,
+            vec![
+                words(&[9]),
+                words(&[1]),
+                vec![0; 250],
+                words(&[1, 0, 125]),
+                vec![0; 4],
+            ],
+            &[0, 1, 2, 4],
+            None,
+        ),
+        // One channel and its state into the output and the new noise estimate.
+        (
+            "SignalFilterBankSpectralSubtraction",
+            k("SignalFilterBankSpectralSubtraction"),
+            3,
+            vec![
+                words(&[9]),
+                words(&[0]),
+                words(&[1, 0, 0, 0, 0, 0, 0, 0, 0]),
+                vec![0; 4],
+                vec![0; 4],
+            ],
+            &[0, 1, 3, 4],
             None,
         ),
         (

@@ -131,6 +131,15 @@ static void neutron_slots_by_role(void) {
         CHECK(ap_neutron_sim_last()->scratch == (uint64_t)(uintptr_t)(arena + 64));
         CHECK(ap_neutron_sim_last()->sram_scratch == 0);
         ap_method_destroy(&m);
+        /* A planned scratch smaller than the blob's 128 bytes: refused before the job. */
+        static const uint32_t short_args[] = {0, 1, 4};
+        const ap_instruction_t short_ins[] = {{AP_INSTR_DELEGATE, 0, short_args, 3, 1, 1}};
+        const ap_program_t q = {tensors, 7, short_ins, 1, del, 1, NULL, 0, in, 1, out, 1, NULL};
+        CHECK_STATUS(setup(&m, &q, backends, 1, NULL, 0), AP_OK);
+        uint32_t before = ap_neutron_sim_calls();
+        CHECK_STATUS(ap_method_execute(&m), AP_ERR_SCRATCH_TOO_SMALL);
+        CHECK(ap_neutron_sim_calls() == before);
+        ap_method_destroy(&m);
     }
     /* Version 1 with every role: [in, out, scratch, sram, profile, debug]. */
     {

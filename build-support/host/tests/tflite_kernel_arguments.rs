@@ -877,3 +877,57 @@ fn an_input_shorter_than_its_walk_is_refused() {
     assert_eq!(bins(vec![1; 8]), ap_status::AP_OK);
     assert_eq!(bins(vec![1; 7]), ap_status::AP_ERR_ARGUMENT_MISMATCH);
 }
+
+/// SVDF (int8 state, with its feature sums) of everything 1: each operand whose bytes the
+/// parameters give, one byte short or long, is refused; the scratch may be larger, never
+/// smaller.
+#[test]
+fn svdf_operands_of_other_bytes_than_the_parameters_give_are_refused() {
+    if !kernels_built() {
+        return;
+    }
+    // SAFETY: a const C static.
+    let kernel = unsafe { sys::ap_kernel_tflite_3aSVDF };
+    // rank, zero points, two requantizations (x 1), batches, input size, filters, memory,
+    // the state's range.
+    let params = words(&[1, 0, 0, 1 << 30, 1, 1 << 30, 1, 1, 1, 1, 1, -128, 127]);
+    let good = vec![
+        vec![1],     // input
+        vec![1],     // feature weights
+        vec![1],     // time weights
+        words(&[0]), // bias
+        vec![0],     // state
+        words(&[1]), // feature sums
+        params,
+        vec![0],    // output
+        vec![0; 8], // scratch: batches x (filters + units) int32
+    ];
+    let run = |buffers: Vec<Vec<u8>>| {
+        let n = buffers.len();
+        let mut b: Vec<Box<[u8]>> = buffers.into_iter().map(Vec::into_boxed_slice).collect();
+        call_kernel_counted(kernel, (7, 1, n), &mut b, false)
+    };
+    assert_eq!(run(good.clone()), ap_status::AP_OK);
+    for k in [0, 1, 2, 3, 4, 5, 7] {
+        for delta in [-1i32, 1] {
+            let mut b = good.clone();
+            if delta < 0 {
+                b[k].pop();
+            } else {
+                b[k].push(0);
+            }
+            assert_eq!(
+                run(b),
+                ap_status::AP_ERR_ARGUMENT_MISMATCH,
+                "operand {k} {} a byte",
+                if delta < 0 { "short of" } else { "over by" }
+            );
+        }
+    }
+    let mut roomy = good.clone();
+    roomy[8].push(0);
+    assert_eq!(run(roomy), ap_status::AP_OK);
+    let mut short = good;
+    short[8].pop();
+    assert_eq!(run(short), ap_status::AP_ERR_ARGUMENT_MISMATCH);
+}

@@ -812,6 +812,8 @@ fn a_tensor_of_other_bytes_than_the_parameters_give_is_refused() {
         ),
     ];
     for (name, kernel, ins, buffers, sized, expected) in calls {
+        let op = format!("tflite:{name}");
+        assert_eq!(plan_time(&op, ins, &buffers), Ok(()), "{name}");
         let mut ok = buffers.clone();
         assert_eq!(call(kernel, ins, &mut ok), ap_status::AP_OK, "{name}");
         if let Some(expected) = expected {
@@ -825,11 +827,16 @@ fn a_tensor_of_other_bytes_than_the_parameters_give_is_refused() {
                 } else {
                     b[k].push(0);
                 }
+                let how = if delta < 0 { "short of" } else { "over by" };
+                // The build refuses at plan time what the kernel refuses at the call.
+                assert!(
+                    plan_time(&op, ins, &b).is_err(),
+                    "{name}: operand {k} {how} a byte passes the build's check"
+                );
                 assert_eq!(
                     call(kernel, ins, &mut b),
                     ap_status::AP_ERR_ARGUMENT_MISMATCH,
-                    "{name}: operand {k} {} a byte",
-                    if delta < 0 { "short of" } else { "over by" }
+                    "{name}: operand {k} {how} a byte"
                 );
             }
         }
@@ -907,6 +914,9 @@ fn svdf_operands_of_other_bytes_than_the_parameters_give_are_refused() {
         let mut b: Vec<Box<[u8]>> = buffers.into_iter().map(Vec::into_boxed_slice).collect();
         call_kernel_counted(kernel, (7, 1, n), &mut b, false)
     };
+    // The build's check sees the call without its scratch (planned apart).
+    let plan = |b: &[Vec<u8>]| plan_time("tflite:SVDF", 7, &b[..8]);
+    assert_eq!(plan(&good), Ok(()));
     assert_eq!(run(good.clone()), ap_status::AP_OK);
     for k in [0, 1, 2, 3, 4, 5, 7] {
         for delta in [-1i32, 1] {
@@ -916,6 +926,10 @@ fn svdf_operands_of_other_bytes_than_the_parameters_give_are_refused() {
             } else {
                 b[k].push(0);
             }
+            assert!(
+                plan(&b).is_err(),
+                "operand {k}: the build's check passes it"
+            );
             assert_eq!(
                 run(b),
                 ap_status::AP_ERR_ARGUMENT_MISMATCH,
@@ -930,4 +944,33 @@ fn svdf_operands_of_other_bytes_than_the_parameters_give_are_refused() {
     let mut short = good;
     short[8].pop();
     assert_eq!(run(short), ap_status::AP_ERR_ARGUMENT_MISMATCH);
+}
+
+/// The build's plan-time check of a call of `op` on these buffers (the last input the
+/// parameter constant, the rest after `ninputs` the outputs), as a model naming the kernel
+/// would give it.
+fn plan_time(op: &str, ninputs: u32, buffers: &[Vec<u8>]) -> Result<(), String> {
+    use arenaplan_build::model::{
+        ConstantData, DType, Instruction, KernelCall, Program, Value, ValueKind,
+    };
+    let mut program = Program::new("call");
+    let ids: Vec<usize> = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let mut v = Value::planned(format!("v{i}"), DType::Int8, vec![b.len() as u64]);
+            if i + 1 == ninputs as usize {
+                v.kind = ValueKind::Constant;
+                v.data = Some(ConstantData::new(b.clone()));
+            }
+            program.add_value(v)
+        })
+        .collect();
+    let (inputs, outputs) = ids.split_at(ninputs as usize);
+    program.body.push(Instruction::Kernel(KernelCall::new(
+        op,
+        inputs.to_vec(),
+        outputs.to_vec(),
+    )));
+    arenaplan_build::kernels::tflite::check_kernel_params(&program).map_err(|e| e.to_string())
 }

@@ -17,7 +17,10 @@ use thiserror::Error;
 
 use super::layout::{read_params, Field};
 use super::layouts::{
-    ConcatParams, ConvParams, FcParams, PadParams, PoolParams, StridedSliceParams,
+    CastParams, ConcatParams, ConvParams, CountParams, DequantizeParams, EnergyParams, FcParams,
+    FilterBankLogParams, IntBinaryParams, MeanParams, PadParams, PcanParams, PoolParams,
+    QuantizeParams, ReluParams, SoftmaxParams, SpectralSubtractionParams, StridedSliceParams,
+    SvdfParams, WindowParams,
 };
 use super::padding::padded;
 use super::registry::Kernel;
@@ -291,16 +294,30 @@ fn check(
             holds("input", input(0), &p.extent, width)?;
             holds("output", output, &p.count, width)
         }
-        K::FULLY_CONNECTED => {
-            let (p, _) = read::<FcParams>(words, "ap_tflite_fc_params_t")?;
-            // The row sums are the input before the parameters.
-            let sums = call.inputs.len().checked_sub(2).and_then(input);
-            holds("row sums", sums, &[p.output_depth], 4)
-        }
-        K::FULLY_CONNECTED_PER_CHANNEL | K::FULLY_CONNECTED_PER_CHANNEL_S16 => {
+        K::FULLY_CONNECTED
+        | K::FULLY_CONNECTED_PER_CHANNEL
+        | K::FULLY_CONNECTED_PER_CHANNEL_S16 => {
             let (p, per_channel) = read::<FcParams>(words, "ap_tflite_fc_params_t")?;
-            let depth = usize::try_from(p.output_depth).unwrap_or(0);
-            if per_channel.len() != 2 * depth {
+            let act = if kernel == K::FULLY_CONNECTED_PER_CHANNEL_S16 {
+                2
+            } else {
+                1
+            };
+            let depth = u64::try_from(p.output_depth).unwrap_or(0).max(1);
+            // The filter's rows are the output's depth; its columns, and the output's batches,
+            // give the input.
+            let accum = input(1).unwrap_or(0) / depth;
+            let batches = output.unwrap_or(0) / (depth * act);
+            let dim = |n: u64| i32::try_from(n).unwrap_or(-1);
+            holds("filter", input(1), &[p.output_depth, dim(accum)], 1)?;
+            holds("output", output, &[dim(batches), p.output_depth], act)?;
+            holds("input", input(0), &[dim(batches), dim(accum)], act)?;
+            if kernel == K::FULLY_CONNECTED {
+                // The row sums are the input before the parameters.
+                let sums = call.inputs.len().checked_sub(2).and_then(input);
+                return holds("row sums", sums, &[p.output_depth], 4);
+            }
+            if per_channel.len() != 2 * depth as usize {
                 return Err(format!(
                     "its parameters end in {} words, not a multiplier and a shift for each of its {} output channels",
                     per_channel.len(),
@@ -329,6 +346,187 @@ fn check(
                 &[p.outer, i32::try_from(row).unwrap_or(-1)],
                 1,
             )
+        }
+        K::QUANTIZE => {
+            let (p, _) = read::<QuantizeParams>(words, "ap_tflite_quantize_params_t")?;
+            let elements = input(0).zip(u64::try_from(p.input_width).ok().filter(|&w| w > 0));
+            let n = elements.map(|(b, w)| b / w).unwrap_or(0);
+            holds(
+                "input",
+                input(0),
+                &[n as i32],
+                u64::try_from(p.input_width).unwrap_or(0),
+            )?;
+            holds(
+                "output",
+                output,
+                &[n as i32],
+                u64::try_from(p.output_width).unwrap_or(0),
+            )
+        }
+        K::DEQUANTIZE => {
+            let (p, _) = read::<DequantizeParams>(words, "ap_tflite_dequantize_params_t")?;
+            let width = u64::try_from(p.input_width).ok().filter(|&w| w > 0);
+            let n = input(0).zip(width).map_or(0, |(b, w)| b / w);
+            holds("input", input(0), &[n as i32], width.unwrap_or(0))?;
+            holds("output", output, &[n as i32], 4)
+        }
+        K::CAST => {
+            let (p, _) = read::<CastParams>(words, "ap_tflite_cast_params_t")?;
+            // The kernel's type codes: 1 int8, 2 int16, 3 int32, 4 uint32, 5 bool, 6 float32.
+            let width = |t: i32| {
+                [0u64, 1, 2, 4, 4, 1, 4]
+                    .get(usize::try_from(t).ok()?)
+                    .copied()
+            };
+            holds("input", input(0), &[p.count], width(p.from).unwrap_or(0))?;
+            holds("output", output, &[p.count], width(p.to).unwrap_or(0))
+        }
+        K::RELU => {
+            let (p, _) = read::<ReluParams>(words, "ap_tflite_relu_params_t")?;
+            let width = u64::try_from(p.width).unwrap_or(0);
+            holds("input", input(0), &[p.count], width)?;
+            holds("output", output, &[p.count], width)
+        }
+        K::MEAN => {
+            let (p, _) = read::<MeanParams>(words, "ap_tflite_mean_params_t")?;
+            let width = u64::try_from(p.width).unwrap_or(0);
+            let kept: Vec<i32> = (0..5)
+                .map(|d| if p.reduced[d] != 0 { 1 } else { p.extent[d] })
+                .collect();
+            holds("input", input(0), &p.extent, width)?;
+            holds("output", output, &kept, width)
+        }
+        K::SOFTMAX => {
+            let (p, _) = read::<SoftmaxParams>(words, "ap_tflite_softmax_params_t")?;
+            let bytes = input(0).unwrap_or(0);
+            let row = u64::try_from(p.row_size).unwrap_or(0);
+            if row == 0 || bytes == 0 || bytes % row != 0 {
+                return Err(format!(
+                    "the input is {bytes} bytes, not whole rows of {}",
+                    p.row_size
+                ));
+            }
+            if output != Some(bytes) && output != bytes.checked_mul(2) {
+                return Err(format!(
+                    "the output is {} bytes, neither the input's {bytes} (int8) nor twice them (int16)",
+                    output.unwrap_or(0)
+                ));
+            }
+            Ok(())
+        }
+        K::ADD | K::MUL | K::ADD_S16 | K::MUL_S16 => {
+            let out = output.unwrap_or(0);
+            for (i, what) in [(0, "first input"), (1, "second input")] {
+                if input(i) != Some(out) {
+                    return Err(format!(
+                        "the {what} is {} bytes, the output {out}: they are the same shape",
+                        input(i).unwrap_or(0)
+                    ));
+                }
+            }
+            Ok(())
+        }
+        K::INT_BINARY => {
+            let (p, _) = read::<IntBinaryParams>(words, "ap_tflite_int_binary_params_t")?;
+            let width = u64::try_from(p.width).unwrap_or(0);
+            holds("output", output, &p.extent, width)?;
+            for (i, what, stride) in [
+                (0, "first input", p.a_stride),
+                (1, "second input", p.b_stride),
+            ] {
+                // The last element its strides reach, counted from 1.
+                let reach = (0..5).try_fold(1i64, |r, d| {
+                    let step = i64::from(p.extent[d] - 1).checked_mul(i64::from(stride[d]))?;
+                    (step >= 0).then(|| r + step)
+                });
+                let need = reach
+                    .and_then(|r| u64::try_from(r).ok())
+                    .and_then(|r| r.checked_mul(width));
+                if need.is_none() || input(i) < need {
+                    return Err(format!(
+                        "the {what} is {} bytes, but its strides reach {}",
+                        input(i).unwrap_or(0),
+                        need.map_or("past any size".to_owned(), |b| format!("{b} bytes"))
+                    ));
+                }
+            }
+            Ok(())
+        }
+        K::SVDF => {
+            let (p, _) = read::<SvdfParams>(words, "ap_tflite_svdf_params_t")?;
+            // Feature sums (an input before the parameters) go with an int8 state.
+            let width = if call.inputs.len() == 7 { 1 } else { 2 };
+            let units = if p.rank > 0 { p.filters / p.rank } else { 0 };
+            holds("input", input(0), &[p.batches, p.input_size], 1)?;
+            holds("feature weights", input(1), &[p.filters, p.input_size], 1)?;
+            holds("time weights", input(2), &[p.filters, p.memory_size], width)?;
+            holds("bias", input(3), &[units], 4)?;
+            holds(
+                "state",
+                input(4),
+                &[p.batches, p.memory_size, p.filters],
+                width,
+            )?;
+            if width == 1 {
+                holds("feature sums", input(5), &[p.filters], 4)?;
+            }
+            holds("output", output, &[p.batches, units], 1)
+        }
+        K::SignalWindow => {
+            let (p, _) = read::<WindowParams>(words, "ap_tflite_window_params_t")?;
+            holds("input", input(0), &[p.count], 2)?;
+            holds("weights", input(1), &[p.frame], 2)?;
+            holds("output", output, &[p.count], 2)
+        }
+        K::SignalEnergy => {
+            let (p, _) = read::<EnergyParams>(words, "ap_tflite_energy_params_t")?;
+            holds("output", output, &[p.count], 4)?;
+            let need = bytes_of(&[p.end], 4);
+            if need.is_none() || input(0) < need {
+                return Err(format!(
+                    "the input is {} bytes, but its bins reach {}",
+                    input(0).unwrap_or(0),
+                    need.unwrap_or(0)
+                ));
+            }
+            Ok(())
+        }
+        K::SignalFilterBankSquareRoot => {
+            let (p, _) = read::<CountParams>(words, "ap_tflite_count_params_t")?;
+            holds("input", input(0), &[p.count], 8)?;
+            holds("shift", input(1), &[1], 4)?;
+            holds("output", output, &[p.count], 4)
+        }
+        K::SignalFftAutoScale => {
+            let (p, _) = read::<CountParams>(words, "ap_tflite_count_params_t")?;
+            holds("input", input(0), &[p.count], 2)?;
+            holds("output", output, &[p.count], 2)?;
+            let bits = call.outputs.get(1).map(|&v| program.values[v].bytes);
+            holds("scale output", bits, &[1], 4)
+        }
+        K::SignalFilterBankLog => {
+            let (p, _) = read::<FilterBankLogParams>(words, "ap_tflite_filter_bank_log_params_t")?;
+            holds("input", input(0), &[p.count], 4)?;
+            holds("output", output, &[p.count], 2)
+        }
+        K::SignalPCAN => {
+            let (p, _) = read::<PcanParams>(words, "ap_tflite_pcan_params_t")?;
+            holds("input", input(0), &[p.count], 4)?;
+            holds("noise estimate", input(1), &[p.count], 4)?;
+            holds("gain table", input(2), &[p.lut_count], 2)?;
+            holds("output", output, &[p.count], 4)
+        }
+        K::SignalFilterBankSpectralSubtraction => {
+            let (p, _) = read::<SpectralSubtractionParams>(
+                words,
+                "ap_tflite_spectral_subtraction_params_t",
+            )?;
+            holds("input", input(0), &[p.channels], 4)?;
+            holds("state", input(1), &[p.channels], 4)?;
+            holds("output", output, &[p.channels], 4)?;
+            let noise = call.outputs.get(1).map(|&v| program.values[v].bytes);
+            holds("noise estimate", noise, &[p.channels], 4)
         }
         _ => Ok(()),
     }

@@ -7,7 +7,7 @@ use arenaplan::sys::{self, ap_kernel, ap_status};
 
 #[path = "support/kernel_call.rs"]
 mod kernel_call;
-use kernel_call::{call_kernel, call_kernel_counted, words};
+use kernel_call::{call_kernel, call_kernel_counted, call_kernel_sized, words};
 
 /// Runs `kernel` on `ninputs` inputs and the rest as outputs, each buffer as given.
 fn call(kernel: ap_kernel, ninputs: u32, buffers: &mut [Vec<u8>]) -> ap_status {
@@ -569,6 +569,8 @@ fn a_tensor_of_other_bytes_than_the_parameters_give_is_refused() {
             "SignalFilterBankSquareRoot" => sys::ap_kernel_tflite_3aSignalFilterBankSquareRoot,
             "SignalFftAutoScale" => sys::ap_kernel_tflite_3aSignalFftAutoScale,
             "SignalFilterBankLog" => sys::ap_kernel_tflite_3aSignalFilterBankLog,
+            "SignalRfft" => sys::ap_kernel_tflite_3aSignalRfft,
+            "SignalFilterBank" => sys::ap_kernel_tflite_3aSignalFilterBank,
             "SignalPCAN" => sys::ap_kernel_tflite_3aSignalPCAN,
             "SignalFilterBankSpectralSubtraction" => {
                 sys::ap_kernel_tflite_3aSignalFilterBankSpectralSubtraction
@@ -797,6 +799,39 @@ fn a_tensor_of_other_bytes_than_the_parameters_give_is_refused() {
             &[0, 1, 3, 4],
             None,
         ),
+        // A real FFT of length 4 (half 2: one radix-2 stage) of one frame of two samples.
+        (
+            "SignalRfft",
+            k("SignalRfft"),
+            4,
+            vec![
+                vec![1, 0, 2, 0],
+                vec![0; 8],
+                vec![0; 4],
+                words(&[2, 2, 1, 1, 2, 1]),
+                vec![0; 12],
+            ],
+            &[0, 1, 2, 4],
+            None,
+        ),
+        // One channel over a spectrum of two, weights of two, empty bands.
+        (
+            "SignalFilterBank",
+            k("SignalFilterBank"),
+            7,
+            vec![
+                vec![0; 8],
+                vec![0; 4],
+                vec![0; 4],
+                vec![0; 4],
+                vec![0; 4],
+                vec![0; 4],
+                words(&[1, 2, 2]),
+                vec![0; 8],
+            ],
+            &[0, 1, 2, 7],
+            None,
+        ),
         (
             "MUL",
             k("MUL"),
@@ -883,6 +918,135 @@ fn an_input_shorter_than_its_walk_is_refused() {
     let bins = |input: Vec<u8>| call(energy, 2, &mut [input, words(&[0, 2, 2]), vec![0; 8]]);
     assert_eq!(bins(vec![1; 8]), ap_status::AP_OK);
     assert_eq!(bins(vec![1; 7]), ap_status::AP_ERR_ARGUMENT_MISMATCH);
+    // SignalFilterBank reads an int16 of each band table for each of channels + 1 bands.
+    // SAFETY: a const C static.
+    let filter_bank = unsafe { sys::ap_kernel_tflite_3aSignalFilterBank };
+    // Each table holds two int16 of 0 (empty bands) and states `bytes` of them: a kernel
+    // reading past the stated size reads those zeros and runs.
+    let bank = |table: usize, bytes: usize| {
+        let mut b: Vec<Box<[u8]>> = [
+            vec![0; 8],
+            vec![0; 4],
+            vec![0; 4],
+            vec![0; 6],
+            vec![0; 6],
+            vec![0; 6],
+            words(&[1, 2, 2]),
+            vec![0; 8],
+        ]
+        .map(Vec::into_boxed_slice)
+        .into();
+        let mut sizes = [8, 4, 4, 4, 4, 4, 12, 8];
+        sizes[table] = bytes;
+        call_kernel_sized(filter_bank, (7, 1, 8), &mut b, &sizes, false)
+    };
+    // The weights and unweights walked together (the second band takes both weights): both
+    // one weight short.
+    let with_weights = |bytes: usize| {
+        let mut b = vec![vec![0; 8], vec![0; bytes], vec![0; bytes]];
+        b.extend([
+            vec![0; 4],
+            vec![0; 4],
+            vec![0, 0, 2, 0],
+            words(&[1, 2, 2]),
+            vec![0; 8],
+        ]);
+        call(filter_bank, 7, &mut b)
+    };
+    assert_eq!(with_weights(4), ap_status::AP_OK);
+    assert_eq!(with_weights(2), ap_status::AP_ERR_ARGUMENT_MISMATCH);
+    for table in 3..6 {
+        assert_eq!(
+            bank(table, 6),
+            ap_status::AP_OK,
+            "band table {table} longer"
+        );
+        assert_eq!(
+            bank(table, 3),
+            ap_status::AP_ERR_ARGUMENT_MISMATCH,
+            "band table {table} short"
+        );
+    }
+}
+
+/// UNIDIRECTIONAL_SEQUENCE_LSTM of everything 1: each operand whose bytes the parameters give,
+/// one byte short or long, is refused by the kernel and by the build's check alike; the
+/// scratch may be larger, never smaller.
+#[test]
+fn lstm_operands_of_other_bytes_than_the_parameters_give_are_refused() {
+    if !kernels_built() {
+        return;
+    }
+    // SAFETY: a const C static.
+    let kernel = unsafe { sys::ap_kernel_tflite_3aUNIDIRECTIONAL__SEQUENCE__LSTM };
+    // Batch-major, one batch, step, input and hidden unit; every rescaling x 1; the cell in
+    // Q3.12; the gates sigmoid but the cell gate's tanh.
+    let mut p = vec![
+        0,
+        1,
+        1,
+        1,
+        1,
+        0,
+        1 << 30,
+        1,
+        1 << 30,
+        1,
+        0,
+        -12,
+        1 << 30,
+        1,
+        0,
+    ];
+    for activation in [0, 0, 1, 0] {
+        p.extend([1 << 30, 1, 1 << 30, 1, activation]);
+    }
+    let mut good = vec![vec![1]]; // input
+    good.extend(std::iter::repeat_n(vec![1], 8)); // 4 input, 4 recurrent weights
+    good.extend(std::iter::repeat_n(words(&[0]), 4)); // 4 biases
+    good.extend([
+        vec![0],
+        vec![0; 2],
+        words(&[0; 8]),
+        words(&p),
+        vec![0],
+        vec![0; 4],
+    ]);
+    let run = |buffers: Vec<Vec<u8>>| {
+        let n = buffers.len();
+        let mut b: Vec<Box<[u8]>> = buffers.into_iter().map(Vec::into_boxed_slice).collect();
+        call_kernel_counted(kernel, (17, 1, n), &mut b, false)
+    };
+    let op = "tflite:UNIDIRECTIONAL_SEQUENCE_LSTM";
+    let plan = |b: &[Vec<u8>]| plan_time(op, 17, &b[..18]);
+    assert_eq!(plan(&good), Ok(()));
+    assert_eq!(run(good.clone()), ap_status::AP_OK);
+    for k in (0..16).chain([17]) {
+        for delta in [-1i32, 1] {
+            let mut b = good.clone();
+            if delta < 0 {
+                b[k].pop();
+            } else {
+                b[k].push(0);
+            }
+            assert!(
+                plan(&b).is_err(),
+                "operand {k}: the build's check passes it"
+            );
+            assert_eq!(
+                run(b),
+                ap_status::AP_ERR_ARGUMENT_MISMATCH,
+                "operand {k} {} a byte",
+                if delta < 0 { "short of" } else { "over by" }
+            );
+        }
+    }
+    let mut roomy = good.clone();
+    roomy[18].push(0);
+    assert_eq!(run(roomy), ap_status::AP_OK);
+    let mut short = good;
+    short[18].pop();
+    assert_eq!(run(short), ap_status::AP_ERR_ARGUMENT_MISMATCH);
 }
 
 /// SVDF (int8 state, with its feature sums) of everything 1: each operand whose bytes the

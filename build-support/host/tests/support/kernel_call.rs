@@ -23,20 +23,36 @@ pub fn call_kernel(
 /// live memory (and a test sees what it returns rather than a crash).
 pub fn call_kernel_counted(
     kernel: ap_kernel,
-    (ninputs, noutputs, nargs): (u32, u32, usize),
+    counts: (u32, u32, usize),
     buffers: &mut [Box<[u8]>],
     null_empties: bool,
 ) -> ap_status {
+    let sizes: Vec<usize> = buffers.iter().map(|b| b.len()).collect();
+    call_kernel_sized(kernel, counts, buffers, &sizes, null_empties)
+}
+
+/// [`call_kernel_counted`] with each argument's stated size given apart from its buffer (at
+/// most the buffer's length): a buffer that states fewer bytes than it holds, so a kernel
+/// that reads past the stated size reads known bytes, and a test sees what it returns.
+pub fn call_kernel_sized(
+    kernel: ap_kernel,
+    (ninputs, noutputs, nargs): (u32, u32, usize),
+    buffers: &mut [Box<[u8]>],
+    sizes: &[usize],
+    null_empties: bool,
+) -> ap_status {
     assert!(nargs <= buffers.len() && (ninputs + noutputs) as usize <= buffers.len());
+    assert!(sizes.iter().zip(buffers.iter()).all(|(&s, b)| s <= b.len()));
     let mut args: Vec<ap_buffer> = buffers
         .iter_mut()
-        .map(|b| ap_buffer {
-            data: if null_empties && b.is_empty() {
+        .zip(sizes)
+        .map(|(b, &size)| ap_buffer {
+            data: if null_empties && size == 0 {
                 std::ptr::null_mut()
             } else {
                 b.as_mut_ptr()
             },
-            size: b.len(),
+            size,
         })
         .collect();
     let mut ctx = ap_context {

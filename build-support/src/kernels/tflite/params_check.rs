@@ -9,8 +9,9 @@
 //! Checked: the windows of the convolutions and poolings (each axis's output as TFLite derives
 //! it from input, filter, stride, dilation and padding: `padding.rs`, the rule the C kernels'
 //! `window_fits` mirrors), STRIDED_SLICE's indices, FULLY_CONNECTED's row sums, CONCATENATION's
-//! parts, and each tensor's bytes against the dimensions the parameters give (those, and
-//! PAD's and TRANSPOSE_CONV's). A call whose
+//! parts, and every kernel's tensors' bytes against the dimensions its parameters give. A test
+//! (`tflite_kernel_arguments.rs`) holds this check and the C kernel's to the same answer on
+//! every operand one byte short or long. A call whose
 //! parameters are not a constant with data is left to the kernel.
 
 use thiserror::Error;
@@ -18,9 +19,9 @@ use thiserror::Error;
 use super::layout::{read_params, Field};
 use super::layouts::{
     CastParams, ConcatParams, ConvParams, CountParams, DequantizeParams, EnergyParams, FcParams,
-    FilterBankLogParams, IntBinaryParams, MeanParams, PadParams, PcanParams, PoolParams,
-    QuantizeParams, ReluParams, SoftmaxParams, SpectralSubtractionParams, StridedSliceParams,
-    SvdfParams, WindowParams,
+    FilterBankLogParams, FilterBankParams, IntBinaryParams, LstmParams, MeanParams, PadParams,
+    PcanParams, PoolParams, QuantizeParams, ReluParams, RfftParams, SoftmaxParams,
+    SpectralSubtractionParams, StridedSliceParams, SvdfParams, WindowParams,
 };
 use super::padding::padded;
 use super::registry::Kernel;
@@ -527,6 +528,50 @@ fn check(
             holds("output", output, &[p.channels], 4)?;
             let noise = call.outputs.get(1).map(|&v| program.values[v].bytes);
             holds("noise estimate", noise, &[p.channels], 4)
+        }
+        K::UNIDIRECTIONAL_SEQUENCE_LSTM => {
+            let (p, _) = read::<LstmParams>(words, "ap_tflite_lstm_params_t")?;
+            let (b, h) = (p.batches, p.hidden_size);
+            holds("input", input(0), &[b, p.time_steps, p.input_size], 1)?;
+            for g in 0..4 {
+                holds(
+                    &format!("input weights {g}"),
+                    input(1 + g),
+                    &[h, p.input_size],
+                    1,
+                )?;
+                holds(&format!("recurrent weights {g}"), input(5 + g), &[h, h], 1)?;
+                holds(&format!("bias {g}"), input(9 + g), &[h], 4)?;
+            }
+            holds("hidden state", input(13), &[b, h], 1)?;
+            holds("cell state", input(14), &[b, h], 2)?;
+            holds("row sums", input(15), &[8, h], 4)?;
+            holds("output", output, &[b, p.time_steps, h], 1)
+        }
+        K::SignalRfft => {
+            let (p, _) = read::<RfftParams>(words, "ap_tflite_rfft_params_t")?;
+            holds("twiddles", input(1), &[p.half], 4)?;
+            holds("super twiddles", input(2), &[p.half / 2], 4)?;
+            holds("input", input(0), &[p.input_length, p.frames], 2)?;
+            holds("output", output, &[p.half.saturating_add(1), p.frames], 4)
+        }
+        K::SignalFilterBank => {
+            let (p, _) = read::<FilterBankParams>(words, "ap_tflite_filter_bank_params_t")?;
+            holds("spectrum", input(0), &[p.input_count], 4)?;
+            holds("weights", input(1), &[p.weight_count], 2)?;
+            holds("unweights", input(2), &[p.weight_count], 2)?;
+            holds("output", output, &[p.channels], 8)?;
+            let bands = bytes_of(&[p.channels.saturating_add(1)], 2);
+            for (i, what) in [(3, "frequency starts"), (4, "weight starts"), (5, "widths")] {
+                if bands.is_none() || input(i) < bands {
+                    return Err(format!(
+                        "the {what} are {} bytes, fewer than one int16 for each of its {} bands",
+                        input(i).unwrap_or(0),
+                        i64::from(p.channels) + 1
+                    ));
+                }
+            }
+            Ok(())
         }
         _ => Ok(()),
     }

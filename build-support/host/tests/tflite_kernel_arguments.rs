@@ -570,6 +570,10 @@ fn a_tensor_of_other_bytes_than_the_parameters_give_is_refused() {
             "SignalFftAutoScale" => sys::ap_kernel_tflite_3aSignalFftAutoScale,
             "SignalFilterBankLog" => sys::ap_kernel_tflite_3aSignalFilterBankLog,
             "SignalRfft" => sys::ap_kernel_tflite_3aSignalRfft,
+            "CONV_2D" => sys::ap_kernel_tflite_3aCONV__2D,
+            "DEPTHWISE_CONV_2D" => sys::ap_kernel_tflite_3aDEPTHWISE__CONV__2D,
+            "MAX_POOL_2D" => sys::ap_kernel_tflite_3aMAX__POOL__2D,
+            "STRIDED_SLICE" => sys::ap_kernel_tflite_3aSTRIDED__SLICE,
             "SignalFilterBank" => sys::ap_kernel_tflite_3aSignalFilterBank,
             "SignalPCAN" => sys::ap_kernel_tflite_3aSignalPCAN,
             "SignalFilterBankSpectralSubtraction" => {
@@ -831,6 +835,50 @@ fn a_tensor_of_other_bytes_than_the_parameters_give_is_refused() {
             ],
             &[0, 1, 2, 7],
             None,
+        ),
+        // 1x1 everything: input, filter, bias, output.
+        (
+            "CONV_2D",
+            k("CONV_2D"),
+            4,
+            vec![vec![1], vec![1], vec![0; 4], conv_params(ONE, ONE), vec![0]],
+            &[0, 1, 2, 4],
+            None,
+        ),
+        (
+            "DEPTHWISE_CONV_2D",
+            k("DEPTHWISE_CONV_2D"),
+            4,
+            vec![vec![1], vec![1], vec![0; 4], conv_params(ONE, ONE), vec![0]],
+            &[0, 1, 2, 4],
+            None,
+        ),
+        (
+            "MAX_POOL_2D",
+            k("MAX_POOL_2D"),
+            2,
+            vec![
+                (1..=16).collect(),
+                words(&[2, 2, 0, 0, -128, 127, 1, 4, 4, 1, 2, 2, 2, 2]),
+                vec![0; 4],
+            ],
+            &[0, 2],
+            Some(vec![6, 8, 14, 16]),
+        ),
+        (
+            "STRIDED_SLICE",
+            k("STRIDED_SLICE"),
+            5,
+            vec![
+                vec![1, 2, 3, 4],
+                vec![0; 4],
+                vec![0; 4],
+                vec![0; 4],
+                slice_at(0, 4, 1),
+                vec![0; 4],
+            ],
+            &[0, 5],
+            Some(vec![1, 2, 3, 4]),
         ),
         (
             "MUL",
@@ -1137,4 +1185,49 @@ fn plan_time(op: &str, ninputs: u32, buffers: &[Vec<u8>]) -> Result<(), String> 
         outputs.to_vec(),
     )));
     arenaplan_build::kernels::tflite::check_kernel_params(&program).map_err(|e| e.to_string())
+}
+
+/// RESHAPE moves its input's bytes: an output of other bytes is refused by the kernel and by
+/// the build alike.
+#[test]
+fn a_reshape_to_other_bytes_is_refused() {
+    if !kernels_built() {
+        return;
+    }
+    // SAFETY: a const C static.
+    let kernel = unsafe { sys::ap_kernel_tflite_3aRESHAPE };
+    let plan = |b: &[Vec<u8>]| {
+        use arenaplan_build::model::{DType, Instruction, KernelCall, Program, Value};
+        let mut program = Program::new("reshape");
+        let ids: Vec<usize> = b
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                program.add_value(Value::planned(
+                    format!("v{i}"),
+                    DType::Int8,
+                    vec![b.len() as u64],
+                ))
+            })
+            .collect();
+        program.body.push(Instruction::Kernel(KernelCall::new(
+            "tflite:RESHAPE",
+            vec![ids[0]],
+            vec![ids[1]],
+        )));
+        arenaplan_build::kernels::tflite::check_kernel_params(&program).map_err(|e| e.to_string())
+    };
+    let mut ok = vec![vec![1, 2], vec![0; 2]];
+    assert_eq!(plan(&ok), Ok(()));
+    assert_eq!(call(kernel, 1, &mut ok), ap_status::AP_OK);
+    assert_eq!(ok[1], [1, 2]);
+    for out in [1, 3] {
+        let mut b = vec![vec![1, 2], vec![0; out]];
+        assert!(plan(&b).is_err(), "{out} bytes");
+        assert_eq!(
+            call(kernel, 1, &mut b),
+            ap_status::AP_ERR_ARGUMENT_MISMATCH,
+            "{out} bytes"
+        );
+    }
 }

@@ -48,6 +48,22 @@ pub fn check_kernel_params(program: &Program) -> Result<(), KernelParamsError> {
         let Some(kernel) = Kernel::ALL.iter().find(|k| k.name() == call.op) else {
             continue;
         };
+        // RESHAPE reads no parameters: its output is its input's bytes.
+        if *kernel == Kernel::RESHAPE {
+            let bytes = |ids: &[usize]| ids.first().map(|&v| program.values[v].bytes);
+            if bytes(&call.inputs) != bytes(&call.outputs) {
+                return Err(KernelParamsError {
+                    instruction,
+                    op: call.op.clone(),
+                    problem: format!(
+                        "the output is {} bytes, the input {}: a reshape keeps every byte",
+                        bytes(&call.outputs).unwrap_or(0),
+                        bytes(&call.inputs).unwrap_or(0)
+                    ),
+                });
+            }
+            continue;
+        }
         let Some(words) = params_words(program, call) else {
             continue;
         };
@@ -210,6 +226,7 @@ fn check(
                 &[p.output_c, p.filter_h, p.filter_w, filter_c],
                 1,
             )?;
+            holds("bias", input(2), &[p.output_c], 4 * width)?;
             holds(
                 "output",
                 output,

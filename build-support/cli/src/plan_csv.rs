@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use arenaplan_build::output::write_if_changed;
 use arenaplan_planner::lifetime_csv::LifetimeTable;
-use arenaplan_planner::{Goal, PlanError, Planner, DEFAULT_STEP_BUDGET};
+use arenaplan_planner::{Goal, Patience, PlanError, Planner, DEFAULT_STEP_BUDGET};
 
 use crate::{input, Failure, Status};
 
@@ -26,6 +26,10 @@ pub(crate) struct Args {
     /// Search budget in steps (deterministic: the same budget gives the same plan anywhere).
     #[arg(long, default_value_t = DEFAULT_STEP_BUDGET)]
     budget: u64,
+    /// Steps per buffer the smallest-arena search may go without finding a smaller arena
+    /// before it stops (deterministic, like the budget), or `off` to spend the whole budget.
+    #[arg(long, value_name = "STEPS|off", default_value_t = Patience::default(), value_parser = crate::supervise::parse_patience)]
+    patience: Patience,
     /// Threads to plan with (default: the machine's, at most 4). The plan is the same at any
     /// count; only the time changes.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..1025))]
@@ -49,7 +53,10 @@ pub(crate) fn run(args: &Args) -> Result<(), Failure> {
     let mut problem = table.to_problem(args.alignment);
     problem.capacity = args.capacity;
     let mut planner = Planner::new();
-    planner.step_budget(args.budget).goal(Goal::FitCapacity);
+    planner
+        .step_budget(args.budget)
+        .goal(Goal::FitCapacity)
+        .patience(args.patience);
     if let Some(threads) = args.threads {
         planner.threads(threads as usize);
     }
@@ -89,15 +96,19 @@ pub(crate) fn run(args: &Args) -> Result<(), Failure> {
         }
     }
     eprintln!(
-        "buffers={} lower_bound={} arena={} gap={:.2}%{}",
+        "buffers={} lower_bound={} arena={} gap={:.2}% steps={} ended={}{}",
         table.rows.len(),
         plan.lower_bound,
         plan.arena,
         plan.gap_percent(),
+        plan.steps,
+        plan.ended.token(),
         if plan.stopped { " stopped=early" } else { "" }
     );
     if plan.stopped {
         eprintln!("{}", crate::supervise::STOPPED_NOTE);
+    } else if plan.arena > plan.lower_bound {
+        eprintln!("note: the search {}", plan.ended);
     }
     Ok(())
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use arenaplan_build::report::describe;
 use arenaplan_build::{Blobs, Build, BuildError, Emit, Symbols};
-use arenaplan_planner::{Planner, DEFAULT_STEP_BUDGET};
+use arenaplan_planner::{Patience, Planner, DEFAULT_STEP_BUDGET};
 
 use crate::{input, Failure};
 
@@ -34,6 +34,10 @@ pub(crate) struct PlanArgs {
     /// Search budget in steps per pool.
     #[arg(long, default_value_t = DEFAULT_STEP_BUDGET)]
     budget: u64,
+    /// Steps per buffer the smallest-arena search may go without finding a smaller arena
+    /// before it stops (deterministic, like the budget), or `off` to spend the whole budget.
+    #[arg(long, value_name = "STEPS|off", default_value_t = Patience::default(), value_parser = crate::supervise::parse_patience)]
+    patience: Patience,
     /// Stop after this many seconds with the best verified plans found so far, marked as such
     /// in the report (Ctrl-C does the same; a second Ctrl-C quits). Without it the plans are
     /// the deterministic ones of the budget.
@@ -143,7 +147,7 @@ pub(crate) fn plan(args: &PlanArgs) -> Result<(), Failure> {
     input::check_sources(&args.sources)?;
     build.sources(&args.sources);
     let mut planner = Planner::new();
-    planner.step_budget(args.budget);
+    planner.step_budget(args.budget).patience(args.patience);
     let supervisor = crate::supervise::Supervisor::watch(&mut planner, args.deadline);
     build.planner(planner);
     build.io_in_scratch(!args.io_apart);
@@ -165,8 +169,16 @@ pub(crate) fn plan(args: &PlanArgs) -> Result<(), Failure> {
     }
     for p in &generated.plan.pools {
         eprintln!(
-            "pool {} (mem_id {}): arena={} lower_bound={} capacity={}",
-            p.name, p.mem_id, p.size, p.lower_bound, p.capacity
+            "pool {} (mem_id {}): arena={} lower_bound={} capacity={}{}",
+            p.name,
+            p.mem_id,
+            p.size,
+            p.lower_bound,
+            p.capacity,
+            p.search_ended
+                .as_deref()
+                .map(|e| format!(" (search: {e})"))
+                .unwrap_or_default()
         );
     }
     for file in &generated.files {

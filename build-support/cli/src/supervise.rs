@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use arenaplan_planner::{Phase, Planner, Progress};
+use arenaplan_planner::{Patience, Phase, Planner, Progress};
 
 /// What is said of a plan that was stopped early.
 pub(crate) const STOPPED_NOTE: &str = "note: planning was stopped early (--deadline or Ctrl-C): this is the best verified plan found by then, not the deterministic result of the step budget";
@@ -18,6 +18,20 @@ pub(crate) fn parse_deadline(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(s) if s.is_finite() && s > 0.0 && s <= 1e9 => Ok(s),
         _ => Err(format!("`{text}` is not a number of seconds above 0")),
+    }
+}
+
+/// `--patience`: steps per buffer the smallest-arena search may go without improving, or
+/// `off` for the whole budget.
+pub(crate) fn parse_patience(text: &str) -> Result<Patience, String> {
+    if text == "off" {
+        return Ok(Patience::Unlimited);
+    }
+    match text.parse::<u64>() {
+        Ok(steps) if steps > 0 => Ok(Patience::PerBuffer(steps)),
+        _ => Err(format!(
+            "`{text}` is neither a number of steps above 0 nor `off`"
+        )),
     }
 }
 
@@ -142,6 +156,11 @@ mod tests {
         assert!(line(Some(p), true).ends_with(" (stopping)"));
         assert_eq!(line(None, false), "planning: placing");
         assert!(parse_deadline("0.5").is_ok());
+        assert_eq!(parse_patience("off"), Ok(Patience::Unlimited));
+        assert_eq!(parse_patience("7"), Ok(Patience::PerBuffer(7)));
+        for bad in ["0", "-1", "", "on", "1e9"] {
+            assert!(parse_patience(bad).is_err(), "{bad}");
+        }
         for bad in ["0", "-1", "nan", "inf", "x"] {
             assert!(parse_deadline(bad).is_err(), "{bad}");
         }

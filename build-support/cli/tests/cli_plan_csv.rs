@@ -36,7 +36,7 @@ fn plans_to_stdout_with_a_summary_on_stderr() {
     assert_eq!(stdout.lines().count(), 6);
     assert_eq!(
         String::from_utf8(out.stderr).unwrap(),
-        "buffers=5 lower_bound=12 arena=12 gap=0.00%\n"
+        "buffers=5 lower_bound=12 arena=12 gap=0.00% steps=0 ended=bound\n"
     );
 }
 
@@ -114,7 +114,7 @@ fn alignment_pads_sizes() {
     assert!(out.status.success());
     assert_eq!(
         String::from_utf8(out.stderr).unwrap(),
-        "buffers=2 lower_bound=32 arena=32 gap=0.00%\n"
+        "buffers=2 lower_bound=32 arena=32 gap=0.00% steps=0 ended=bound\n"
     );
 }
 

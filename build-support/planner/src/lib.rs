@@ -30,6 +30,7 @@
 mod bound;
 mod components;
 mod construct;
+mod ended;
 mod item;
 mod placed;
 mod planner;
@@ -44,5 +45,6 @@ pub mod lifetime_csv;
 pub mod verify;
 
 pub use bound::{end_lower_bound, lower_bound};
+pub use ended::{Ended, Patience, DEFAULT_PATIENCE_PER_BUFFER};
 pub use planner::{Goal, Phase, Plan, PlanError, Planner, Progress, DEFAULT_STEP_BUDGET};
 pub use problem::{Buffer, Inside, Problem, ProblemError, MAX_BYTES};

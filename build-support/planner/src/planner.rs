@@ -11,6 +11,7 @@ use crate::components::independent_groups;
 use crate::construct::{
     busiest_moment_first, place, place_shaped, size_descending, tflm_order, Busiest, Fit,
 };
+use crate::ended::{Ended, Patience, Stall};
 use crate::item::{arena_of, Item};
 use crate::problem::{Problem, ProblemError};
 use crate::rigid::{Part, Units};
@@ -20,6 +21,8 @@ use crate::verify::{verify, VerifyError};
 /// Default search budget in steps (one step: one buffer or instant examined). About ten
 /// seconds of search on this project's two-core reference machine when all of it is used
 /// (fifteen on one core).
+/// The smallest-arena search usually ends well before, when it stops improving
+/// ([`crate::Patience`]).
 pub const DEFAULT_STEP_BUDGET: u64 = 4_000_000_000;
 
 /// What the search aims for.
@@ -51,6 +54,8 @@ pub struct Plan {
     /// Whether a search was cut short by [`Planner::stop_flag`]: the plan is the best verified
     /// one found by then, not (necessarily) the one the budget gives.
     pub stopped: bool,
+    /// What ended the planner's work: why the arena is what it is.
+    pub ended: Ended,
 }
 
 impl Plan {
@@ -121,11 +126,13 @@ pub struct Planner {
     threads: usize,
     stop: Option<Arc<AtomicBool>>,
     progress: Option<ProgressFn>,
+    patience: Patience,
 }
 
 impl Default for Planner {
     fn default() -> Self {
         Planner {
+            patience: Patience::default(),
             step_budget: DEFAULT_STEP_BUDGET,
             goal: Goal::Smallest,
             threads: default_threads(),
@@ -180,6 +187,8 @@ struct Work {
     stop: Arc<AtomicBool>,
     /// Whether a search was cut short by the stop (the plan is then not the budget's).
     cut: std::cell::Cell<bool>,
+    /// What the smallest-arena search may still spend without improving.
+    stall: Stall,
 }
 
 /// Most threads the planner uses by default: its parallel work comes in a few pieces at a
@@ -202,6 +211,22 @@ impl Planner {
     /// Sets the search budget in steps; 0 keeps the constructive placement as it is.
     pub fn step_budget(&mut self, steps: u64) -> &mut Self {
         self.step_budget = steps;
+        self
+    }
+
+    /// Sets how long the smallest-arena search goes on without finding a smaller arena
+    /// (default: [`Patience::PerBuffer`] of [`crate::DEFAULT_PATIENCE_PER_BUFFER`] steps);
+    /// [`Patience::Unlimited`] spends the whole budget. Steps, not time: the plan is the same
+    /// anywhere. [`Plan::ended`] says whether it ended the search.
+    ///
+    /// ```
+    /// use arenaplan_planner::{Buffer, Ended, Patience, Planner, Problem};
+    /// let p = Problem::new((0..40).map(|i| Buffer::new(8 + i % 5, i % 7, i % 7 + 3)).collect());
+    /// let plan = Planner::new().patience(Patience::Unlimited).plan(&p).unwrap();
+    /// assert_ne!(plan.ended, Ended::NoImprovement { steps: 0 });
+    /// ```
+    pub fn patience(&mut self, patience: Patience) -> &mut Self {
+        self.patience = patience;
         self
     }
 
@@ -331,6 +356,13 @@ impl Planner {
                 .clone()
                 .unwrap_or_else(|| Arc::new(AtomicBool::new(false))),
             cut: std::cell::Cell::new(false),
+            stall: Stall::new(self.patience.steps(problem.buffers.len())),
+        };
+        // What ended the work, unless the arena reaches the bound or the capacity asked for.
+        let mut ended = if budget == 0 {
+            Ended::Budget
+        } else {
+            Ended::Proved
         };
         self.report(Phase::Constructed, &groups, bound, budget);
         // An arena above the capacity is an error, whatever the goal: first every group above
@@ -338,34 +370,50 @@ impl Planner {
         // lost plans that fit: MiniMalloc's E needs 1.28e9 steps, and the budget was 2e9.)
         if let Some(capacity) = problem.capacity {
             self.report(Phase::FittingCapacity, &groups, bound, budget);
-            reach(&mut groups, items, capacity.max(bound), &mut budget, &work);
+            if reach(&mut groups, items, capacity.max(bound), &mut budget, &work) {
+                ended = Ended::TooLarge;
+            }
             self.report(Phase::FittingCapacity, &groups, bound, budget);
         }
         let target = bound;
         let smallest = self.goal == Goal::Smallest || problem.capacity.is_none();
         // Then, for the smallest arena, every group above the bound tries to reach it with
         // half of what is left (unless that is the capacity just tried)...
+        // (No more of it than the patience allows: this search has not improved anything yet.)
         if smallest && problem.capacity.is_none_or(|c| c > bound) {
-            let mut half = budget / 2;
+            let given = (budget / 2).min(work.stall.left());
+            let mut half = given;
             budget -= half;
             self.report(Phase::ReachingBound, &groups, bound, budget);
-            reach(&mut groups, items, target, &mut half, &work);
+            let before: u64 = groups.iter().map(|g| g.arena).sum();
+            if reach(&mut groups, items, target, &mut half, &work) {
+                ended = Ended::TooLarge;
+            }
+            let after: u64 = groups.iter().map(|g| g.arena).sum();
+            work.stall.spent(given - half, after < before);
             budget += half;
             self.report(Phase::ReachingBound, &groups, bound, budget);
         }
         // ...and then lowers the arena of the group that sets it, from above.
-        while smallest && budget > 0 {
+        while smallest && ended != Ended::TooLarge {
+            if budget == 0 {
+                ended = Ended::Budget;
+                break;
+            }
             let Some(worst) = (0..groups.len()).max_by_key(|&g| (groups[g].arena, Reverse(g)))
             else {
                 break;
             };
-            self.report(Phase::Bisecting, &groups, bound, budget);
-            if groups[worst].arena <= target
-                || !groups[worst].descend(items, target, &mut budget, &work)
-            {
+            if groups[worst].arena <= target {
                 break;
             }
             self.report(Phase::Bisecting, &groups, bound, budget);
+            let (improved, end) = groups[worst].descend(items, target, &mut budget, &work);
+            self.report(Phase::Bisecting, &groups, bound, budget);
+            if !improved {
+                ended = end;
+                break;
+            }
         }
 
         let mut unit_offsets = vec![0u64; items.len()];
@@ -378,6 +426,15 @@ impl Planner {
         let arena = arena_of(items, &unit_offsets);
         let offsets = units.buffer_offsets(&unit_offsets);
         let stopped = work.cut.get();
+        let ended = if arena <= bound {
+            Ended::LowerBound
+        } else if problem.capacity.is_some_and(|c| arena <= c) && !smallest {
+            Ended::FitCapacity
+        } else if stopped {
+            Ended::Stopped
+        } else {
+            ended
+        };
         if let Some(capacity) = problem.capacity {
             if arena > capacity && stopped {
                 return Err(PlanError::Stopped { arena, capacity });
@@ -397,13 +454,15 @@ impl Planner {
             lower_bound: bound,
             steps: self.step_budget - budget,
             stopped,
+            ended,
         })
     }
 }
 
 /// Every group above `target` tries to reach it, sharing `budget` fairly (what one leaves goes
-/// to the next); `budget` is decreased by the steps used.
-fn reach(groups: &mut [Group], items: &[Item], target: u64, budget: &mut u64, work: &Work) {
+/// to the next); `budget` is decreased by the steps used. Returns whether a group was too large
+/// to search.
+fn reach(groups: &mut [Group], items: &[Item], target: u64, budget: &mut u64, work: &Work) -> bool {
     // Smaller groups first: they tend to finish early and leave their share to the rest.
     // The search places boxes: below the boxes' own bound (above the exact one where a unit's
     // box overstates its shape) it cannot succeed, so it aims no lower. Without groups that is
@@ -413,13 +472,15 @@ fn reach(groups: &mut [Group], items: &[Item], target: u64, budget: &mut u64, wo
         .filter(|&g| groups[g].arena > aim(&groups[g]))
         .collect();
     above.sort_by_key(|&g| (groups[g].members.len(), g));
+    let mut too_large = false;
     for (done, &g) in above.iter().enumerate() {
         let mut share = *budget / (above.len() - done) as u64;
         *budget -= share;
         let capacity = aim(&groups[g]);
-        groups[g].attempt(items, capacity, &mut share, work);
+        too_large |= groups[g].try_fit(items, capacity, &mut share, work) == Attempt::TooLarge;
         *budget += share;
     }
+    too_large
 }
 
 /// Whole-problem placements of units by their exact shapes, in the constructive orders that
@@ -500,6 +561,8 @@ enum Attempt {
     Infeasible,
     /// Ran out of its budget, or was stopped.
     Unknown,
+    /// The group is beyond the search's working-memory limits: no search of it can succeed.
+    TooLarge,
 }
 
 /// One independent group and its current placement.
@@ -593,12 +656,7 @@ impl Group {
         self.members.iter().map(|&i| items[i]).collect()
     }
 
-    /// Searches for a placement within `capacity`; keeps it if found. Returns whether found.
-    fn attempt(&mut self, items: &[Item], capacity: u64, budget: &mut u64, work: &Work) -> bool {
-        self.try_fit(items, capacity, budget, work) == Attempt::Found
-    }
-
-    /// [`Group::attempt`], saying why nothing was found.
+    /// Searches for a placement within `capacity`; keeps it if found. Says how it ended.
     fn try_fit(&mut self, items: &[Item], capacity: u64, budget: &mut u64, work: &Work) -> Attempt {
         let local = self.local(items);
         match search_until(&local, capacity, budget, work.threads, &work.stop) {
@@ -612,7 +670,10 @@ impl Group {
                 Attempt::Unknown
             }
             Outcome::Exhausted => Attempt::Infeasible,
-            Outcome::OutOfBudget | Outcome::TooLarge => Attempt::Unknown,
+            Outcome::OutOfBudget => Attempt::Unknown,
+            // Every later attempt would say the same: it depends on the lifetimes alone.
+            // (Looping on it, each attempt free of steps, never ended: pangu's 18,692 buffers.)
+            Outcome::TooLarge => Attempt::TooLarge,
         }
     }
 
@@ -620,27 +681,51 @@ impl Group {
     /// asks for `step` bytes less than the best arena so far (never more than halfway to what
     /// is ruled out), with a slice of the budget. The step starts at 1/64 of the gap, doubles
     /// after a success and halves after a failure; the slice starts at 1/64 of the budget and
-    /// doubles after an attempt that ran out of it. Returns whether the arena went down.
+    /// doubles after an attempt that ran out of it, and never exceeds what the patience
+    /// ([`Stall`]) leaves. Returns whether the arena went down, and what ended the descent.
     ///
     /// Fitting a little under an arena just found is cheap where fitting halfway to the bound
     /// is dear, and a search's cost is heavy-tailed: bisection spent half of what was left on
     /// each hard midpoint, and on MiniMalloc's D ended at 1,039,360 bytes with too little left
     /// for 1,038,336, which the capacity mode fits in 0.1 s. Cheap attempts from above, with
     /// slices that grow only when they run out, reach it.
-    fn descend(&mut self, items: &[Item], target: u64, budget: &mut u64, work: &Work) -> bool {
+    fn descend(
+        &mut self,
+        items: &[Item],
+        target: u64,
+        budget: &mut u64,
+        work: &Work,
+    ) -> (bool, Ended) {
         let local = self.local(items);
         let before = self.arena;
         let mut low = target.max(items_lower_bound(&local)) + 1;
         let mut step = (self.arena.saturating_sub(low) / 64).max(1);
         let mut slice = (*budget / 64).max(1);
-        while low < self.arena && *budget > 0 && !work.stop.load(Ordering::Relaxed) {
+        let end = loop {
+            if low >= self.arena {
+                break Ended::Proved;
+            }
+            if *budget == 0 {
+                break Ended::Budget;
+            }
+            if work.stop.load(Ordering::Relaxed) {
+                break Ended::Stopped;
+            }
+            if work.stall.left() == 0 {
+                break Ended::NoImprovement {
+                    steps: work.stall.allowance(),
+                };
+            }
             let halfway = low + (self.arena - low) / 2;
             let capacity = self.arena.saturating_sub(step).max(halfway);
-            let mut given = slice.min(*budget);
+            let offered = slice.min(*budget).min(work.stall.left());
+            let mut given = offered;
             *budget -= given;
             let outcome = self.try_fit(items, capacity, &mut given, work);
             *budget += given;
+            work.stall.spent(offered - given, outcome == Attempt::Found);
             match outcome {
+                Attempt::TooLarge => break Ended::TooLarge,
                 Attempt::Found => step = step.saturating_mul(2),
                 Attempt::Infeasible => {
                     low = capacity + 1;
@@ -651,7 +736,7 @@ impl Group {
                     slice = slice.saturating_mul(2);
                 }
             }
-        }
-        self.arena < before
+        };
+        (self.arena < before, end)
     }
 }

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use arenaplan_planner::lifetime_csv::LifetimeTable;
 use arenaplan_planner::verify::verify;
-use arenaplan_planner::{Phase, Planner, Problem};
+use arenaplan_planner::{Patience, Phase, Planner, Problem};
 
 /// Buffers in groups of four, living 1 to 40 instants, whose bound is out of reach: the search
 /// would spend its whole budget (`build-support/testdata/lifetimes/unreachable_bound.csv`, also
@@ -31,6 +31,7 @@ fn a_stopped_plan_is_the_best_verified_one_marked() {
     let mut planner = Planner::new();
     planner
         .step_budget(u64::MAX)
+        .patience(Patience::Unlimited)
         .stop_flag(Arc::clone(&stop))
         .on_progress(move |progress| {
             seen.lock().unwrap().push(progress.phase);

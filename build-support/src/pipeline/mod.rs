@@ -119,6 +119,11 @@ pub struct PoolPlan {
     /// a complete plan's files are the same as ever.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stopped_early: bool,
+    /// What ended the search when the arena is above its lower bound (the planner's
+    /// [`arenaplan_planner::Ended`], said in words): whether more budget or patience could
+    /// help. Absent at the bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search_ended: Option<String>,
 }
 
 /// Where one buffer lives.

@@ -338,6 +338,7 @@ pub(super) fn plan_pool(
                     capacity: pool.capacity,
                     lower_bound,
                     stopped_early: plan.stopped,
+                    search_ended: (end > lower_bound).then(|| plan.ended.to_string()),
                 },
                 plan.offsets,
             ))

@@ -45,6 +45,14 @@ pub fn report(
             p.mem_id, p.name, p.size, p.lower_bound, p.capacity, used
         );
     }
+    for p in plan.pools.iter().filter(|p| p.search_ended.is_some()) {
+        let _ = writeln!(
+            out,
+            "  {} is above its lower bound: the search {}",
+            p.name,
+            p.search_ended.as_deref().unwrap_or_default()
+        );
+    }
     // What the buffers are, pool by pool (more than the arena where lifetimes let them share).
     for p in &plan.pools {
         let buffers: Vec<_> = plan

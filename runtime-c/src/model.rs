@@ -204,7 +204,9 @@ impl<P: Program> Model<P> {
         P::C.methods.iter().position(|m| m.name == name)
     }
 
-    /// Input `index` of method `method`. Panics when either is out of range.
+    /// Input `index` of method `method`, to fill just before [`Model::run_method`] runs it:
+    /// methods share memory (one runs at a time, as in ExecuTorch), so another method's run
+    /// may overwrite it. Panics when either is out of range.
     pub fn method_input(&mut self, method: usize, index: usize) -> &mut [u8] {
         let m = Self::nth(method);
         assert!(
@@ -220,8 +222,9 @@ impl<P: Program> Model<P> {
         }
     }
 
-    /// Output `index` of method `method`, as its last run left it. Panics when either is out of
-    /// range.
+    /// Output `index` of method `method`, as its last run left it, if no other method has run
+    /// since: methods share memory, so read it before running another (zeros before the first
+    /// run). Panics when either is out of range.
     pub fn method_output(&self, method: usize, index: usize) -> &[u8] {
         let m = Self::nth(method);
         assert!(

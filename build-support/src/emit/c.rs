@@ -320,7 +320,7 @@ fn api(w: &mut CWriter, input: &Input<'_>) {
     io_accessors(w, input, name, &up, &methods[0].inputs, &methods[0].outputs);
     if let Some(first) = methods[0].name.as_deref() {
         w.comment(&format!(
-            "The functions above run method `{}`; {name}_init and {name}_deinit set up and tear down every method. State shared between methods keeps its contents from one run to the next.",
+            "The functions above run method `{}`; {name}_init and {name}_deinit set up and tear down every method. Methods share memory, as in ExecuTorch, which runs one at a time: fill a method's inputs just before its run and read its outputs just after, since another method's run may overwrite them. State shared between methods keeps its contents from one run to the next.",
             crate::names::comment(first)
         ));
     }

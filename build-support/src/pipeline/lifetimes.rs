@@ -18,9 +18,11 @@ pub struct Lifetime {
 /// that runs them and the arms one after another. A value used only inside an arm is alive only
 /// there, so arms share memory with each other and with what the parent no longer needs. Program
 /// inputs are alive from the start, outputs to the end. With several methods, laid end to end,
-/// every method's inputs and outputs, and state, are alive from the first method's start to
-/// the last one's end: running one method leaves the others' inputs, outputs and state as they
-/// were.
+/// a method's inputs and outputs are alive only over its own instructions (the caller fills
+/// them just before its run and reads them just after, as with ExecuTorch, which runs one
+/// method at a time over memory every method may reuse), so methods share memory; state is
+/// alive from the first method's start to the last one's end. A method with no instruction
+/// has nowhere of its own on the timeline: its inputs and outputs are alive throughout.
 pub fn lifetimes(program: &Program) -> Vec<Option<Lifetime>> {
     let mut life: Vec<Option<Lifetime>> = vec![None; program.values.len()];
     let flat = program.flat_instructions();
@@ -46,13 +48,18 @@ pub fn lifetimes(program: &Program) -> Vec<Option<Lifetime>> {
             touch(id, end);
         }
     } else {
-        // A method's inputs and outputs stay valid while other methods run (the caller may
-        // fill one method's inputs, or read its outputs, around another's run): they are
-        // alive over the whole timeline, like state.
-        for method in &program.methods {
-            for &id in method.inputs.iter().chain(&method.outputs) {
-                touch(id, 0);
-                touch(id, end);
+        for (k, method) in program.methods.iter().enumerate() {
+            let span = program.method_flat_range(k);
+            let (from, to) = if span.is_empty() {
+                (0, end)
+            } else {
+                (span.start, span.end - 1)
+            };
+            for &id in &method.inputs {
+                touch(id, from);
+            }
+            for &id in &method.outputs {
+                touch(id, to);
             }
         }
     }

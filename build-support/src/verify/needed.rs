@@ -35,8 +35,10 @@ impl Needed {
 ///   scratch, a branch's predicate. Arms are numbered after their branch, one after another,
 ///   so a value used in one arm only is needed there only.
 /// - A program's inputs are needed from the start and its outputs to the end. With several
-///   methods (laid end to end), every method's inputs and outputs are needed throughout: the
-///   caller fills and reads them around other methods' runs.
+///   methods (laid end to end), a method's inputs from its first instruction and its outputs to
+///   its last: the caller fills them just before its run and reads them just after (one
+///   method runs at a time). A method without instructions needs its inputs and outputs
+///   throughout.
 /// - State that is used keeps its contents between runs: needed throughout.
 pub(super) fn needed(program: &Program, flat: &[(usize, &Instruction)]) -> Vec<Option<Needed>> {
     let mut needed = vec![None; program.values.len()];
@@ -73,9 +75,25 @@ pub(super) fn needed(program: &Program, flat: &[(usize, &Instruction)]) -> Vec<O
             mark(&mut needed, v, end);
         }
     } else {
+        // Where each top-level instruction lands in `flat`: the body's instructions are the
+        // entries not inside any arm, found by skipping each branch's nested entries.
+        let top = top_level_positions(program, flat.len());
         for m in &program.methods {
-            for &v in m.inputs.iter().chain(&m.outputs) {
-                whole(&mut needed, v);
+            let (Some(&first), Some(&end)) = (top.get(m.body.start), top.get(m.body.end)) else {
+                continue;
+            };
+            let last = end.saturating_sub(1);
+            if m.body.is_empty() {
+                for &v in m.inputs.iter().chain(&m.outputs) {
+                    whole(&mut needed, v);
+                }
+                continue;
+            }
+            for &v in &m.inputs {
+                mark(&mut needed, v, first);
+            }
+            for &v in &m.outputs {
+                mark(&mut needed, v, last);
             }
         }
     }
@@ -85,4 +103,23 @@ pub(super) fn needed(program: &Program, flat: &[(usize, &Instruction)]) -> Vec<O
         }
     }
     needed
+}
+
+/// The flat index at which each top-level instruction of `program` starts, then `total` (the
+/// flat length). Counted with a stack of its own, as [`super::order::flat`] walks.
+fn top_level_positions(program: &Program, total: usize) -> Vec<usize> {
+    let mut positions = Vec::with_capacity(program.body.len() + 1);
+    let mut at = 0;
+    for instruction in &program.body {
+        positions.push(at);
+        let mut open = vec![instruction];
+        while let Some(i) = open.pop() {
+            at += 1;
+            if let Instruction::Branch(b) = i {
+                open.extend(b.arms.iter().flatten());
+            }
+        }
+    }
+    positions.push(total);
+    positions
 }

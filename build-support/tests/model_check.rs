@@ -182,3 +182,72 @@ fn what_one_arm_writes_is_not_written_in_the_other_but_is_after_the_branch() {
     p.body.push(k("copy", vec![t], vec![1]));
     assert_eq!(check(&p), Ok(()));
 }
+
+/// `x` in, `y = relu(flat)` out, with `flat` declared a view of `viewed`.
+fn with_view(viewed: usize, body: Vec<(&str, Vec<usize>, Vec<usize>)>) -> Program {
+    let mut p = ir(body);
+    let flat = p.add_value(Value::planned("flat", DType::Int8, vec![2, 2]));
+    p.views.push(arenaplan_build::model::View {
+        value: flat,
+        viewed,
+    });
+    p
+}
+
+#[test]
+fn a_view_holds_what_its_viewed_value_holds() {
+    // flat views x (an input): readable at once.
+    assert_eq!(
+        check(&with_view(0, vec![("relu", vec![2], vec![1])])),
+        Ok(())
+    );
+    // flat views y: read before y is written, then by a call that writes y again.
+    let p = with_view(1, vec![("relu", vec![2], vec![1])]);
+    assert!(matches!(
+        check(&p),
+        Err(ModelError::ReadBeforeWrite { value: 2, .. })
+    ));
+    let p = with_view(
+        1,
+        vec![("relu", vec![0], vec![1]), ("relu", vec![2], vec![1])],
+    );
+    assert!(
+        matches!(check(&p), Err(ModelError::InPlace { value: 1, .. })),
+        "a call writing y while reading its view passes y twice: {:?}",
+        check(&p)
+    );
+}
+
+#[test]
+fn a_view_that_cannot_be_one_is_refused_naming_the_rule() {
+    let why = |p: &Program| match check(p) {
+        Err(ModelError::BadView { why, .. }) => why,
+        other => panic!("{other:?}"),
+    };
+    // Written by an instruction.
+    let p = with_view(0, vec![("relu", vec![0], vec![2])]);
+    assert!(why(&p).contains("writes it"));
+    // A view of itself, of a value out of range, of a view, twice.
+    let mut p = with_view(0, vec![]);
+    p.views[0].viewed = 2;
+    assert!(why(&p).contains("itself"));
+    p.views[0].viewed = 99;
+    assert!(why(&p).contains("planned values"));
+    let mut p = with_view(0, vec![]);
+    let again = p.add_value(Value::planned("again", DType::Int8, vec![4]));
+    p.views.push(arenaplan_build::model::View {
+        value: again,
+        viewed: 2,
+    });
+    assert!(why(&p).contains("itself a view"));
+    let mut p = with_view(0, vec![]);
+    p.views.push(p.views[0]);
+    assert!(why(&p).contains("twice"));
+    // Larger than what it views, or an input.
+    let mut p = with_view(0, vec![]);
+    p.values[2] = Value::planned("flat", DType::Int8, vec![8]);
+    assert!(why(&p).contains("more bytes"));
+    let mut p = with_view(0, vec![]);
+    p.inputs.push(2);
+    assert!(why(&p).contains("input or state"));
+}

@@ -1,16 +1,23 @@
 //! ExecuTorch's views. A view or reshape that needs no copy is emitted without an
 //! instruction: its tensor gets the same place in the program's own memory plan as the
-//! tensor it views, and nothing writes it. arenaplan plans every tensor anew, so the view is
-//! made explicit: a move (`et:move`, a copy of its bytes) from the viewed tensor, right after
-//! whatever writes that — the shapes differ, the bytes are the same. A planned tensor that
-//! some call reads, nothing writes and that views nothing is left as it is: a buffer a kernel
-//! only uses as room (the `cortex_m` kernels take their scratch so), whose contents are
-//! undefined in ExecuTorch's runtime too.
+//! tensor it views, and nothing writes it. arenaplan keeps it so: the view becomes a
+//! [`View`] of the viewed tensor (the same bytes, another shape), and the viewed tensor stays
+//! alive while the view is read — no copy, and no memory ExecuTorch does not use.
+//!
+//! Where an NPU call reads or writes either tensor, or the two are asked for different pools,
+//! the view is a move instead (`et:move`, a copy of its bytes right after whatever writes the
+//! viewed tensor): an NPU's tensors have placement rules of their own (cache lines, slots in
+//! its scratch) that a shared place would have to satisfy twice.
+//!
+//! A planned tensor that some call reads, nothing writes and that views nothing is left as it
+//! is: a buffer a kernel only uses as room (the `cortex_m` kernels take their scratch so),
+//! whose contents are undefined in ExecuTorch's runtime too.
 
-use crate::model::{Instruction, KernelCall, Program, ValueId, ValueKind};
+use crate::model::{Instruction, KernelCall, Program, ValueId, ValueKind, View};
 
-/// Makes every view of `program` a move from the tensor it views. `offsets` is the file's
-/// own plan: `(mem_id, offset)` per value, where it places one.
+/// Makes every view of `program` a [`View`] of the tensor it views, or a move from it (see the
+/// module's doc). `offsets` is the file's own plan: `(mem_id, offset)` per value, where it
+/// places one.
 pub(crate) fn materialize_views(program: &mut Program, offsets: &[Option<(i64, u64)>]) {
     let flat = program.flat_instructions();
     // Who writes each value, by flat index (program inputs: before everything).
@@ -73,7 +80,32 @@ pub(crate) fn materialize_views(program: &mut Program, offsets: &[Option<(i64, u
             views.push((v, b));
         }
     }
-    for &(view, viewed) in &views {
+    let npu_touches = |v: ValueId| {
+        program.flat_instructions().iter().any(|(_, i)| match i {
+            Instruction::Delegate(d) => d.args().any(|a| a == v),
+            _ => false,
+        })
+    };
+    // A call that writes the viewed tensor while reading the view would have its output
+    // passed again (the argument contract gives every written argument bytes of its own).
+    let written_while_read = |view: ValueId, viewed: ValueId| {
+        program.flat_instructions().iter().any(|(_, i)| match i {
+            Instruction::Kernel(k) => k.inputs.contains(&view) && k.outputs.contains(&viewed),
+            _ => false,
+        })
+    };
+    let (aliased, copied): (Vec<_>, Vec<_>) = views.into_iter().partition(|&(view, viewed)| {
+        program.values[view].pool == program.values[viewed].pool
+            && !npu_touches(view)
+            && !npu_touches(viewed)
+            && !written_while_read(view, viewed)
+    });
+    program.views.extend(
+        aliased
+            .into_iter()
+            .map(|(value, viewed)| View { value, viewed }),
+    );
+    for &(view, viewed) in &copied {
         let copy = Instruction::Kernel(KernelCall::new("et:move", vec![viewed], vec![view]));
         let written_before = program.inputs.contains(&viewed) || program.state.contains(&viewed);
         let writer = (!written_before)
@@ -197,13 +229,50 @@ mod tests {
         for v in [y, view, inner] {
             offsets[v] = Some((1, 64));
         }
+        // An NPU call reads `view` (so it is copied); `inner` stays a view of `y`.
+        p.body
+            .push(Instruction::Delegate(crate::model::DelegateCall {
+                delegate: 0,
+                inputs: vec![view],
+                outputs: vec![],
+                scratch: vec![],
+            }));
         materialize_views(&mut p, &offsets);
         let Instruction::Branch(b) = &p.body[0] else {
             panic!("{:?}", p.body)
         };
         assert_eq!(p.body[1], kernel("et:move", vec![y], vec![view]));
         assert_eq!(p.body[2], kernel("relu", vec![view], vec![z]));
-        assert_eq!(b.arms[0][1], kernel("et:move", vec![y], vec![inner]));
+        assert_eq!(b.arms[0].len(), 2, "no copy for a CPU view");
         assert_eq!(b.arms[1].len(), 2);
+        assert_eq!(
+            p.views,
+            [View {
+                value: inner,
+                viewed: y
+            }]
+        );
+    }
+
+    /// A view only CPU kernels read shares its viewed tensor's bytes: no instruction added.
+    #[test]
+    fn a_cpu_view_is_the_viewed_tensors_bytes() {
+        let mut p = Program::new("reshape");
+        let x = p.add_value(Value::planned("x", DType::Float32, vec![2, 3]));
+        let y = p.add_value(Value::planned("y", DType::Float32, vec![2, 3]));
+        let flat = p.add_value(Value::planned("flat", DType::Float32, vec![6]));
+        let z = p.add_value(Value::planned("z", DType::Float32, vec![6]));
+        p.inputs = vec![x];
+        p.outputs = vec![z];
+        p.body = vec![
+            kernel("relu", vec![x], vec![y]),
+            kernel("relu", vec![flat], vec![z]),
+        ];
+        let mut offsets = vec![None; p.values.len()];
+        offsets[y] = Some((1, 0));
+        offsets[flat] = Some((1, 0));
+        materialize_views(&mut p, &offsets);
+        assert_eq!(p.body.len(), 2);
+        assert_eq!(p.viewed(flat), Some(y));
     }
 }

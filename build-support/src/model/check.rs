@@ -52,6 +52,18 @@ pub enum ModelError {
         /// Its name.
         name: String,
     },
+    /// A view ([`crate::model::View`]) that cannot be one.
+    #[error("value {value} (`{name}`) is declared a view of value {viewed}, but {why}")]
+    BadView {
+        /// The view.
+        value: ValueId,
+        /// The value it names as viewed.
+        viewed: ValueId,
+        /// Its name.
+        name: String,
+        /// The rule it breaks.
+        why: &'static str,
+    },
     /// A method's output is never written.
     #[error("{method}output `{name}` (value {value}) is never written; add the instruction that produces it, or make it an input")]
     OutputNeverWritten {
@@ -105,6 +117,10 @@ type Entry<'a> = (String, &'a [ValueId], &'a [ValueId], std::ops::Range<usize>);
 ///   as the output: [`crate::import::is_in_place_operator`].)
 /// - **Outputs are written**: each output of a method is written by it, or is one of its
 ///   inputs, a constant or state.
+/// - **Views are only read** ([`crate::model::View`]): a view and its viewed value are two
+///   planned values, the view no larger, never written, not an input or state, not itself
+///   viewed, and a view once. It holds what its viewed value holds, and counts as that value
+///   for the rule above (a call writing a value may not read its view).
 ///
 /// ```
 /// use arenaplan_build::model::{check, DType, Instruction, KernelCall, ModelError, Program, Value};
@@ -120,6 +136,7 @@ type Entry<'a> = (String, &'a [ValueId], &'a [ValueId], std::ops::Range<usize>);
 /// Returns the first rule broken.
 pub fn check(program: &Program) -> Result<(), ModelError> {
     check_names(program)?;
+    check_views(program)?;
     // Ids out of range are the importers' business; a message never panics on one.
     let display = |v: ValueId| {
         program
@@ -176,8 +193,13 @@ pub fn check(program: &Program) -> Result<(), ModelError> {
     // One record of what holds something, for every method: what a method marks is logged
     // and undone after it (and what an arm marks, after the arm), so the work stays linear in
     // the program however many methods and branches a file gives it.
+    let mut viewed = vec![None; program.values.len()];
+    for view in &program.views {
+        viewed[view.value] = Some(view.viewed);
+    }
     let mut flow = Flow {
         program,
+        viewed,
         written: program
             .values
             .iter()
@@ -218,13 +240,20 @@ struct Flow<'p> {
     log: Vec<ValueId>,
     /// Per value: a workspace, readable unwritten.
     workspace: Vec<bool>,
+    /// Per value: the value it views (checked by [`check_views`]).
+    viewed: Vec<Option<ValueId>>,
     display: &'p dyn Fn(ValueId) -> String,
 }
 
 impl Flow<'_> {
     /// Whether `v` holds something (an id out of range is another check's business).
     fn holds(&self, v: ValueId) -> bool {
-        self.written.get(v).copied().unwrap_or(true)
+        self.written.get(self.root(v)).copied().unwrap_or(true)
+    }
+
+    /// The value whose bytes `v` is: its viewed value for a view, else itself.
+    fn root(&self, v: ValueId) -> ValueId {
+        self.viewed.get(v).copied().flatten().unwrap_or(v)
     }
 
     fn mark(&mut self, v: ValueId) {
@@ -283,9 +312,10 @@ impl Flow<'_> {
                 }
             }
             // Hashed, so that a call with many arguments costs what it has.
-            let mut passed: std::collections::HashSet<ValueId> = inputs.iter().copied().collect();
+            let mut passed: std::collections::HashSet<ValueId> =
+                inputs.iter().map(|&v| self.root(v)).collect();
             for &v in outputs {
-                if !passed.insert(v) {
+                if !passed.insert(self.root(v)) {
                     return Err(error(v, |instruction, value, name| ModelError::InPlace {
                         instruction,
                         value,
@@ -313,6 +343,60 @@ impl Flow<'_> {
         }
         Ok(())
     }
+}
+
+/// The views rule (see [`check`]).
+fn check_views(program: &Program) -> Result<(), ModelError> {
+    let mut seen = std::collections::HashSet::new();
+    let written: std::collections::HashSet<ValueId> = program
+        .flat_instructions()
+        .into_iter()
+        .flat_map(|(_, i)| match i {
+            Instruction::Kernel(k) => k.outputs.clone(),
+            Instruction::Delegate(d) => d.outputs.clone(),
+            Instruction::Branch(_) => Vec::new(),
+        })
+        .collect();
+    let inputs: std::collections::HashSet<ValueId> = program
+        .inputs
+        .iter()
+        .chain(program.methods.iter().flat_map(|m| &m.inputs))
+        .chain(&program.state)
+        .copied()
+        .collect();
+    for view in &program.views {
+        let (v, w) = (view.value, view.viewed);
+        let planned = |x: ValueId| program.values.get(x).is_some_and(|x| x.is_planned());
+        let why = if !planned(v) || !planned(w) {
+            Some("a view and its viewed value are planned values of the program")
+        } else if v == w {
+            Some("a value cannot view itself")
+        } else if program.values[v].bytes > program.values[w].bytes {
+            Some("it has more bytes than the value it views")
+        } else if written.contains(&v) {
+            Some("an instruction writes it (a view is only read)")
+        } else if inputs.contains(&v) {
+            Some("it is an input or state (a view holds its viewed value's bytes)")
+        } else if program.viewed(w).is_some() {
+            Some("that value is itself a view (name the value it views)")
+        } else if !seen.insert(v) {
+            Some("it is declared a view twice")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(ModelError::BadView {
+                value: v,
+                viewed: w,
+                name: program
+                    .values
+                    .get(v)
+                    .map_or_else(|| "?".into(), |x| x.name.clone()),
+                why,
+            });
+        }
+    }
+    Ok(())
 }
 
 fn read_before_write(instruction: usize, value: ValueId, name: String) -> ModelError {

@@ -91,6 +91,12 @@ impl Program {
                 };
                 remap.push(id);
             }
+            joined
+                .views
+                .extend(program.views.iter().map(|w| super::View {
+                    value: remap[w.value],
+                    viewed: remap[w.viewed],
+                }));
             // The method's own state stays state (kept between its runs).
             for &v in &program.state {
                 if !joined.state.contains(&remap[v]) {

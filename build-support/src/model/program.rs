@@ -42,6 +42,29 @@ pub struct Program {
     /// program's only method, usually `forward`); `None` otherwise. A program with several
     /// names each in [`Program::methods`].
     pub entry_name: Option<String>,
+    /// Values with no bytes of their own: each lies over the value it views (ExecuTorch's
+    /// static view or reshape, which it emits without an instruction), which is kept alive for
+    /// as long as the view is read.
+    pub views: Vec<View>,
+}
+
+/// A value that lies over another's bytes ([`Program::views`]): the same place, another shape.
+/// Nothing writes it; it reads whatever its viewed value holds.
+///
+/// ```
+/// use arenaplan_build::model::{DType, Program, Value, View};
+/// let mut p = Program::new("reshape");
+/// let x = p.add_value(Value::planned("x", DType::Float32, vec![2, 3]));
+/// let flat = p.add_value(Value::planned("flat", DType::Float32, vec![6]));
+/// p.views.push(View { value: flat, viewed: x });
+/// assert_eq!(p.viewed(flat), Some(x));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct View {
+    /// The view.
+    pub value: ValueId,
+    /// The value whose bytes it is.
+    pub viewed: ValueId,
 }
 
 /// A plan found in an imported file: ExecuTorch's own memory plan, or TFLite's offline plan.
@@ -103,7 +126,13 @@ impl Program {
             methods: Vec::new(),
             state: Vec::new(),
             entry_name: None,
+            views: Vec::new(),
         }
+    }
+
+    /// The value whose bytes `v` is, when `v` is a view ([`Program::views`]).
+    pub fn viewed(&self, v: ValueId) -> Option<ValueId> {
+        self.views.iter().find(|w| w.value == v).map(|w| w.viewed)
     }
 
     /// Adds a value and returns its id.

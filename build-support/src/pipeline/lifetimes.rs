@@ -22,7 +22,8 @@ pub struct Lifetime {
 /// them just before its run and reads them just after, as with ExecuTorch, which runs one
 /// method at a time over memory every method may reuse), so methods share memory; state is
 /// alive from the first method's start to the last one's end. A method with no instruction
-/// has nowhere of its own on the timeline: its inputs and outputs are alive throughout.
+/// has nowhere of its own on the timeline: its inputs and outputs are alive throughout. A
+/// viewed value is alive while its views are read (they are its bytes).
 pub fn lifetimes(program: &Program) -> Vec<Option<Lifetime>> {
     let mut life: Vec<Option<Lifetime>> = vec![None; program.values.len()];
     let flat = program.flat_instructions();
@@ -69,6 +70,14 @@ pub fn lifetimes(program: &Program) -> Vec<Option<Lifetime>> {
                 first: 0,
                 last: end,
             };
+        }
+    }
+    // A viewed value holds the view's bytes: alive while its views are read.
+    for view in &program.views {
+        if let Some(seen) = life[view.value] {
+            let l = life[view.viewed].get_or_insert(seen);
+            l.first = l.first.min(seen.first);
+            l.last = l.last.max(seen.last);
         }
     }
     // The planted bug of the mutation test: every value's last use one instruction early.

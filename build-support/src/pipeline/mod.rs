@@ -407,7 +407,11 @@ impl<'t> Pipeline<'t> {
         insert_scratch(&mut program, &bound);
         let arguments = argument_lists(&program, &bound)?;
         let life = lifetimes(&program);
-        let mem_ids = pools::assign(&program, self.target, &life)?;
+        let mut mem_ids = pools::assign(&program, self.target, &life)?;
+        // A view is its viewed value's bytes: in its pool, and no buffer of its own.
+        for view in &program.views {
+            mem_ids[view.value] = mem_ids[view.viewed];
+        }
         let npu_visible = pools::npu_visible(&program);
         // Each way of placing I/O at its slots, then none: the plan with the fewest bytes (the
         // first of equals) wins, so slots never cost memory (see `in_scratch`).
@@ -464,7 +468,7 @@ impl<'t> Pipeline<'t> {
         let mut buffers = Vec::new();
         for pool in &self.target.pools {
             let members: Vec<usize> = (0..program.values.len())
-                .filter(|&v| mem_ids[v] == Some(pool.mem_id))
+                .filter(|&v| mem_ids[v] == Some(pool.mem_id) && program.viewed(v).is_none())
                 .collect();
             if members.is_empty() {
                 continue;
@@ -504,6 +508,23 @@ impl<'t> Pipeline<'t> {
                     within: inside.iter().find(|i| i.value == v).map(|i| i.scratch),
                 });
             }
+        }
+        // Each view where its viewed value lies, alive while it is read.
+        for view in &program.views {
+            let (Some(l), Some(viewed)) = (
+                life[view.value],
+                buffers.iter().find(|b| b.id == view.viewed).cloned(),
+            ) else {
+                continue;
+            };
+            buffers.push(BufferPlan {
+                id: view.value,
+                size: program.values[view.value].bytes,
+                first: l.first,
+                last: l.last,
+                within: None,
+                ..viewed
+            });
         }
         Ok((pool_plans, buffers))
     }

@@ -18,6 +18,25 @@ pub(super) fn check(
     account: &Account,
 ) -> Result<Vec<Option<usize>>, String> {
     let buffer_of = one_per_planned_value(program, plan, account)?;
+    for view in &program.views {
+        let place =
+            |v: usize| buffer_of[v].map(|i| (plan.buffers[i].mem_id, plan.buffers[i].offset));
+        if place(view.value).is_some() && place(view.value) != place(view.viewed) {
+            return Err(format!(
+                "value {} views value {}, but the plan puts them at {:?} and {:?} (mem_id, offset)",
+                view.value,
+                view.viewed,
+                place(view.value),
+                place(view.viewed)
+            ));
+        }
+        if program.values[view.value].bytes > program.values[view.viewed].bytes {
+            return Err(format!(
+                "value {} views value {}, which has fewer bytes",
+                view.value, view.viewed
+            ));
+        }
+    }
     for b in &plan.buffers {
         let value = &program.values[b.id];
         let npu = account.npu[b.id];

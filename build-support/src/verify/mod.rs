@@ -38,7 +38,8 @@
 //! uses it), at least as large as its value (an NPU scratch whole lines), inside its pool's
 //! arena; each arena within its capacity and reaching exactly the end of its last buffer, one
 //! per pool and named as the target names it; no two buffers alive at the same time sharing a
-//! byte, but a tensor at its slot in a call's scratch; one entry per kernel and delegate call
+//! byte, but a tensor at its slot in a call's scratch, or a view on the value it views (which
+//! it must lie exactly on); one entry per kernel and delegate call
 //! of the program, in order, with its backend, and its arguments the program's inputs, outputs
 //! and scratch in that order and counts, each buffer alive during its call; every branch one
 //! the runtime runs, and the instruction table the checker's.

@@ -40,6 +40,7 @@ impl Needed {
 ///   method runs at a time). A method without instructions needs its inputs and outputs
 ///   throughout.
 /// - State that is used keeps its contents between runs: needed throughout.
+/// - A view's bytes are its viewed value's: that is needed while the view is.
 pub(super) fn needed(program: &Program, flat: &[(usize, &Instruction)]) -> Vec<Option<Needed>> {
     let mut needed = vec![None; program.values.len()];
     let end = flat.len().saturating_sub(1);
@@ -100,6 +101,12 @@ pub(super) fn needed(program: &Program, flat: &[(usize, &Instruction)]) -> Vec<O
     for &v in &program.state {
         if needed.get(v).is_some_and(Option::is_some) {
             whole(&mut needed, v);
+        }
+    }
+    for view in &program.views {
+        if let Some(Some(n)) = needed.get(view.value).copied() {
+            mark(&mut needed, view.viewed, n.first);
+            mark(&mut needed, view.viewed, n.last);
         }
     }
     needed

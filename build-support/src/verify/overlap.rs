@@ -2,7 +2,8 @@
 //! its slot in a call's scratch (found by address, [`super::slots`]) shares bytes with that
 //! scratch, and with another tensor at a slot of it while the scratch is alive (the NPU owns
 //! the whole scratch then). The plan's own account of which tensor sits inside which scratch
-//! (`within`) must be the addresses'.
+//! (`within`) must be the addresses'. A view ([`crate::model::View`]) shares the bytes of the
+//! value it views ([`super::buffers`] checks it lies exactly there).
 
 use crate::model::Program;
 use crate::pipeline::{BufferPlan, ModelPlan};
@@ -32,8 +33,13 @@ pub(super) fn check(
             ));
         }
     }
+    // A view shares its viewed value's bytes, and so do two views of one value.
+    let root = |v: usize| program.viewed(v).unwrap_or(v);
     let declared = |a: &BufferPlan, b: &BufferPlan, x: Needed, y: Needed| {
         if at_slots[a.id].contains(&b.id) || at_slots[b.id].contains(&a.id) {
+            return true;
+        }
+        if root(a.id) == root(b.id) {
             return true;
         }
         // Both at slots of one scratch, meeting only while it is alive.

@@ -3,6 +3,7 @@
 //! readers, written from the formats' documented facts; every offset and count in a file is
 //! checked before use.
 
+mod arm_moves;
 pub(crate) mod flatbuf;
 pub(crate) mod flexbuf;
 mod in_place;

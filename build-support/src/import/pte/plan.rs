@@ -251,6 +251,7 @@ pub(super) fn read_plan(
         crate::import::views::materialize_views(&mut program, &offsets);
     }
     crate::import::in_place::adopt_in_place_updates(&mut program);
+    crate::import::arm_moves::fold_arm_moves(&mut program);
     Ok((program, fqns))
 }
 

@@ -68,12 +68,11 @@ fn foldable(program: &Program) -> Option<(ArmPath, ValueId, ValueId)> {
     found
 }
 
+/// What [`search`] calls on each arm: its path and its instructions.
+type ArmVisit<'v> = dyn FnMut(&[(usize, usize)], &[Instruction]) + 'v;
+
 /// Calls `visit` on every arm of `body`, nested ones first, with its path.
-fn search(
-    body: &[Instruction],
-    path: &mut ArmPath,
-    visit: &mut dyn FnMut(&[(usize, usize)], &[Instruction]),
-) {
+fn search(body: &[Instruction], path: &mut ArmPath, visit: &mut ArmVisit<'_>) {
     for (at, instruction) in body.iter().enumerate() {
         if let Instruction::Branch(b) = instruction {
             for (k, arm) in b.arms.iter().enumerate() {
@@ -87,7 +86,7 @@ fn search(
 }
 
 fn arm_at<'a>(
-    body: &'a mut Vec<Instruction>,
+    body: &'a mut [Instruction],
     path: &[(usize, usize)],
 ) -> Option<&'a mut Vec<Instruction>> {
     let (&(at, k), rest) = path.split_first()?;

@@ -8,7 +8,8 @@
 //! A move stays where that would change meaning or layout: a result the arm does not compute
 //! (an input, a constant, a value from before the branch), one used after the branch or by
 //! the other arm, a view's or a viewed tensor, one an NPU call touches (its placement rules
-//! are its own), or one of another shape, type or pool than the output.
+//! are its own), or one of another shape, type, dim order, quantization or pool than the
+//! output (the kernel writing it checks its output's metadata).
 
 use std::collections::{HashMap, HashSet};
 
@@ -58,8 +59,11 @@ fn foldable(program: &Program) -> Option<(ArmPath, ValueId, ValueId)> {
         let (a, b) = (&program.values[from], &program.values[to]);
         let alike = a.kind == ValueKind::Planned
             && b.kind == ValueKind::Planned
+            && a.evalue == b.evalue
             && a.dtype == b.dtype
             && a.shape == b.shape
+            && a.dim_order == b.dim_order
+            && a.quant == b.quant
             && a.pool == b.pool;
         if own && written_here && to_only_moved && alike && !pinned.contains(&from) {
             found = Some((path.to_vec(), from, to));
@@ -256,6 +260,14 @@ mod tests {
         fold_arm_moves(&mut p);
         assert_eq!(arms(&p)[1], [kernel("et:move", vec![x], vec![out])]);
         assert_eq!(arms(&p)[0].len(), 1);
+    }
+
+    #[test]
+    fn a_result_of_another_dim_order_keeps_its_move() {
+        let (mut p, [.., a, _, _]) = cond();
+        p.values[a].dim_order = vec![0];
+        fold_arm_moves(&mut p);
+        assert_eq!(arms(&p)[0].len(), 2);
     }
 
     #[test]

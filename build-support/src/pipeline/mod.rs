@@ -466,9 +466,11 @@ impl<'t> Pipeline<'t> {
     ) -> Result<(Vec<PoolPlan>, Vec<BufferPlan>), PipelineError> {
         let mut pool_plans = Vec::new();
         let mut buffers = Vec::new();
+        let views: std::collections::HashSet<usize> =
+            program.views.iter().map(|w| w.value).collect();
         for pool in &self.target.pools {
             let members: Vec<usize> = (0..program.values.len())
-                .filter(|&v| mem_ids[v] == Some(pool.mem_id) && program.viewed(v).is_none())
+                .filter(|&v| mem_ids[v] == Some(pool.mem_id) && !views.contains(&v))
                 .collect();
             if members.is_empty() {
                 continue;

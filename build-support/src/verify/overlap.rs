@@ -34,7 +34,13 @@ pub(super) fn check(
         }
     }
     // A view shares its viewed value's bytes, and so do two views of one value.
-    let root = |v: usize| program.viewed(v).unwrap_or(v);
+    let mut roots: Vec<usize> = (0..program.values.len()).collect();
+    for view in &program.views {
+        if let Some(r) = roots.get_mut(view.value) {
+            *r = view.viewed;
+        }
+    }
+    let root = |v: usize| roots.get(v).copied().unwrap_or(v);
     let declared = |a: &BufferPlan, b: &BufferPlan, x: Needed, y: Needed| {
         if at_slots[a.id].contains(&b.id) || at_slots[b.id].contains(&a.id) {
             return true;

@@ -171,3 +171,43 @@ fn state_shared_between_methods_outside_the_default_pool_is_refused() {
     );
     assert!(e.contains("default pool `sram` (mem_id 1)"), "{e}");
 }
+
+/// Two methods, `forward` (relu of its input) and `get`, which returns its input and runs
+/// nothing: `get` has no span of its own, so its input and output are alive throughout, and
+/// the pipeline and the verify stage (which works it out on its own) agree.
+#[test]
+fn a_method_without_instructions_keeps_its_inputs_and_outputs_throughout() {
+    use arenaplan_build::model::{DType, Instruction, KernelCall, Value};
+    let forward = {
+        let mut p = Program::new("forward");
+        let x = p.add_value(Value::planned("x", DType::Int8, vec![16]));
+        let y = p.add_value(Value::planned("y", DType::Int8, vec![16]));
+        p.inputs = vec![x];
+        p.outputs = vec![y];
+        p.body = vec![Instruction::Kernel(KernelCall::new(
+            "et:move",
+            vec![x],
+            vec![y],
+        ))];
+        p
+    };
+    let get = {
+        let mut p = Program::new("get");
+        let a = p.add_value(Value::planned("a", DType::Int8, vec![16]));
+        let b = p.add_value(Value::planned("b", DType::Int8, vec![16]));
+        p.inputs = vec![a, b];
+        p.outputs = vec![a];
+        p
+    };
+    let joined = Program::join_methods(
+        "two",
+        vec![("forward".into(), forward), ("get".into(), get)],
+        |_, _, _| None,
+    );
+    let (planned, plan) = plan(joined).unwrap();
+    let last = planned.flat_instructions().len() - 1;
+    for &v in &planned.methods[1].inputs {
+        let b = plan.buffers.iter().find(|b| b.id == v).unwrap();
+        assert_eq!((b.first, b.last), (0, last), "{}", planned.values[v].name);
+    }
+}

@@ -250,4 +250,8 @@ fn a_view_that_cannot_be_one_is_refused_naming_the_rule() {
     let mut p = with_view(0, vec![]);
     p.inputs.push(2);
     assert!(why(&p).contains("input or state"));
+    // Asked for another pool than what it views.
+    let mut p = with_view(0, vec![]);
+    p.values[2].pool = Some(arenaplan_build::model::PoolChoice::MemId(2));
+    assert!(why(&p).contains("another pool"));
 }

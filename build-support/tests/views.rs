@@ -50,3 +50,35 @@ fn a_gru_s_views_share_their_tensors_bytes_and_cost_no_copy() {
     assert!(arena <= own, "{arena} B against ExecuTorch's {own} B");
     assert_eq!(arena, 2784);
 }
+
+/// State read only through a view is still state: kept for the whole run (the pipeline and
+/// the verify stage both count the view's reads before they widen state).
+#[test]
+fn state_read_only_through_a_view_is_kept_whole() {
+    use arenaplan_build::model::{DType, KernelCall, Value, View};
+    let mut p = Program::new("viewed_state");
+    let x = p.add_value(Value::planned("x", DType::Int8, vec![16]));
+    let y = p.add_value(Value::planned("y", DType::Int8, vec![16]));
+    let s = p.add_value(Value::planned("s", DType::Int8, vec![4, 4]));
+    let v = p.add_value(Value::planned("v", DType::Int8, vec![16]));
+    let z = p.add_value(Value::planned("z", DType::Int8, vec![16]));
+    p.inputs = vec![x];
+    p.outputs = vec![y, z];
+    p.state = vec![s];
+    p.views.push(View {
+        value: v,
+        viewed: s,
+    });
+    p.body = vec![
+        Instruction::Kernel(KernelCall::new("et:move", vec![x], vec![y])),
+        Instruction::Kernel(KernelCall::new("et:move", vec![v], vec![z])),
+    ];
+    let catalogue = Catalogue::builtin();
+    let target = catalogue.target("corstone-300").unwrap();
+    let (planned, plan) = common::planned(target, p).unwrap();
+    let last = planned.flat_instructions().len() - 1;
+    let state = plan.buffers.iter().find(|b| b.id == s).unwrap();
+    assert_eq!((state.first, state.last), (0, last));
+    let view = plan.buffers.iter().find(|b| b.id == v).unwrap();
+    assert_eq!(view.offset, state.offset);
+}

@@ -370,9 +370,7 @@ impl Planner {
         // lost plans that fit: MiniMalloc's E needs 1.28e9 steps, and the budget was 2e9.)
         if let Some(capacity) = problem.capacity {
             self.report(Phase::FittingCapacity, &groups, bound, budget);
-            if reach(&mut groups, items, capacity.max(bound), &mut budget, &work) {
-                ended = Ended::TooLarge;
-            }
+            reach(&mut groups, items, capacity.max(bound), &mut budget, &work);
             self.report(Phase::FittingCapacity, &groups, bound, budget);
         }
         let target = bound;
@@ -386,16 +384,19 @@ impl Planner {
             budget -= half;
             self.report(Phase::ReachingBound, &groups, bound, budget);
             let before: u64 = groups.iter().map(|g| g.arena).sum();
-            if reach(&mut groups, items, target, &mut half, &work) {
-                ended = Ended::TooLarge;
-            }
+            reach(&mut groups, items, target, &mut half, &work);
             let after: u64 = groups.iter().map(|g| g.arena).sum();
             work.stall.spent(given - half, after < before);
             budget += half;
             self.report(Phase::ReachingBound, &groups, bound, budget);
         }
         // ...and then lowers the arena of the group that sets it, from above.
-        while smallest && ended != Ended::TooLarge {
+        // (A group too large to search says so when the descent reaches it: another group
+        // too large does not stop the one that sets the arena.)
+        loop {
+            if !smallest {
+                break;
+            }
             if budget == 0 {
                 ended = Ended::Budget;
                 break;
@@ -460,9 +461,8 @@ impl Planner {
 }
 
 /// Every group above `target` tries to reach it, sharing `budget` fairly (what one leaves goes
-/// to the next); `budget` is decreased by the steps used. Returns whether a group was too large
-/// to search.
-fn reach(groups: &mut [Group], items: &[Item], target: u64, budget: &mut u64, work: &Work) -> bool {
+/// to the next); `budget` is decreased by the steps used.
+fn reach(groups: &mut [Group], items: &[Item], target: u64, budget: &mut u64, work: &Work) {
     // Smaller groups first: they tend to finish early and leave their share to the rest.
     // The search places boxes: below the boxes' own bound (above the exact one where a unit's
     // box overstates its shape) it cannot succeed, so it aims no lower. Without groups that is
@@ -472,15 +472,13 @@ fn reach(groups: &mut [Group], items: &[Item], target: u64, budget: &mut u64, wo
         .filter(|&g| groups[g].arena > aim(&groups[g]))
         .collect();
     above.sort_by_key(|&g| (groups[g].members.len(), g));
-    let mut too_large = false;
     for (done, &g) in above.iter().enumerate() {
         let mut share = *budget / (above.len() - done) as u64;
         *budget -= share;
         let capacity = aim(&groups[g]);
-        too_large |= groups[g].try_fit(items, capacity, &mut share, work) == Attempt::TooLarge;
+        groups[g].try_fit(items, capacity, &mut share, work);
         *budget += share;
     }
-    too_large
 }
 
 /// Whole-problem placements of units by their exact shapes, in the constructive orders that

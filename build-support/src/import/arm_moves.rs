@@ -65,7 +65,12 @@ fn foldable(program: &Program) -> Option<(ArmPath, ValueId, ValueId)> {
             && a.dim_order == b.dim_order
             && a.quant == b.quant
             && a.pool == b.pool;
-        if own && written_here && to_only_moved && alike && !pinned.contains(&from) {
+        // A view of `to` would read it through other bytes than `to`'s own touches count.
+        let to_viewed = program
+            .views
+            .iter()
+            .any(|w| w.viewed == to || w.value == to);
+        if own && written_here && to_only_moved && alike && !to_viewed && !pinned.contains(&from) {
             found = Some((path.to_vec(), from, to));
         }
     });
@@ -260,6 +265,19 @@ mod tests {
         fold_arm_moves(&mut p);
         assert_eq!(arms(&p)[1], [kernel("et:move", vec![x], vec![out])]);
         assert_eq!(arms(&p)[0].len(), 1);
+    }
+
+    #[test]
+    fn an_output_read_through_a_view_keeps_its_move() {
+        let (mut p, [.., out]) = cond();
+        let view = p.add_value(Value::planned("view", DType::Float32, vec![2, 2]));
+        p.views.push(crate::model::View {
+            value: view,
+            viewed: out,
+        });
+        fold_arm_moves(&mut p);
+        assert_eq!(arms(&p)[0].len(), 2);
+        assert_eq!(arms(&p)[1].len(), 2);
     }
 
     #[test]

@@ -80,20 +80,30 @@ pub(crate) fn materialize_views(program: &mut Program, offsets: &[Option<(i64, u
             views.push((v, b));
         }
     }
-    let npu_touches = |v: ValueId| {
-        program.flat_instructions().iter().any(|(_, i)| match i {
-            Instruction::Delegate(d) => d.args().any(|a| a == v),
-            _ => false,
+    let npu_args: std::collections::HashSet<ValueId> = program
+        .flat_instructions()
+        .iter()
+        .flat_map(|(_, i)| match i {
+            Instruction::Delegate(d) => d.args().collect(),
+            _ => Vec::new(),
         })
-    };
+        .collect();
+    let npu_touches = |v: ValueId| npu_args.contains(&v);
     // A call that writes the viewed tensor while reading the view would have its output
     // passed again (the argument contract gives every written argument bytes of its own).
-    let written_while_read = |view: ValueId, viewed: ValueId| {
-        program.flat_instructions().iter().any(|(_, i)| match i {
-            Instruction::Kernel(k) => k.inputs.contains(&view) && k.outputs.contains(&viewed),
-            _ => false,
+    let rewrites: std::collections::HashSet<(ValueId, ValueId)> = program
+        .flat_instructions()
+        .iter()
+        .flat_map(|(_, i)| match i {
+            Instruction::Kernel(k) => k
+                .inputs
+                .iter()
+                .flat_map(|&a| k.outputs.iter().map(move |&b| (a, b)))
+                .collect(),
+            _ => Vec::new(),
         })
-    };
+        .collect();
+    let written_while_read = |view: ValueId, viewed: ValueId| rewrites.contains(&(view, viewed));
     let (aliased, copied): (Vec<_>, Vec<_>) = views.into_iter().partition(|&(view, viewed)| {
         program.values[view].pool == program.values[viewed].pool
             && !npu_touches(view)

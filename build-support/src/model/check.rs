@@ -371,6 +371,8 @@ fn check_views(program: &Program) -> Result<(), ModelError> {
             Some("a view and its viewed value are planned values of the program")
         } else if v == w {
             Some("a value cannot view itself")
+        } else if program.values[v].pool != program.values[w].pool {
+            Some("it is asked for another pool than the value it views (a view is its bytes)")
         } else if program.values[v].bytes > program.values[w].bytes {
             Some("it has more bytes than the value it views")
         } else if written.contains(&v) {

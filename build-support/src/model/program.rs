@@ -206,6 +206,15 @@ impl Program {
             map(&mut method.inputs);
             map(&mut method.outputs);
         }
+        // A view goes with either of its values.
+        self.views
+            .retain_mut(|w| match (remap.get(w.value), remap.get(w.viewed)) {
+                (Some(&Some(value)), Some(&Some(viewed))) => {
+                    *w = View { value, viewed };
+                    true
+                }
+                _ => false,
+            });
         self.for_each_instruction_mut(|_, instruction| match instruction {
             Instruction::Kernel(k) => {
                 map(&mut k.inputs);

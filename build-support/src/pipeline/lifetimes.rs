@@ -51,17 +51,28 @@ pub fn lifetimes(program: &Program) -> Vec<Option<Lifetime>> {
     } else {
         for (k, method) in program.methods.iter().enumerate() {
             let span = program.method_flat_range(k);
-            let (from, to) = if span.is_empty() {
-                (0, end)
-            } else {
-                (span.start, span.end - 1)
-            };
+            if span.is_empty() {
+                for &id in method.inputs.iter().chain(&method.outputs) {
+                    touch(id, 0);
+                    touch(id, end);
+                }
+                continue;
+            }
             for &id in &method.inputs {
-                touch(id, from);
+                touch(id, span.start);
             }
             for &id in &method.outputs {
-                touch(id, to);
+                touch(id, span.end - 1);
             }
+        }
+    }
+    // A viewed value holds the view's bytes: alive while its views are read (first, so that
+    // state read only through a view is kept whole below).
+    for view in &program.views {
+        if let Some(seen) = life[view.value] {
+            let l = life[view.viewed].get_or_insert(seen);
+            l.first = l.first.min(seen.first);
+            l.last = l.last.max(seen.last);
         }
     }
     for &id in &program.state {
@@ -70,14 +81,6 @@ pub fn lifetimes(program: &Program) -> Vec<Option<Lifetime>> {
                 first: 0,
                 last: end,
             };
-        }
-    }
-    // A viewed value holds the view's bytes: alive while its views are read.
-    for view in &program.views {
-        if let Some(seen) = life[view.value] {
-            let l = life[view.viewed].get_or_insert(seen);
-            l.first = l.first.min(seen.first);
-            l.last = l.last.max(seen.last);
         }
     }
     // The planted bug of the mutation test: every value's last use one instruction early.

@@ -98,15 +98,16 @@ pub(super) fn needed(program: &Program, flat: &[(usize, &Instruction)]) -> Vec<O
             }
         }
     }
-    for &v in &program.state {
-        if needed.get(v).is_some_and(Option::is_some) {
-            whole(&mut needed, v);
-        }
-    }
+    // Views first: state read only through a view is state that is used.
     for view in &program.views {
         if let Some(Some(n)) = needed.get(view.value).copied() {
             mark(&mut needed, view.viewed, n.first);
             mark(&mut needed, view.viewed, n.last);
+        }
+    }
+    for &v in &program.state {
+        if needed.get(v).is_some_and(Option::is_some) {
+            whole(&mut needed, v);
         }
     }
     needed

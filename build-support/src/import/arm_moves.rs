@@ -24,7 +24,14 @@ pub(crate) fn fold_arm_moves(program: &mut Program) {
             return;
         };
         arm.pop();
-        rename(arm, from, to);
+        // `from` is used in this arm only (checked), so renaming it everywhere renames it there.
+        program.for_each_instruction_mut(|_, instruction| {
+            instruction.for_each_value_mut(|v| {
+                if *v == from {
+                    *v = to;
+                }
+            })
+        });
     }
 }
 
@@ -161,36 +168,6 @@ fn arm_end_move(arm: &[Instruction]) -> Option<(ValueId, ValueId)> {
             Some((k.inputs[0], k.outputs[0]))
         }
         _ => None,
-    }
-}
-
-fn rename(body: &mut [Instruction], from: ValueId, to: ValueId) {
-    let swap = |ids: &mut Vec<ValueId>| {
-        for v in ids.iter_mut().filter(|v| **v == from) {
-            *v = to;
-        }
-    };
-    for instruction in body {
-        match instruction {
-            Instruction::Kernel(k) => {
-                swap(&mut k.inputs);
-                swap(&mut k.outputs);
-                swap(&mut k.scratch);
-            }
-            Instruction::Delegate(d) => {
-                swap(&mut d.inputs);
-                swap(&mut d.outputs);
-                swap(&mut d.scratch);
-            }
-            Instruction::Branch(b) => {
-                if b.predicate == from {
-                    b.predicate = to;
-                }
-                for arm in &mut b.arms {
-                    rename(arm, from, to);
-                }
-            }
-        }
     }
 }
 

@@ -114,6 +114,33 @@ pub struct Branch {
 }
 
 impl Instruction {
+    /// Applies `f` to every value id this instruction itself names (not those of nested
+    /// arms): a call's inputs, outputs and scratch, a branch's predicate. For renumbering.
+    ///
+    /// ```
+    /// use arenaplan_build::model::{Instruction, KernelCall};
+    /// let mut i = Instruction::Kernel(KernelCall::new("relu", vec![0], vec![1]));
+    /// i.for_each_value_mut(|v| *v += 10);
+    /// assert_eq!(i.touched(), [10, 11]);
+    /// ```
+    pub fn for_each_value_mut(&mut self, mut f: impl FnMut(&mut ValueId)) {
+        match self {
+            Instruction::Kernel(k) => k
+                .inputs
+                .iter_mut()
+                .chain(&mut k.outputs)
+                .chain(&mut k.scratch)
+                .for_each(f),
+            Instruction::Delegate(d) => d
+                .inputs
+                .iter_mut()
+                .chain(&mut d.outputs)
+                .chain(&mut d.scratch)
+                .for_each(f),
+            Instruction::Branch(b) => f(&mut b.predicate),
+        }
+    }
+
     /// Values this instruction itself reads or writes (not those of nested arms).
     pub fn touched(&self) -> Vec<ValueId> {
         match self {

@@ -162,27 +162,17 @@ impl Program {
 
 /// Renumbers an instruction's values through `remap` and its delegate by `first_delegate`.
 fn renumber(instruction: &mut Instruction, remap: &[ValueId], first_delegate: usize) {
-    let map = |ids: &mut Vec<ValueId>| ids.iter_mut().for_each(|v| *v = remap[*v]);
+    instruction.for_each_value_mut(|v| *v = remap[*v]);
     match instruction {
-        Instruction::Kernel(k) => {
-            map(&mut k.inputs);
-            map(&mut k.outputs);
-            map(&mut k.scratch);
-        }
-        Instruction::Delegate(d) => {
-            d.delegate += first_delegate;
-            map(&mut d.inputs);
-            map(&mut d.outputs);
-            map(&mut d.scratch);
-        }
+        Instruction::Delegate(d) => d.delegate += first_delegate,
         Instruction::Branch(b) => {
-            b.predicate = remap[b.predicate];
             for arm in &mut b.arms {
                 for i in arm {
                     renumber(i, remap, first_delegate);
                 }
             }
         }
+        Instruction::Kernel(_) => {}
     }
 }
 
